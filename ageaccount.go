@@ -1,0 +1,119 @@
+package verifyd
+
+import (
+	"context"
+	"strings"
+	"time"
+)
+
+// The hosted age-verification flow (package agehosted, docs/age.md) keeps
+// end users' accounts and the proofs of age they made. An account belongs
+// to one environment and is shared by every integrator of it: a person
+// proves their age to verifyd once, not to each site.
+
+// AgeAccount is an end user of the age-verification flow.
+type AgeAccount struct {
+	// ID is a UUID v4; it is also the customer id of the identity
+	// verifications the account makes with the document method.
+	ID          string
+	Environment Environment
+	// Email is normalised (NormalizeEmail); unique within the environment.
+	Email string
+	// PasswordHash is the argon2id hash in PHC string form; never the
+	// password.
+	PasswordHash string
+	CreatedAt    time.Time
+}
+
+// AgeMethod is how a person proved their age.
+type AgeMethod string
+
+// The methods of the age flow. AgeMethodSandbox marks the sandbox's
+// shortcut (no check at all) and AgeMethodNone a person who went back
+// without trying; neither is ever accepted as a stored proof.
+const (
+	AgeMethodDocument        AgeMethod = "document"
+	AgeMethodCreditCard      AgeMethod = "credit_card"
+	AgeMethodMobileOperator  AgeMethod = "mobile_operator"
+	AgeMethodEmailEstimation AgeMethod = "email_estimation"
+	AgeMethodSandbox         AgeMethod = "sandbox"
+	AgeMethodNone            AgeMethod = "none"
+)
+
+// AgeResult is what a proof of age established.
+type AgeResult string
+
+// The results. A pending proof waits for the pipeline, a person (review)
+// or a provider.
+const (
+	AgeResultPending AgeResult = "pending"
+	AgeResultAdult   AgeResult = "adult"
+	AgeResultMinor   AgeResult = "minor"
+	AgeResultFailed  AgeResult = "failed"
+)
+
+// Decided reports whether the result is final.
+func (r AgeResult) Decided() bool { return r != AgeResultPending && r != "" }
+
+// AgeProof is one attempt of a person to prove their age, and its result.
+// Only the result is kept: the document method's images and evidence stay
+// with its identity verification (sealed), and a provider's data is not
+// stored.
+type AgeProof struct {
+	ID          string
+	Environment Environment
+	// AccountID is "" for the sandbox shortcut, which belongs to nobody.
+	AccountID string
+	Method    AgeMethod
+	// Provider names what checked: "verifyd-document", a provider's name.
+	Provider string
+	Result   AgeResult
+	// IdentityVerificationID is the internal identity verification of the
+	// document method ("" for other methods).
+	IdentityVerificationID string
+	// BusinessID and RequestID are the integrator and authorize request
+	// during which the proof was started; Country is that request's.
+	BusinessID string
+	RequestID  string
+	Country    string
+	CreatedAt  time.Time
+	// DecidedAt is when the result became final (nil while pending).
+	DecidedAt *time.Time
+}
+
+// NormalizeEmail returns the canonical form of an account e-mail address
+// (surrounding space removed, lowercase), or "" when it is not an address.
+// Lowercasing the local part too is a deliberate simplification: nobody
+// expects Anna@ and anna@ to be two accounts.
+func NormalizeEmail(s string) string {
+	s = strings.ToLower(strings.TrimSpace(s))
+	if !ValidEmail(s) {
+		return ""
+	}
+	return s
+}
+
+// AgeAccountStore persists the accounts and proofs of the hosted age flow.
+type AgeAccountStore interface {
+	// CreateAgeAccount stores a new account; an e-mail address already used
+	// in the environment is an EConflict error.
+	CreateAgeAccount(ctx context.Context, a AgeAccount) error
+	// AgeAccountByEmail returns the account with the (normalised) address in
+	// the environment, or ErrNotFound.
+	AgeAccountByEmail(ctx context.Context, env Environment, email string) (AgeAccount, error)
+	// AgeAccount returns an account of the environment by id, or ErrNotFound.
+	AgeAccount(ctx context.Context, env Environment, id string) (AgeAccount, error)
+	// SetAgePasswordHash replaces an account's password hash (rehashing with
+	// new parameters after a login).
+	SetAgePasswordHash(ctx context.Context, env Environment, id, hash string) error
+	// CreateAgeProof stores a new proof.
+	CreateAgeProof(ctx context.Context, p AgeProof) error
+	// DecideAgeProof sets the result of a pending proof at the given time and
+	// returns it. A proof decided before is returned unchanged with an
+	// EConflict error; an unknown one is ErrNotFound.
+	DecideAgeProof(ctx context.Context, id string, result AgeResult, at time.Time) (AgeProof, error)
+	// AgeProof returns a proof of the environment by id, or ErrNotFound.
+	AgeProof(ctx context.Context, env Environment, id string) (AgeProof, error)
+	// AgeProofs lists an account's proofs, newest first.
+	AgeProofs(ctx context.Context, env Environment, accountID string) ([]AgeProof, error)
+}

@@ -1,0 +1,367 @@
+// Package console holds the use cases of the review console, where
+// operators decide the verifications the engine sent to review: operator
+// accounts and sign-in, the queue, everything known about one verification
+// (images, every check's evidence, the history) and the decision, which is
+// applied through identity.Service.Transition like any other so the
+// integrator's webhook goes out as usual. httpapi/console.go is its HTTP
+// side; docs/console.md describes it for operators.
+package console
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/netip"
+	"slices"
+	"time"
+
+	"github.com/verifyd/verifyd"
+	"github.com/verifyd/verifyd/engine"
+	"github.com/verifyd/verifyd/identity"
+	"github.com/verifyd/verifyd/webauth"
+)
+
+// Realm is the session realm of operators.
+const Realm = "console"
+
+// Accounts manages operator accounts. The command line uses it directly;
+// it needs only the store.
+type Accounts struct {
+	store verifyd.OperatorStore
+	now   func() time.Time
+}
+
+// NewAccounts returns the account use cases on a store.
+func NewAccounts(store verifyd.OperatorStore, now func() time.Time) *Accounts {
+	if now == nil {
+		now = time.Now
+	}
+	return &Accounts{store: store, now: now}
+}
+
+// CreateOperator stores a new operator with an argon2id hash of password.
+func (a *Accounts) CreateOperator(ctx context.Context, username, password string) (verifyd.Operator, error) {
+	name := verifyd.NormalizeUsername(username)
+	if name == "" {
+		return verifyd.Operator{}, verifyd.Errorf(verifyd.EInvalid,
+			"a username has 1 to 64 characters among a-z, 0-9, '.', '_', '@' and '-', and starts with a letter or digit")
+	}
+	if err := webauth.CheckPassword(password); err != nil {
+		return verifyd.Operator{}, verifyd.Errorf(verifyd.EInvalid, "%s", err.Error())
+	}
+	hash, err := webauth.HashPassword(password)
+	if err != nil {
+		return verifyd.Operator{}, err
+	}
+	o := verifyd.Operator{Username: name, PasswordHash: hash, CreatedAt: a.now().UTC().Truncate(time.Microsecond)}
+	if err := a.store.CreateOperator(ctx, o); err != nil {
+		return verifyd.Operator{}, err
+	}
+	return o, nil
+}
+
+// Operators lists every operator, oldest first.
+func (a *Accounts) Operators(ctx context.Context) ([]verifyd.Operator, error) {
+	return a.store.Operators(ctx)
+}
+
+// DisableOperator stops an operator from signing in and ends their
+// sessions.
+func (a *Accounts) DisableOperator(ctx context.Context, username string) (verifyd.Operator, error) {
+	name := verifyd.NormalizeUsername(username)
+	if name == "" {
+		return verifyd.Operator{}, verifyd.ErrNotFound
+	}
+	o, err := a.store.DisableOperator(ctx, name, a.now().UTC())
+	if err != nil {
+		return verifyd.Operator{}, err
+	}
+	if _, err := a.store.DeleteSessions(ctx, Realm, name); err != nil {
+		return o, err
+	}
+	return o, nil
+}
+
+// Config adjusts the console service.
+type Config struct {
+	// Insecure drops the Secure attribute of cookies (development over
+	// plain http).
+	Insecure bool
+	Now      func() time.Time
+	Rand     io.Reader
+	// UserLimit and IPLimit are how many sign-in attempts a username and a
+	// client address get per LimitWindow (defaults 5, 20 and 15 min).
+	UserLimit, IPLimit int
+	LimitWindow        time.Duration
+	// SessionLifetime and IdleTimeout default to 12 h and 30 min.
+	SessionLifetime, IdleTimeout time.Duration
+}
+
+// Service is the review console's use cases.
+type Service struct {
+	*Accounts
+	store    verifyd.Store
+	identity *identity.Service
+	now      func() time.Time
+	users    *webauth.Limiter
+	ips      *webauth.Limiter
+	// Sessions are the operators' browser sessions.
+	Sessions *webauth.Sessions
+}
+
+// New returns the console service.
+func New(store verifyd.Store, id *identity.Service, cfg Config) *Service {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.UserLimit == 0 {
+		cfg.UserLimit = 5
+	}
+	if cfg.IPLimit == 0 {
+		cfg.IPLimit = 20
+	}
+	if cfg.LimitWindow == 0 {
+		cfg.LimitWindow = 15 * time.Minute
+	}
+	return &Service{
+		Accounts: NewAccounts(store, cfg.Now),
+		store:    store, identity: id, now: cfg.Now,
+		users: webauth.NewLimiter(cfg.UserLimit, cfg.LimitWindow, cfg.Now),
+		ips:   webauth.NewLimiter(cfg.IPLimit, cfg.LimitWindow, cfg.Now),
+		Sessions: webauth.NewSessions(store, webauth.Config{Realm: Realm, Name: "verifyd_console",
+			Insecure: cfg.Insecure, Lifetime: cfg.SessionLifetime, IdleTimeout: cfg.IdleTimeout,
+			Now: cfg.Now, Rand: cfg.Rand}),
+	}
+}
+
+// ErrBadLogin is the one answer to a wrong username or password, so the
+// answer does not tell which was wrong.
+var ErrBadLogin = verifyd.Errorf(verifyd.EUnauthorized, "Wrong username or password.")
+
+// RateLimitedError refuses a sign-in attempt after too many.
+type RateLimitedError struct{ RetryAfter time.Duration }
+
+func (e *RateLimitedError) Error() string {
+	return fmt.Sprintf("too many sign-in attempts; retry in %s", e.RetryAfter.Round(time.Second))
+}
+
+// Authenticate checks an operator's password. Attempts are limited per
+// username and per client address; unknown usernames cost as much time as
+// wrong passwords.
+func (s *Service) Authenticate(ctx context.Context, username, password string, client netip.Addr) (verifyd.Operator, error) {
+	name := verifyd.NormalizeUsername(username)
+	ipKey := client.Unmap().String()
+	if client.Is6() && !client.Is4In6() {
+		// One IPv6 client usually holds a whole /64.
+		p, _ := client.Prefix(64)
+		ipKey = p.String()
+	}
+	userKey := "user:" + name
+	okUser, waitUser := s.users.Take(userKey)
+	okIP, waitIP := s.ips.Take(ipKey)
+	if !okUser || !okIP {
+		if okUser {
+			s.users.Forgive(userKey)
+		}
+		if okIP {
+			s.ips.Forgive(ipKey)
+		}
+		return verifyd.Operator{}, &RateLimitedError{RetryAfter: max(waitUser, waitIP)}
+	}
+	var o verifyd.Operator
+	var err error
+	if name != "" {
+		o, err = s.store.Operator(ctx, name)
+	}
+	if name == "" || errors.Is(err, verifyd.ErrNotFound) {
+		webauth.VerifyNobody(password)
+		return verifyd.Operator{}, ErrBadLogin
+	}
+	if err != nil {
+		return verifyd.Operator{}, err
+	}
+	err = webauth.VerifyPassword(o.PasswordHash, password)
+	if errors.Is(err, webauth.ErrMismatch) || (err == nil && !o.Active()) {
+		return verifyd.Operator{}, ErrBadLogin
+	}
+	if err != nil {
+		return verifyd.Operator{}, fmt.Errorf("operator %s: %w", name, err)
+	}
+	s.users.Reset(userKey)
+	s.ips.Forgive(ipKey)
+	return o, nil
+}
+
+// ActiveOperator returns a signed-in operator, or ErrNotFound when the
+// account was disabled or removed since.
+func (s *Service) ActiveOperator(ctx context.Context, username string) (verifyd.Operator, error) {
+	o, err := s.store.Operator(ctx, username)
+	if err == nil && !o.Active() {
+		err = verifyd.ErrNotFound
+	}
+	return o, err
+}
+
+// QueueItem is one verification waiting for review.
+type QueueItem struct {
+	verifyd.Verification
+	Business verifyd.Business
+}
+
+// QueueLimit is how many items the queue page shows.
+const QueueLimit = 200
+
+// Queue lists the verifications waiting for review, oldest first.
+func (s *Service) Queue(ctx context.Context) ([]QueueItem, error) {
+	vs, err := s.store.ReviewQueue(ctx, QueueLimit)
+	if err != nil {
+		return nil, err
+	}
+	businesses := map[string]verifyd.Business{}
+	out := make([]QueueItem, 0, len(vs))
+	for _, v := range vs {
+		b, ok := businesses[v.BusinessID]
+		if !ok {
+			if b, err = s.store.Business(ctx, v.BusinessID); err != nil {
+				return nil, err
+			}
+			businesses[v.BusinessID] = b
+		}
+		out = append(out, QueueItem{Verification: v, Business: b})
+	}
+	return out, nil
+}
+
+// Run is one pipeline run with its evidence opened.
+type Run struct {
+	verifyd.CheckRun
+	Results []engine.Result
+	// Error is the run's error, when a check errored.
+	Error string
+	// Unreadable is set when the sealed evidence did not open.
+	Unreadable bool
+}
+
+// Item is everything the console shows about a verification.
+type Item struct {
+	Verification verifyd.Verification
+	Business     verifyd.Business
+	// Images lists the submitted images (without their bytes).
+	Images  []verifyd.StoredImage
+	Runs    []Run
+	History []verifyd.StatusEvent
+}
+
+// Decidable reports whether an operator may decide the verification now.
+func (it Item) Decidable() bool { return decidable(it.Verification) }
+
+func decidable(v verifyd.Verification) bool {
+	return v.Review == verifyd.ReviewPending && v.Status == verifyd.StatusStarted
+}
+
+// imageOrder shows the selfie first, then the document.
+var imageOrder = []verifyd.ImageKind{verifyd.ImageSelfie, verifyd.ImageDocumentFront, verifyd.ImageDocumentBack}
+
+// Item returns a verification of any business with its images, evidence
+// and history.
+func (s *Service) Item(ctx context.Context, id string) (Item, error) {
+	v, err := s.store.VerificationByID(ctx, id)
+	if err != nil {
+		return Item{}, err
+	}
+	it := Item{Verification: v}
+	if it.Business, err = s.store.Business(ctx, v.BusinessID); err != nil {
+		return Item{}, err
+	}
+	images, err := s.store.Images(ctx, id)
+	if err != nil {
+		return Item{}, err
+	}
+	for _, im := range images {
+		im.Sealed = nil
+		it.Images = append(it.Images, im)
+	}
+	slices.SortFunc(it.Images, func(a, b verifyd.StoredImage) int {
+		return slices.Index(imageOrder, a.Kind) - slices.Index(imageOrder, b.Kind)
+	})
+	runs, err := s.store.CheckRuns(ctx, id)
+	if err != nil {
+		return Item{}, err
+	}
+	for _, r := range runs {
+		results, runErr, err := s.identity.CheckResults(r)
+		run := Run{CheckRun: r, Results: results, Error: runErr, Unreadable: err != nil}
+		run.SealedResults = nil
+		it.Runs = append(it.Runs, run)
+	}
+	if it.History, err = s.store.StatusEvents(ctx, id); err != nil {
+		return Item{}, err
+	}
+	return it, nil
+}
+
+// Image returns one decrypted image of a verification, or ErrNotFound.
+func (s *Service) Image(ctx context.Context, id string, kind verifyd.ImageKind) (engine.Image, error) {
+	v, err := s.store.VerificationByID(ctx, id)
+	if err != nil {
+		return engine.Image{}, err
+	}
+	images, err := s.identity.Images(ctx, v)
+	if err != nil {
+		return engine.Image{}, err
+	}
+	im, ok := images[kind]
+	if !ok {
+		return engine.Image{}, verifyd.ErrNotFound
+	}
+	return im, nil
+}
+
+// Decision is what an operator decided.
+type Decision struct {
+	Approve bool
+	// Reason is required to fail, and must be empty to approve.
+	Reason verifyd.Reason
+}
+
+// Decide applies an operator's decision through the normal transition, so
+// the history records the operator (actor) and time, and the integrator's
+// webhook is sent. Only a verification waiting for review can be decided;
+// when two operators decide at once, one gets an EConflict error.
+func (s *Service) Decide(ctx context.Context, operator, id string, d Decision) (verifyd.Verification, error) {
+	t := verifyd.Transition{VerificationID: id, To: verifyd.StatusApproved, Cause: verifyd.CauseReview, Actor: operator}
+	if !d.Approve {
+		if !d.Reason.Valid() {
+			return verifyd.Verification{}, verifyd.Errorf(verifyd.EInvalid, "Choose the reason of the failure.")
+		}
+		t.To, t.Reason = verifyd.StatusFailed, d.Reason
+	}
+	v, err := s.store.VerificationByID(ctx, id)
+	if err != nil {
+		return verifyd.Verification{}, err
+	}
+	if !decidable(v) {
+		return verifyd.Verification{}, errNotWaiting(v)
+	}
+	v, err = s.identity.Transition(ctx, t)
+	if verifyd.ErrorCodeOf(err) == verifyd.EConflict {
+		// Decided, or expired, in between.
+		if now, err2 := s.store.VerificationByID(ctx, id); err2 == nil {
+			return verifyd.Verification{}, errNotWaiting(now)
+		}
+	}
+	return v, err
+}
+
+func errNotWaiting(v verifyd.Verification) error {
+	return verifyd.Errorf(verifyd.EConflict, "This verification is not waiting for review: it is %s.", v.Status)
+}
+
+// Verification returns a verification of any business.
+func (s *Service) Verification(ctx context.Context, id string) (verifyd.Verification, error) {
+	return s.store.VerificationByID(ctx, id)
+}
+
+// Now is the service's clock.
+func (s *Service) Now() time.Time { return s.now() }

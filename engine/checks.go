@@ -1,0 +1,121 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"image"
+	_ "image/jpeg" // decoders for submitted photos
+	_ "image/png"
+
+	_ "golang.org/x/image/webp"
+
+	"github.com/verifyd/verifyd"
+)
+
+// Minimum sizes for the checks to be meaningful: the MRZ of an ID card is
+// about 30 characters across 80 mm; below ~600 px of document width its
+// characters are too small to read.
+const (
+	MinDocumentSide = 600
+	MinSelfieSide   = 240
+)
+
+// DecodeCheck decodes every submitted image fully and checks that the
+// document photos are large enough to read.
+type DecodeCheck struct{}
+
+// Name implements Check.
+func (DecodeCheck) Name() string { return "decode" }
+
+// Run implements Check.
+func (DecodeCheck) Run(_ context.Context, in *Input) Result {
+	ev := map[string]any{}
+	for _, im := range []*Image{in.Selfie, in.Front, in.Back} {
+		if im == nil {
+			continue
+		}
+		img, format, err := image.Decode(bytes.NewReader(im.Bytes))
+		if err != nil {
+			return Failed(verifyd.ReasonPoorIDScanError, fmt.Sprintf("%s cannot be decoded: %v", im.Kind, err), ev)
+		}
+		im.Image, im.Format = img, format
+		b := img.Bounds()
+		ev[string(im.Kind)] = map[string]any{"format": format, "width": b.Dx(), "height": b.Dy()}
+		min := MinDocumentSide
+		if im.Kind == verifyd.ImageSelfie {
+			min = MinSelfieSide
+		}
+		if long := max(b.Dx(), b.Dy()); long < min {
+			return Failed(verifyd.ReasonPoorIDScanError, fmt.Sprintf("%s is %d px on its long side; at least %d are needed", im.Kind, long, min), ev)
+		}
+	}
+	// Submissions always carry a selfie (B2 and the hosted page require
+	// one); the face checks judge it. Only the document front is needed here.
+	if in.Front == nil {
+		return Failed(verifyd.ReasonIDScanError, "the document front is missing", ev)
+	}
+	return Passed("all images decoded", ev)
+}
+
+// Lookup is what ConsistencyCheck asks the store.
+type Lookup interface {
+	DocumentApprovedForOtherCustomer(ctx context.Context, businessID, customerID string, documentHash []byte) (bool, error)
+	SelfieOfOtherCustomer(ctx context.Context, businessID, customerID string, sha256 []byte) (bool, error)
+}
+
+// ConsistencyCheck looks for reuse that suggests fraud: the selfie is the
+// document photo itself (byte-identical) or another customer's selfie, or
+// the document was already approved for another customer of the business.
+type ConsistencyCheck struct {
+	Lookup Lookup
+	// DocumentHash turns the fact FactDocumentKey into the stored hash.
+	DocumentHash func(businessID, key string) []byte
+}
+
+// Name implements Check.
+func (ConsistencyCheck) Name() string { return "consistency" }
+
+// Run implements Check.
+func (c ConsistencyCheck) Run(ctx context.Context, in *Input) Result {
+	if in.Selfie == nil {
+		return Passed("no selfie to compare", nil)
+	}
+	selfie := sha(in.Selfie.Bytes)
+	for _, doc := range []*Image{in.Front, in.Back} {
+		if doc != nil && bytes.Equal(sha(doc.Bytes), selfie) {
+			return Failed(verifyd.ReasonPotentialFraud, fmt.Sprintf("the selfie is byte-identical to the %s", doc.Kind), nil)
+		}
+	}
+	reused, err := c.Lookup.SelfieOfOtherCustomer(ctx, in.BusinessID, in.CustomerID, selfie)
+	if err != nil {
+		return Errored(err, nil)
+	}
+	if reused {
+		return Failed(verifyd.ReasonPotentialFraud, "another customer of this business submitted the same selfie", nil)
+	}
+	if key, ok := in.Facts[FactDocumentKey].(string); ok && key != "" && c.DocumentHash != nil {
+		used, err := c.Lookup.DocumentApprovedForOtherCustomer(ctx, in.BusinessID, in.CustomerID, c.DocumentHash(in.BusinessID, key))
+		if err != nil {
+			return Errored(err, nil)
+		}
+		if used {
+			return Failed(verifyd.ReasonPotentialFraud, "this document was already approved for another customer of this business", nil)
+		}
+	}
+	return Passed("no reuse of the selfie or the document found", nil)
+}
+
+// FaceUnavailableCheck stands where selfie-to-document face matching and
+// liveness will run. Until they exist nobody has compared the selfie with
+// the document's photo, so a person must: the verification goes to review,
+// never to a silent approval.
+type FaceUnavailableCheck struct{}
+
+// Name implements Check.
+func (FaceUnavailableCheck) Name() string { return "face" }
+
+// Run implements Check.
+func (FaceUnavailableCheck) Run(context.Context, *Input) Result {
+	return NeedsReview("automatic face matching is not available: compare the selfie with the document photo", nil)
+}

@@ -1,0 +1,496 @@
+package httpapi_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/verifyd/verifyd"
+	agesvc "github.com/verifyd/verifyd/age"
+	"github.com/verifyd/verifyd/internal/testserver"
+	"golang.org/x/oauth2"
+)
+
+// The OAuth side of the age interface (SPEC A1–A3). Tests stand in for the
+// hosted flow by calling the age service's Complete with the request id
+// from A1's Location.
+
+const oauthCallback = "https://shop.example/age/callback?site=1"
+
+// oauthFixture is an integrator of the age interface in one environment,
+// with its callback on the allowed list.
+type oauthFixture struct {
+	t    *testing.T
+	ts   *testserver.Server
+	env  verifyd.Environment
+	base string
+	cred verifyd.Credential
+}
+
+func newOAuth(t *testing.T, ts *testserver.Server, env verifyd.Environment) *oauthFixture {
+	t.Helper()
+	newClient(t, ts, age, env).change(t, "PUT", []string{oauthCallback, "http://localhost:3000/cb"})
+	return &oauthFixture{t: t, ts: ts, env: env, base: ts.BaseURL(age, env), cred: ts.Credential(age, env)}
+}
+
+// config is the integrator's golang.org/x/oauth2 configuration.
+func (f *oauthFixture) config() *oauth2.Config {
+	return &oauth2.Config{
+		ClientID: f.cred.APIKey, ClientSecret: f.cred.APISecret, RedirectURL: oauthCallback, Scopes: []string{"adult"},
+		Endpoint: oauth2.Endpoint{AuthURL: f.base + "/oauth/authorize", TokenURL: f.base + "/oauth/token"},
+	}
+}
+
+// noFollow is a browser that shows each redirect instead of following it.
+var noFollow = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+
+func oauthDo(t *testing.T, hc *http.Client, req *http.Request) response {
+	t.Helper()
+	res, err := hc.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	raw, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return response{status: res.StatusCode, header: res.Header, raw: raw}
+}
+
+func oauthGet(t *testing.T, rawURL string, header ...string) response {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, rawURL, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	return oauthDo(t, noFollow, req)
+}
+
+// start opens an authorize URL as a browser would and returns the request
+// id of the hosted flow it is sent to.
+func (f *oauthFixture) start(authURL string) string {
+	f.t.Helper()
+	res := oauthGet(f.t, authURL)
+	if res.status != http.StatusFound {
+		f.t.Fatalf("authorize: status %d, body %s", res.status, res.raw)
+	}
+	loc := res.header.Get("Location")
+	id, ok := strings.CutPrefix(loc, f.base+"/flow/")
+	if !ok || id == "" || strings.ContainsAny(id, "/?#") {
+		f.t.Fatalf("authorize redirects to %q, want %s/flow/{id}", loc, f.base)
+	}
+	return id
+}
+
+// finish stands in for the hosted flow and returns where it sends the user.
+func (f *oauthFixture) finish(id string, o agesvc.Outcome) *url.URL {
+	f.t.Helper()
+	to, err := f.ts.Age.Complete(context.Background(), id, o)
+	if err != nil {
+		f.t.Fatalf("Complete: %v", err)
+	}
+	u, err := url.Parse(to)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return u
+}
+
+// authorizeURL is an A1 URL as SPEC shows it, with changes ("" removes).
+func (f *oauthFixture) authorizeURL(changes ...string) string {
+	q := url.Values{"client_id": {f.cred.APIKey}, "scope": {"adult"}, "redirect_uri": {oauthCallback}, "country": {"gb"}}
+	for i := 0; i+1 < len(changes); i += 2 {
+		if changes[i+1] == "" {
+			q.Del(changes[i])
+		} else {
+			q.Set(changes[i], changes[i+1])
+		}
+	}
+	return f.base + "/oauth/authorize?" + q.Encode()
+}
+
+// code runs A1 and the hosted flow and returns the code.
+func (f *oauthFixture) code(o agesvc.Outcome, changes ...string) string {
+	f.t.Helper()
+	return f.finish(f.start(f.authorizeURL(changes...)), o).Query().Get("code")
+}
+
+// specToken is SPEC's A2: Basic base64(KEY:SECRET) and a JSON body.
+func (f *oauthFixture) specToken(key, secret string, body any) response {
+	f.t.Helper()
+	return f.tokenRequest("application/json", jsonOf(f.t, body), "Basic "+base64.StdEncoding.EncodeToString([]byte(key+":"+secret)))
+}
+
+func (f *oauthFixture) tokenRequest(contentType string, body []byte, auth string) response {
+	f.t.Helper()
+	req, err := http.NewRequest(http.MethodPost, f.base+"/oauth/token", bytes.NewReader(body))
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	if auth != "" {
+		req.Header.Set("Authorization", auth)
+	}
+	return oauthDo(f.t, http.DefaultClient, req)
+}
+
+func jsonOf(t *testing.T, v any) []byte {
+	t.Helper()
+	if b, ok := v.([]byte); ok {
+		return b
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// accessToken checks a 200 token response and returns the token.
+func (f *oauthFixture) accessToken(res response) string {
+	f.t.Helper()
+	if res.status != http.StatusOK {
+		f.t.Fatalf("token: status %d, body %s", res.status, res.raw)
+	}
+	m := res.json(f.t)
+	wantKeys(f.t, m, "access_token", "token_type", "expires_in")
+	if m["token_type"] != "Bearer" || m["expires_in"] != float64(3600) {
+		f.t.Fatalf("token response %s", res.raw)
+	}
+	if res.header.Get("Cache-Control") != "no-store" || res.header.Get("Pragma") != "no-cache" {
+		f.t.Fatalf("token response headers: Cache-Control %q, Pragma %q", res.header.Get("Cache-Control"), res.header.Get("Pragma"))
+	}
+	return m["access_token"].(string)
+}
+
+// user is SPEC's A3 with ?access_token=.
+func (f *oauthFixture) user(token string) response {
+	f.t.Helper()
+	return oauthGet(f.t, f.base+"/users/me?access_token="+url.QueryEscape(token))
+}
+
+func wantUser(t *testing.T, res response, verified bool, id string) {
+	t.Helper()
+	if res.status != http.StatusOK {
+		t.Fatalf("users/me: status %d, body %s", res.status, res.raw)
+	}
+	m := res.json(t)
+	wantKeys(t, m, "age_verified", "id", "threshold")
+	if m["age_verified"] != verified || m["id"] != id || m["threshold"] != float64(18) {
+		t.Fatalf("users/me = %s, want age_verified %v, id %q, threshold 18", res.raw, verified, id)
+	}
+}
+
+var ageAdult = agesvc.Outcome{AgeVerified: true, VerificationID: "ver_adult_1", Method: "document"}
+
+// TestAgeFlow runs the whole flow with golang.org/x/oauth2, unmodified, as
+// the integrator's client, and with SPEC's own forms, on both environments
+// and databases.
+func TestAgeFlow(t *testing.T) {
+	t.Parallel()
+	eachDialect(t, testserver.Options{}, func(t *testing.T, ts *testserver.Server) {
+		for _, env := range []verifyd.Environment{prd, sbx} {
+			f := newOAuth(t, ts, env)
+			ctx := context.Background()
+
+			// golang.org/x/oauth2: AuthCodeURL, Exchange, then a Bearer call.
+			cfg := f.config()
+			u := f.finish(f.start(cfg.AuthCodeURL("state-1/é", oauth2.SetAuthURLParam("country", "gb"))), ageAdult)
+			if got := u.Scheme + "://" + u.Host + u.Path; got != "https://shop.example/age/callback" ||
+				u.Query().Get("site") != "1" || u.Query().Get("state") != "state-1/é" || u.Query().Get("code") == "" {
+				t.Fatalf("%s: callback %s", env, u)
+			}
+			tok, err := cfg.Exchange(ctx, u.Query().Get("code"))
+			if err != nil {
+				t.Fatalf("%s: oauth2 Exchange: %v", env, err)
+			}
+			if tok.TokenType != "Bearer" || time.Until(tok.Expiry) < 59*time.Minute || time.Until(tok.Expiry) > time.Hour {
+				t.Fatalf("%s: oauth2 token type %q, expiry %v", env, tok.TokenType, tok.Expiry)
+			}
+			res, err := cfg.Client(ctx, tok).Get(f.base + "/users/me")
+			if err != nil {
+				t.Fatal(err)
+			}
+			raw, _ := io.ReadAll(res.Body)
+			res.Body.Close()
+			wantUser(t, response{status: res.StatusCode, header: res.Header, raw: raw}, true, "ver_adult_1")
+
+			// The same with PKCE, and with the credentials in the body.
+			verifier := oauth2.GenerateVerifier()
+			u = f.finish(f.start(cfg.AuthCodeURL("s2", oauth2.S256ChallengeOption(verifier),
+				oauth2.SetAuthURLParam("country", "us"), oauth2.AccessTypeOffline, oauth2.ApprovalForce)),
+				agesvc.Outcome{AgeVerified: false, VerificationID: "ver_minor", Method: "credit_card"})
+			inParams := f.config()
+			inParams.Endpoint.AuthStyle = oauth2.AuthStyleInParams
+			if _, err := inParams.Exchange(ctx, u.Query().Get("code"), oauth2.VerifierOption(oauth2.GenerateVerifier())); err == nil {
+				t.Fatalf("%s: exchange with the wrong PKCE verifier succeeded", env)
+			}
+			tok, err = inParams.Exchange(ctx, u.Query().Get("code"), oauth2.VerifierOption(verifier))
+			if err != nil {
+				t.Fatalf("%s: oauth2 Exchange with PKCE: %v", env, err)
+			}
+			wantUser(t, oauthGet(t, f.base+"/users/me", "Authorization", "Bearer "+tok.AccessToken), false, "ver_minor")
+
+			// SPEC's forms: Basic + JSON {"code"}, then ?access_token=.
+			code := f.code(ageAdult, "user_id", "u-42", "country", "fr")
+			token := f.accessToken(f.specToken(f.cred.APIKey, f.cred.APISecret, map[string]string{"code": code}))
+			wantUser(t, f.user(token), true, "ver_adult_1")
+
+			// RFC 6749's form body with Basic credentials URL-encoded.
+			code = f.code(ageAdult)
+			form := url.Values{"grant_type": {"authorization_code"}, "code": {code}, "redirect_uri": {oauthCallback}}
+			basic := base64.StdEncoding.EncodeToString([]byte(url.QueryEscape(f.cred.APIKey) + ":" + url.QueryEscape(f.cred.APISecret)))
+			token = f.accessToken(f.tokenRequest("application/x-www-form-urlencoded", []byte(form.Encode()), "Basic "+basic))
+			wantUser(t, f.user(token), true, "ver_adult_1")
+		}
+	})
+}
+
+func TestAgeAuthorizeErrors(t *testing.T) {
+	t.Parallel()
+	ts := testserver.Start(t, "sqlite", testserver.Options{})
+	f := newOAuth(t, ts, prd)
+	newOAuth(t, ts, sbx)
+	challenge := strings.Repeat("A", 43)
+	tests := []struct {
+		name    string
+		url     string
+		status  int
+		message string
+	}{
+		{"no client_id", f.authorizeURL("client_id", ""), 400, "invalid client id"},
+		{"unknown client_id", f.authorizeURL("client_id", "vdk_live_age_unknown"), 400, "invalid client id"},
+		{"sandbox key on production", f.authorizeURL("client_id", ts.Credential(age, sbx).APIKey), 400, "invalid client id"},
+		{"identity key", f.authorizeURL("client_id", ts.Credential(idp, prd).APIKey), 400, "invalid client id"},
+		{"client id checked first", f.authorizeURL("client_id", "x", "scope", "", "country", ""), 400, "invalid client id"},
+		{"no scope", f.authorizeURL("scope", ""), 400, "invalid scope"},
+		{"scope openid", f.authorizeURL("scope", "openid"), 400, "invalid scope"},
+		{"scope before params", f.authorizeURL("scope", "openid", "country", "", "redirect_uri", ""), 400, "invalid scope"},
+		{"no redirect_uri", f.authorizeURL("redirect_uri", ""), 400, "invalid params"},
+		{"no country", f.authorizeURL("country", ""), 400, "invalid params"},
+		{"country it", f.authorizeURL("country", "it"), 400, "invalid params"},
+		{"country GB", f.authorizeURL("country", "GB"), 400, "invalid params"},
+		{"PKCE plain", f.authorizeURL("code_challenge", challenge, "code_challenge_method", "plain"), 400, "invalid params"},
+		{"PKCE without method", f.authorizeURL("code_challenge", challenge), 400, "invalid params"},
+		{"malformed query", f.base + "/oauth/authorize?client_id=%zz", 400, "invalid params"},
+		{"params before redirect list", f.authorizeURL("redirect_uri", "https://evil.example/", "country", ""), 400, "invalid params"},
+		{"unlisted redirect_uri", f.authorizeURL("redirect_uri", "https://evil.example/cb"), 401, "Unauthorized redirect_uri"},
+		{"redirect_uri not exact", f.authorizeURL("redirect_uri", "https://shop.example/age/callback"), 401, "Unauthorized redirect_uri"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := oauthGet(t, tt.url)
+			res.wantError(t, tt.status, tt.message)
+			if loc := res.header.Get("Location"); loc != "" {
+				t.Errorf("error answer redirects to %q", loc)
+			}
+		})
+	}
+	// Only GET.
+	req, _ := http.NewRequest(http.MethodPost, f.authorizeURL(), nil)
+	oauthDo(t, noFollow, req).wantError(t, http.StatusMethodNotAllowed, verifyd.MsgMethodNotAllowed)
+	// A redirect on the production list is not on the sandbox's.
+	sb := newOAuth(t, ts, sbx)
+	newClient(t, ts, age, sbx).change(t, "PUT", []string{"https://sandbox.example/cb"})
+	oauthGet(t, sb.authorizeURL()).wantError(t, 401, "Unauthorized redirect_uri")
+	sb.start(sb.authorizeURL("redirect_uri", "https://sandbox.example/cb"))
+}
+
+func TestAgeTokenErrors(t *testing.T) {
+	t.Parallel()
+	ts := testserver.Start(t, "sqlite", testserver.Options{})
+	f := newOAuth(t, ts, prd)
+	_, creds, err := ts.Tenants.CreateBusiness(context.Background(), "Other shop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var other verifyd.Credential
+	for _, c := range creds {
+		if c.Interface == age && c.Environment == prd {
+			other = c
+		}
+	}
+	key, secret := f.cred.APIKey, f.cred.APISecret
+	code := f.code(ageAdult)
+	body := map[string]string{"code": code}
+	enc := func(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
+
+	// 400 invalid client credentials: missing or malformed.
+	f.tokenRequest("application/json", jsonOf(t, body), "").wantError(t, 400, "invalid client credentials")
+	for _, auth := range []string{"Basic", "Basic !!!", "Basic " + enc(key), "Basic " + enc(":"+secret), "Basic " + enc(key+":"),
+		"Bearer " + secret, "hmac " + key + ":00", "Basic " + enc(key+":%zz")} {
+		f.tokenRequest("application/json", jsonOf(t, body), auth).wantError(t, 400, "invalid client credentials")
+	}
+	// Two methods at once, or a body client_id naming another client.
+	f.specToken(key, secret, map[string]string{"code": code, "client_secret": secret}).wantError(t, 400, "invalid client credentials")
+	f.specToken(key, secret, map[string]string{"code": code, "client_id": other.APIKey}).wantError(t, 400, "invalid client credentials")
+
+	// 401 client id and client secret does not match.
+	for name, kv := range map[string][2]string{
+		"wrong secret":              {key, other.APISecret},
+		"unknown key":               {"vdk_live_age_unknown", secret},
+		"sandbox key on production": {ts.Credential(age, sbx).APIKey, ts.Credential(age, sbx).APISecret},
+		"identity key":              {ts.Credential(idp, prd).APIKey, ts.Credential(idp, prd).APISecret},
+	} {
+		res := f.specToken(kv[0], kv[1], body)
+		res.wantError(t, 401, "client id and client secret does not match")
+		if res.header.Get("WWW-Authenticate") == "" {
+			t.Errorf("%s: 401 after Basic without WWW-Authenticate", name)
+		}
+	}
+	form := url.Values{"code": {code}, "client_id": {key}, "client_secret": {"wrong"}}
+	f.tokenRequest("application/x-www-form-urlencoded", []byte(form.Encode()), "").wantError(t, 401, "client id and client secret does not match")
+
+	// 401 Unauthorized redirect_uri at the token step.
+	f.specToken(key, secret, map[string]string{"code": code, "redirect_uri": "https://shop.example/age/callback"}).
+		wantError(t, 401, "Unauthorized redirect_uri")
+	form = url.Values{"grant_type": {"authorization_code"}, "code": {code}, "redirect_uri": {"http://localhost:3000/cb"}}
+	f.tokenRequest("application/x-www-form-urlencoded", []byte(form.Encode()), "Basic "+enc(key+":"+secret)).
+		wantError(t, 401, "Unauthorized redirect_uri")
+
+	// 400 invalid code: unknown, another business's, missing.
+	f.specToken(key, secret, map[string]string{"code": "vdc_unknown"}).wantError(t, 400, "invalid code")
+	f.specToken(other.APIKey, other.APISecret, body).wantError(t, 400, "invalid code")
+	f.specToken(key, secret, map[string]string{}).wantError(t, 400, "invalid code")
+	// 400 invalid params: a body that does not parse, another grant type,
+	// a repeated form parameter.
+	for _, raw := range []string{`{"code":`, `["x"]`, `{"code": 7}`} {
+		f.specToken(key, secret, []byte(raw)).wantError(t, 400, "invalid params")
+	}
+	f.specToken(key, secret, map[string]string{"code": code, "grant_type": "password"}).wantError(t, 400, "invalid params")
+	f.tokenRequest("application/x-www-form-urlencoded", []byte("code=a&code=b"), "Basic "+enc(key+":"+secret)).
+		wantError(t, 400, "invalid params")
+
+	// None of the refused requests consumed the code; without a Content-Type
+	// the JSON body is recognised.
+	wantUser(t, f.user(f.accessToken(f.tokenRequest("", jsonOf(t, body), "Basic "+enc(key+":"+secret)))), true, "ver_adult_1")
+
+	// Only POST.
+	req, _ := http.NewRequest(http.MethodGet, f.base+"/oauth/token", nil)
+	oauthDo(t, http.DefaultClient, req).wantError(t, http.StatusMethodNotAllowed, verifyd.MsgMethodNotAllowed)
+}
+
+func TestAgeUserErrors(t *testing.T) {
+	t.Parallel()
+	clock := &consoleClock{}
+	ts := testserver.Start(t, "sqlite", testserver.Options{Now: clock.now})
+	f, sb := newOAuth(t, ts, prd), newOAuth(t, ts, sbx)
+	token := f.accessToken(f.specToken(f.cred.APIKey, f.cred.APISecret, map[string]string{"code": f.code(ageAdult)}))
+	sandboxToken := sb.accessToken(sb.specToken(sb.cred.APIKey, sb.cred.APISecret, map[string]string{"code": sb.code(ageAdult)}))
+
+	oauthGet(t, f.base+"/users/me").wantError(t, 400, "malformed token")
+	f.user("vdt_live_unknown").wantError(t, 400, "malformed token")
+	oauthGet(t, f.base+"/users/me", "Authorization", "Bearer nope").wantError(t, 400, "malformed token")
+	// A sandbox token on the production mount, and the other way round.
+	f.user(sandboxToken).wantError(t, 400, "malformed token")
+	sb.user(token).wantError(t, 400, "malformed token")
+	// Two ways at once (RFC 6750 §2).
+	oauthGet(t, f.base+"/users/me?access_token="+token, "Authorization", "Bearer "+token).wantError(t, 400, "malformed token")
+	oauthGet(t, f.base+"/users/me?access_token="+token+"&access_token="+token).wantError(t, 400, "malformed token")
+	wantUser(t, f.user(token), true, "ver_adult_1")
+	wantUser(t, sb.user(sandboxToken), true, "ver_adult_1")
+
+	// Expiry after an hour; codes after ten minutes.
+	code := f.code(ageAdult)
+	clock.advance(10 * time.Minute)
+	f.specToken(f.cred.APIKey, f.cred.APISecret, map[string]string{"code": code}).wantError(t, 400, "invalid code")
+	clock.advance(50*time.Minute - 30*time.Second)
+	wantUser(t, f.user(token), true, "ver_adult_1")
+	clock.advance(30 * time.Second)
+	f.user(token).wantError(t, 400, "malformed token")
+}
+
+// TestAgeCodeReplay: a second exchange of a code is refused and revokes the
+// token issued for it; of 20 concurrent exchanges of one code exactly one
+// wins (and, the others being replays, its token is revoked too).
+func TestAgeCodeReplay(t *testing.T) {
+	t.Parallel()
+	eachDialect(t, testserver.Options{}, func(t *testing.T, ts *testserver.Server) {
+		f := newOAuth(t, ts, prd)
+		ctx := context.Background()
+		cfg := f.config()
+		code := f.code(ageAdult, "redirect_uri", oauthCallback)
+		tok, err := cfg.Exchange(ctx, code)
+		if err != nil {
+			t.Fatalf("Exchange: %v", err)
+		}
+		kept := f.accessToken(f.specToken(f.cred.APIKey, f.cred.APISecret, map[string]string{"code": f.code(ageAdult)}))
+		wantUser(t, f.user(tok.AccessToken), true, "ver_adult_1")
+		_, err = cfg.Exchange(ctx, code)
+		var re *oauth2.RetrieveError
+		if !errors.As(err, &re) || re.Response.StatusCode != 400 || !strings.Contains(string(re.Body), `"invalid code"`) {
+			t.Fatalf("replayed Exchange: %v, want 400 invalid code", err)
+		}
+		f.user(tok.AccessToken).wantError(t, 400, "malformed token")
+		wantUser(t, f.user(kept), true, "ver_adult_1")
+
+		code = f.code(ageAdult)
+		const n = 20
+		results := make([]response, n)
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		for i := range n {
+			wg.Go(func() {
+				<-start
+				req, _ := http.NewRequest(http.MethodPost, f.base+"/oauth/token", strings.NewReader(`{"code":"`+code+`"}`))
+				req.Header.Set("Content-Type", "application/json")
+				req.SetBasicAuth(f.cred.APIKey, f.cred.APISecret)
+				res, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				raw, _ := io.ReadAll(res.Body)
+				res.Body.Close()
+				results[i] = response{status: res.StatusCode, header: res.Header, raw: raw}
+			})
+		}
+		close(start)
+		wg.Wait()
+		var winner string
+		wins := 0
+		for _, res := range results {
+			switch res.status {
+			case http.StatusOK:
+				wins++
+				winner = f.accessToken(res)
+			default:
+				res.wantError(t, 400, "invalid code")
+			}
+		}
+		if wins != 1 {
+			t.Fatalf("%d of %d concurrent exchanges won, want exactly 1", wins, n)
+		}
+		f.user(winner).wantError(t, 400, "malformed token")
+	})
+}
+
+// TestAgeInternalErrors: SPEC's 500 rows carry only "Internal Server Error".
+func TestAgeInternalErrors(t *testing.T) {
+	t.Parallel()
+	ts := testserver.Start(t, "sqlite", testserver.Options{})
+	f := newOAuth(t, ts, prd)
+	for _, table := range []string{"age_tokens", "age_codes", "age_auth_requests"} {
+		if _, err := ts.Store.SQL().Exec("DROP TABLE " + table); err != nil {
+			t.Fatal(err)
+		}
+	}
+	oauthGet(t, f.authorizeURL()).wantError(t, 500, "Internal Server Error")
+	f.specToken(f.cred.APIKey, f.cred.APISecret, map[string]string{"code": "vdc_x"}).wantError(t, 500, "Internal Server Error")
+	f.user("vdt_live_x").wantError(t, 500, "Internal Server Error")
+}

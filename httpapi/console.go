@@ -1,0 +1,624 @@
+package httpapi
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html/template"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/verifyd/verifyd"
+	"github.com/verifyd/verifyd/console"
+	"github.com/verifyd/verifyd/webauth"
+)
+
+// The review console: server-rendered pages without any script, so they
+// work without JavaScript and under a CSP that allows nothing but this
+// origin's stylesheet, images and form targets. Routes are in routes.go
+// (consoleRoutes); the use cases in package console.
+
+//go:embed pages/console_*.html
+var consolePageFS embed.FS
+
+//go:embed pages/console.css
+var consoleCSS []byte
+
+var consolePages = template.Must(template.ParseFS(consolePageFS, "pages/console_*.html"))
+
+// consoleCSSPath names the stylesheet by its content, so it can be cached
+// for a year and a new build is picked up at once.
+var consoleCSSPath = func() string {
+	sum := sha256.Sum256(consoleCSS)
+	return "/console/static/console-" + hex.EncodeToString(sum[:6]) + ".css"
+}()
+
+// consoleCSP allows the page's own stylesheet, images and form targets and
+// nothing else: no script at all, no inline style, no framing.
+const consoleCSP = "default-src 'none'; img-src 'self'; style-src 'self'; form-action 'self'; " +
+	"frame-ancestors 'none'; base-uri 'none'"
+
+// consoleMaxForm bounds console form bodies.
+const consoleMaxForm = 64 << 10
+
+// consoleHandler wraps the console's routes: a cross-origin POST is refused
+// before it reaches them (a second layer under the CSRF tokens), and the
+// matched route is recorded for logs and metrics.
+func (s *Server) consoleHandler(mux *http.ServeMux) http.Handler {
+	cop := http.NewCrossOriginProtection()
+	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.consoleMessage(w, r, http.StatusForbidden, "Request refused",
+			"This request came from another site and was refused.")
+	}))
+	h := cop.Handler(mux)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.ServeHTTP(w, r)
+		if r.Pattern != "" {
+			infoOf(r.Context()).route = r.Pattern
+		}
+	})
+}
+
+// consolePage is what every console page shows.
+type consolePage struct {
+	Title    string
+	CSS      string
+	Operator string // the signed-in operator, "" on the login page
+	CSRF     string
+	Notice   string
+	Error    string
+}
+
+func (s *Server) page(title string, oc *operatorCtx) consolePage {
+	p := consolePage{Title: title, CSS: consoleCSSPath}
+	if oc != nil {
+		p.Operator, p.CSRF = oc.op.Username, oc.sess.CSRFToken()
+	}
+	return p
+}
+
+func setConsoleHeaders(h http.Header) {
+	h.Set("Content-Security-Policy", consoleCSP)
+	h.Set("Cache-Control", "no-store")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Cross-Origin-Opener-Policy", "same-origin")
+	h.Set("Cross-Origin-Resource-Policy", "same-origin")
+}
+
+// render writes a console page.
+func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, name string, data any) {
+	var buf bytes.Buffer
+	if err := consolePages.ExecuteTemplate(&buf, name, data); err != nil {
+		s.logger(r).ErrorContext(r.Context(), "render console page", "page", name, "err", err)
+		status, buf = http.StatusInternalServerError, bytes.Buffer{}
+		buf.WriteString("Internal Server Error\n")
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	} else {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	}
+	setConsoleHeaders(w.Header())
+	w.WriteHeader(status)
+	_, _ = w.Write(buf.Bytes())
+}
+
+// consoleMessage shows a page with one message (errors, refusals).
+func (s *Server) consoleMessage(w http.ResponseWriter, r *http.Request, status int, title, message string) {
+	s.render(w, r, status, "console_message.html", struct {
+		consolePage
+		Message string
+	}{consolePage{Title: title, CSS: consoleCSSPath}, message})
+}
+
+// consoleFailure answers an unexpected error: logged in full, shown as a
+// generic message.
+func (s *Server) consoleFailure(w http.ResponseWriter, r *http.Request, err error) {
+	s.logger(r).ErrorContext(r.Context(), "console request failed", "err", err)
+	s.consoleMessage(w, r, http.StatusInternalServerError, "Something went wrong",
+		"The request failed. It was logged; try again, and tell the administrator if it keeps failing.")
+}
+
+func (s *Server) consoleNotFound(w http.ResponseWriter, r *http.Request) {
+	s.consoleMessage(w, r, http.StatusNotFound, "Not found", "There is no such page.")
+}
+
+func (s *Server) consoleRedirectHome(w http.ResponseWriter, r *http.Request) {
+	consoleRedirect(w, r, "/console")
+}
+
+// consoleRedirect answers 303 See Other, with the console's headers.
+func consoleRedirect(w http.ResponseWriter, r *http.Request, to string) {
+	setConsoleHeaders(w.Header())
+	http.Redirect(w, r, to, http.StatusSeeOther)
+}
+
+// consoleStatic serves the stylesheet under its content-addressed name.
+func (s *Server) consoleStatic(w http.ResponseWriter, r *http.Request) {
+	if "/console/static/"+r.PathValue("file") != consoleCSSPath {
+		s.consoleNotFound(w, r)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/css; charset=utf-8")
+	h.Set("Cache-Control", "public, max-age=31536000, immutable")
+	h.Set("Cross-Origin-Resource-Policy", "same-origin")
+	_, _ = w.Write(consoleCSS)
+}
+
+// --- sign-in ----------------------------------------------------------------
+
+// operatorCtx is the signed-in operator of a request.
+type operatorCtx struct {
+	op   verifyd.Operator
+	sess webauth.Session
+}
+
+// signedIn returns the request's operator, or nil when there is no valid
+// session of an active operator.
+func (s *Server) signedIn(w http.ResponseWriter, r *http.Request) (*operatorCtx, error) {
+	c := s.deps.Console
+	sess, err := c.Sessions.Get(r.Context(), r)
+	if errors.Is(err, webauth.ErrNoSession) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	op, err := c.ActiveOperator(r.Context(), sess.Subject)
+	if errors.Is(err, verifyd.ErrNotFound) {
+		// Disabled since: the session ends.
+		return nil, c.Sessions.End(r.Context(), w, r)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &operatorCtx{op: op, sess: sess}, nil
+}
+
+// operatorPage serves a page to signed-in operators; others are sent to
+// the login page. A POST must carry the session's CSRF token.
+func (s *Server) operatorPage(h func(http.ResponseWriter, *http.Request, *operatorCtx)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		oc, err := s.signedIn(w, r)
+		if err != nil {
+			s.consoleFailure(w, r, err)
+			return
+		}
+		if oc == nil {
+			next := "/console"
+			if r.Method == http.MethodGet {
+				next = r.URL.Path
+			}
+			consoleRedirect(w, r, "/console/login?next="+url.QueryEscape(next))
+			return
+		}
+		if r.Method == http.MethodPost {
+			r.Body = http.MaxBytesReader(w, r.Body, consoleMaxForm)
+			if !oc.sess.CheckCSRF(r) {
+				s.consoleMessage(w, r, http.StatusForbidden, "Request refused",
+					"The form's security token is missing or wrong. Go back, reload the page and try again.")
+				return
+			}
+		}
+		h(w, r, oc)
+	}
+}
+
+// operatorImage serves images to signed-in operators only; others get 403
+// (an image is never public, and a redirect would not help an <img>).
+func (s *Server) operatorImage(h func(http.ResponseWriter, *http.Request, *operatorCtx)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		oc, err := s.signedIn(w, r)
+		if err != nil {
+			s.consoleFailure(w, r, err)
+			return
+		}
+		if oc == nil {
+			s.consoleMessage(w, r, http.StatusForbidden, "Sign in first", "Images are shown to signed-in operators only.")
+			return
+		}
+		h(w, r, oc)
+	}
+}
+
+// safeNext keeps a post-login destination inside the console.
+func safeNext(next string) string {
+	if (next == "/console" || strings.HasPrefix(next, "/console/")) && !strings.ContainsAny(next, "\\?#") &&
+		!strings.Contains(next, "//") && !strings.Contains(next, "/..") {
+		return next
+	}
+	return "/console"
+}
+
+type loginPage struct {
+	consolePage
+	Username string
+	Next     string
+}
+
+func (s *Server) renderLogin(w http.ResponseWriter, r *http.Request, status int, username, message string) {
+	token, err := s.deps.Console.Sessions.FormToken(w, r)
+	if err != nil {
+		s.consoleFailure(w, r, err)
+		return
+	}
+	p := loginPage{consolePage: consolePage{Title: "Sign in", CSS: consoleCSSPath, CSRF: token, Error: message},
+		Username: username, Next: safeNext(r.FormValue("next"))}
+	s.render(w, r, status, "console_login.html", p)
+}
+
+func (s *Server) consoleLoginForm(w http.ResponseWriter, r *http.Request) {
+	oc, err := s.signedIn(w, r)
+	if err != nil {
+		s.consoleFailure(w, r, err)
+		return
+	}
+	if oc != nil {
+		consoleRedirect(w, r, safeNext(r.FormValue("next")))
+		return
+	}
+	s.renderLogin(w, r, http.StatusOK, "", "")
+}
+
+func (s *Server) consoleLogin(w http.ResponseWriter, r *http.Request) {
+	r.Body = http.MaxBytesReader(w, r.Body, consoleMaxForm)
+	if err := r.ParseForm(); err != nil {
+		s.consoleMessage(w, r, http.StatusBadRequest, "Bad request", "The form could not be read.")
+		return
+	}
+	username := r.PostFormValue("username")
+	if !s.deps.Console.Sessions.CheckFormToken(r) {
+		if !s.cfg.Dev && r.TLS == nil && r.Header.Get("X-Forwarded-Proto") != "https" {
+			// Browsers drop Secure cookies on plain http (except localhost).
+			s.logger(r).WarnContext(r.Context(), "console sign-in over plain http: its cookies are Secure, "+
+				"so serve the console over HTTPS (or use --dev for local development)")
+		}
+		s.renderLogin(w, r, http.StatusForbidden, username, "The form expired. Please sign in again.")
+		return
+	}
+	op, err := s.deps.Console.Authenticate(r.Context(), username, r.PostFormValue("password"), clientAddr(r))
+	var limited *console.RateLimitedError
+	switch {
+	case errors.As(err, &limited):
+		s.logger(r).WarnContext(r.Context(), "console sign-in rate limited", "username", verifyd.NormalizeUsername(username))
+		w.Header().Set("Retry-After", strconv.Itoa(int(limited.RetryAfter/time.Second)+1))
+		s.renderLogin(w, r, http.StatusTooManyRequests, username,
+			fmt.Sprintf("Too many sign-in attempts. Try again in %s.", humanDuration(limited.RetryAfter+time.Minute)))
+		return
+	case errors.Is(err, console.ErrBadLogin):
+		s.logger(r).InfoContext(r.Context(), "console sign-in failed", "username", verifyd.NormalizeUsername(username))
+		s.renderLogin(w, r, http.StatusUnauthorized, username, console.ErrBadLogin.Message)
+		return
+	case err != nil:
+		s.consoleFailure(w, r, err)
+		return
+	}
+	if _, err := s.deps.Console.Sessions.Start(r.Context(), w, r, op.Username); err != nil {
+		s.consoleFailure(w, r, err)
+		return
+	}
+	s.logger(r).InfoContext(r.Context(), "console sign-in", "operator", op.Username)
+	consoleRedirect(w, r, safeNext(r.PostFormValue("next")))
+}
+
+// clientAddr is the address the request came from (the proxy's, behind
+// one; see docs/console.md).
+func clientAddr(r *http.Request) netip.Addr {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	a, _ := netip.ParseAddr(host)
+	return a
+}
+
+func (s *Server) consoleLogout(w http.ResponseWriter, r *http.Request, oc *operatorCtx) {
+	if err := s.deps.Console.Sessions.End(r.Context(), w, r); err != nil {
+		s.consoleFailure(w, r, err)
+		return
+	}
+	s.logger(r).InfoContext(r.Context(), "console sign-out", "operator", oc.op.Username)
+	consoleRedirect(w, r, "/console/login")
+}
+
+// --- queue ------------------------------------------------------------------
+
+type queueRow struct {
+	ID, Link, Business, BusinessID, Environment string
+	Created                                     timeView
+	Age                                         string
+}
+
+type timeView struct{ Text, ISO string }
+
+func showTime(t time.Time) timeView {
+	if t.IsZero() {
+		return timeView{}
+	}
+	t = t.UTC()
+	return timeView{Text: t.Format("2006-01-02 15:04:05 UTC"), ISO: t.Format(time.RFC3339)}
+}
+
+// humanDuration writes a duration the way a person would say it.
+func humanDuration(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return "under a minute"
+	case d < time.Hour:
+		return fmt.Sprintf("%d min", int(d/time.Minute))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%d h %d min", int(d/time.Hour), int(d%time.Hour/time.Minute))
+	}
+	return fmt.Sprintf("%d days %d h", int(d/(24*time.Hour)), int(d%(24*time.Hour)/time.Hour))
+}
+
+func itemLink(id string) string { return "/console/verifications/" + url.PathEscape(id) }
+
+func (s *Server) consoleQueue(w http.ResponseWriter, r *http.Request, oc *operatorCtx) {
+	c := s.deps.Console
+	items, err := c.Queue(r.Context())
+	if err != nil {
+		s.consoleFailure(w, r, err)
+		return
+	}
+	now := c.Now()
+	rows := make([]queueRow, len(items))
+	for n, it := range items {
+		rows[n] = queueRow{ID: it.ID, Link: itemLink(it.ID), Business: it.Business.Name, BusinessID: it.BusinessID,
+			Environment: string(it.Environment), Created: showTime(it.CreatedAt), Age: humanDuration(now.Sub(it.CreatedAt))}
+	}
+	p := struct {
+		consolePage
+		Rows  []queueRow
+		Limit int
+		Full  bool
+	}{s.page("Review queue", oc), rows, console.QueueLimit, len(rows) == console.QueueLimit}
+	// After a decision the queue says what was decided, from the store
+	// (never from text in the URL).
+	if id := r.URL.Query().Get("decided"); id != "" {
+		if v, err := c.Verification(r.Context(), id); err == nil && v.Status.Terminal() {
+			p.Notice = fmt.Sprintf("Verification %s is now %s.", v.ID, statusText(v.Status, v.Reason))
+		}
+	}
+	s.render(w, r, http.StatusOK, "console_queue.html", p)
+}
+
+func statusText(st verifyd.Status, reason verifyd.Reason) string {
+	if reason != "" {
+		return string(st) + " (" + string(reason) + ")"
+	}
+	return string(st)
+}
+
+// --- one verification -------------------------------------------------------
+
+type field struct{ Label, Value string }
+
+type imageView struct {
+	URL, Caption, Alt string
+	Width, Height     int
+}
+
+type checkView struct {
+	Check, Outcome, Reason, Detail, Millis string
+	Evidence                               []field
+}
+
+type runView struct {
+	Title, Outcome, Reason, Error string
+	At                            timeView
+	Unreadable                    bool
+	Checks                        []checkView
+}
+
+type historyView struct {
+	Seq                            int
+	At                             timeView
+	From, To, Reason, Cause, Actor string
+	Decision                       bool
+}
+
+type itemPage struct {
+	consolePage
+	ID        string
+	Summary   []field
+	Images    []imageView
+	Runs      []runView
+	History   []historyView
+	Decidable bool
+	// Decided describes the operator decision, when there was one.
+	Decided string
+	Action  string
+	Reasons []string
+	// Chosen is the reason selected before an error.
+	Chosen string
+}
+
+var imageLabels = map[verifyd.ImageKind]string{
+	verifyd.ImageSelfie:        "Selfie",
+	verifyd.ImageDocumentFront: "Document, front",
+	verifyd.ImageDocumentBack:  "Document, back",
+}
+
+// evidenceText shows one evidence value: text and numbers as they are,
+// anything structured as compact JSON.
+func evidenceText(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "—"
+	case string:
+		return x
+	case float64:
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	case bool:
+		return strconv.FormatBool(x)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return s
+}
+
+func (s *Server) itemPage(w http.ResponseWriter, r *http.Request, oc *operatorCtx, status int, message, chosen string) {
+	it, err := s.deps.Console.Item(r.Context(), r.PathValue("id"))
+	if errors.Is(err, verifyd.ErrNotFound) {
+		s.consoleMessage(w, r, http.StatusNotFound, "Not found", "There is no verification with this id.")
+		return
+	}
+	if err != nil {
+		s.consoleFailure(w, r, err)
+		return
+	}
+	v := it.Verification
+	p := itemPage{consolePage: s.page("Verification "+v.ID, oc), ID: v.ID, Decidable: it.Decidable(),
+		Action: itemLink(v.ID) + "/decision", Chosen: chosen}
+	p.Error = message
+	doc := "—"
+	if v.Document.Type != "" {
+		doc = string(v.Document.Type) + ", " + strings.ToUpper(v.Document.Country)
+	}
+	review := map[verifyd.ReviewState]string{verifyd.ReviewNone: "not needed", verifyd.ReviewPending: "waiting for an operator",
+		verifyd.ReviewDecided: "decided by an operator"}[v.Review]
+	p.Summary = []field{
+		{"Status", statusText(v.Status, v.Reason)},
+		{"Review", review},
+		{"Business", it.Business.Name + " (" + it.Business.ID + ")"},
+		{"Environment", string(v.Environment)},
+		{"Flow", string(v.Flow)},
+		{"Customer id", v.Customer.ID},
+		{"Customer e-mail", v.Customer.Email},
+		{"Customer phone", orDash(v.Customer.Phone)},
+		{"Document declared", doc},
+		{"Submissions", strconv.Itoa(v.Submissions)},
+		{"Created", showTime(v.CreatedAt).Text},
+		{"Updated", showTime(v.UpdatedAt).Text},
+		{"Expires", showTime(v.ExpiresAt).Text},
+	}
+	for _, im := range it.Images {
+		label := imageLabels[im.Kind]
+		if label == "" {
+			label = string(im.Kind)
+		}
+		p.Images = append(p.Images, imageView{URL: itemLink(v.ID) + "/images/" + url.PathEscape(string(im.Kind)),
+			Caption: fmt.Sprintf("%s (%s, %d × %d)", label, strings.ToUpper(im.Format), im.Width, im.Height),
+			Alt:     label + " submitted by the customer", Width: im.Width, Height: im.Height})
+	}
+	for _, run := range it.Runs {
+		rv := runView{Title: fmt.Sprintf("Run %d", run.Run), Outcome: run.Outcome, Reason: string(run.Reason),
+			Error: run.Error, At: showTime(run.At), Unreadable: run.Unreadable}
+		for _, res := range run.Results {
+			cv := checkView{Check: res.Check, Outcome: string(res.Outcome), Reason: orDash(string(res.Reason)),
+				Detail: orDash(res.Detail), Millis: strconv.FormatInt(res.Millis, 10)}
+			keys := make([]string, 0, len(res.Evidence))
+			for k := range res.Evidence {
+				keys = append(keys, k)
+			}
+			slices.Sort(keys)
+			for _, k := range keys {
+				cv.Evidence = append(cv.Evidence, field{k, evidenceText(res.Evidence[k])})
+			}
+			rv.Checks = append(rv.Checks, cv)
+		}
+		p.Runs = append(p.Runs, rv)
+	}
+	for _, e := range it.History {
+		h := historyView{Seq: e.Seq, At: showTime(e.At), From: orDash(string(e.From)), To: string(e.To),
+			Reason: orDash(string(e.Reason)), Cause: string(e.Cause), Actor: orDash(e.Actor), Decision: e.Cause == verifyd.CauseReview}
+		if h.Decision {
+			p.Decided = fmt.Sprintf("%s by %s at %s", statusText(e.To, e.Reason), e.Actor, h.At.Text)
+		}
+		p.History = append(p.History, h)
+	}
+	for _, reason := range verifyd.Reasons {
+		p.Reasons = append(p.Reasons, string(reason))
+	}
+	s.render(w, r, status, "console_item.html", p)
+}
+
+func (s *Server) consoleItem(w http.ResponseWriter, r *http.Request, oc *operatorCtx) {
+	s.itemPage(w, r, oc, http.StatusOK, "", "")
+}
+
+func (s *Server) consoleDecide(w http.ResponseWriter, r *http.Request, oc *operatorCtx) {
+	id := r.PathValue("id")
+	reason := r.PostFormValue("reason")
+	var d console.Decision
+	switch r.PostFormValue("decision") {
+	case "approve":
+		d.Approve = true
+	case "fail":
+		d.Reason = verifyd.Reason(reason)
+	default:
+		s.itemPage(w, r, oc, http.StatusUnprocessableEntity, "Choose approve or fail.", reason)
+		return
+	}
+	_, err := s.deps.Console.Decide(r.Context(), oc.op.Username, id, d)
+	switch code := verifyd.ErrorCodeOf(err); {
+	case err == nil:
+		s.logger(r).InfoContext(r.Context(), "review decision", "operator", oc.op.Username, "verification", id,
+			"approve", d.Approve, "reason", string(d.Reason))
+		consoleRedirect(w, r, "/console?decided="+url.QueryEscape(id))
+	case code == verifyd.ENotFound:
+		s.consoleMessage(w, r, http.StatusNotFound, "Not found", "There is no verification with this id.")
+	case code == verifyd.EInvalid || code == verifyd.EConflict:
+		status := http.StatusUnprocessableEntity
+		if code == verifyd.EConflict {
+			status = http.StatusConflict
+		}
+		var e *verifyd.Error
+		errors.As(err, &e)
+		s.itemPage(w, r, oc, status, e.Message, reason)
+	default:
+		s.consoleFailure(w, r, err)
+	}
+}
+
+// imageTypes are the media types of the formats submissions may have.
+var imageTypes = map[string]string{"jpeg": "image/jpeg", "png": "image/png", "webp": "image/webp"}
+
+func (s *Server) consoleImage(w http.ResponseWriter, r *http.Request, oc *operatorCtx) {
+	kind := verifyd.ImageKind(r.PathValue("kind"))
+	if _, ok := imageLabels[kind]; !ok {
+		s.consoleNotFound(w, r)
+		return
+	}
+	im, err := s.deps.Console.Image(r.Context(), r.PathValue("id"), kind)
+	if errors.Is(err, verifyd.ErrNotFound) {
+		s.consoleNotFound(w, r)
+		return
+	}
+	if err != nil {
+		s.consoleFailure(w, r, err)
+		return
+	}
+	h := w.Header()
+	setConsoleHeaders(h)
+	h.Set("Content-Security-Policy", "default-src 'none'")
+	if ct, ok := imageTypes[im.Format]; ok {
+		h.Set("Content-Type", ct)
+		h.Set("Content-Disposition", "inline")
+	} else {
+		h.Set("Content-Type", "application/octet-stream")
+		h.Set("Content-Disposition", "attachment")
+	}
+	h.Set("Content-Length", strconv.Itoa(len(im.Bytes)))
+	_, _ = w.Write(im.Bytes)
+}

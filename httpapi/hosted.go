@@ -1,0 +1,692 @@
+package httpapi
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"embed"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"html/template"
+	"io"
+	"mime"
+	"mime/multipart"
+	"net/http"
+	"net/url"
+	"path"
+	"strings"
+
+	"github.com/verifyd/verifyd"
+	"github.com/verifyd/verifyd/identity"
+)
+
+//go:embed pages/*.html
+var pageFS embed.FS
+
+//go:embed pages/hosted.css pages/hosted.js
+var hostedAssetFS embed.FS
+
+var hostedTemplates = template.Must(template.ParseFS(pageFS, "pages/hosted.html", "pages/capture.html"))
+
+// pageCSP allows nothing but the page's own origin: no inline script or
+// style, no third-party assets, no framing.
+const pageCSP = "default-src 'none'; img-src 'self'; style-src 'self'; script-src 'self'; " +
+	"form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+
+// hostedCSP is the hosted page's policy: only its own script and style
+// (no inline code), photos previewed from blob: URLs, the camera stream, and
+// fetches to its own origin.
+const hostedCSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' blob: data:; " +
+	"connect-src 'self'; media-src 'self' blob:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+
+// hostedAsset is one static file of the hosted page, served under a name
+// that contains its content hash so it can be cached for a year.
+type hostedAsset struct {
+	body        []byte
+	contentType string
+	etag        string
+}
+
+var (
+	hostedAssets     = map[string]hostedAsset{} // by hashed name
+	hostedAssetNames = map[string]string{}      // plain name → hashed name
+)
+
+func init() {
+	for _, name := range []string{"hosted.css", "hosted.js"} {
+		body, err := hostedAssetFS.ReadFile("pages/" + name)
+		if err != nil {
+			panic(err)
+		}
+		sum := sha256.Sum256(body)
+		hash := hex.EncodeToString(sum[:5])
+		ext := path.Ext(name)
+		hashed := strings.TrimSuffix(name, ext) + "." + hash + ext
+		types := map[string]string{".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8"}
+		hostedAssets[hashed] = hostedAsset{body: body, contentType: types[ext], etag: `"` + hash + `"`}
+		hostedAssetNames[name] = hashed
+	}
+}
+
+// hostedAssetHandler serves the page's CSS and script from this origin.
+func (s *Server) hostedAssetHandler(w http.ResponseWriter, r *http.Request) {
+	a, ok := hostedAssets[r.PathValue("name")]
+	if !ok {
+		s.writeError(w, r, errRouteNotFound)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", a.contentType)
+	h.Set("Cache-Control", "public, max-age=31536000, immutable")
+	h.Set("ETag", a.etag)
+	h.Set("Cross-Origin-Resource-Policy", "same-origin")
+	if r.Header.Get("If-None-Match") == a.etag {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	_, _ = w.Write(a.body)
+}
+
+// Limits of a hosted submission: three images and a few short fields.
+const (
+	hostedFieldLimit      = 256
+	hostedSubmissionLimit = 3*(verifyd.MaxImageBytes+1) + 1<<20
+)
+
+// csrfCookie is the double-submit token's cookie: a random value the page
+// repeats in a hidden field (forms) or the X-CSRF-Token header (script).
+const csrfCookie = "verifyd_hosted_csrf"
+
+// hostedReq is what every hosted handler works out first.
+type hostedReq struct {
+	token    string
+	lang     string
+	explicit bool // ?lang= chose the language
+	mount    *mountCtx
+}
+
+func (s *Server) hostedRequest(r *http.Request) hostedReq {
+	lang, explicit := hostedLang(r)
+	return hostedReq{token: r.PathValue("token"), lang: lang, explicit: explicit, mount: mountOf(r.Context())}
+}
+
+// pagePath is the page's path on this mount; suffix is appended.
+func (h hostedReq) pagePath(suffix string) string {
+	return h.mount.prefix() + "/verify/" + url.PathEscape(h.token) + suffix
+}
+
+// query carries an explicitly chosen language on to links.
+func (h hostedReq) query() string {
+	if h.explicit {
+		return "?lang=" + h.lang
+	}
+	return ""
+}
+
+// lookup finds the verification of the request's token on this mount: a
+// token of the other environment is not found here.
+func (s *Server) hostedLookup(r *http.Request, h hostedReq) error {
+	v, err := s.deps.Identity.ByHostedToken(r.Context(), h.token)
+	if err != nil {
+		return err
+	}
+	if v.Environment != h.mount.Environment {
+		return verifyd.ErrNotFound
+	}
+	return nil
+}
+
+func setPageHeaders(w http.ResponseWriter) {
+	h := w.Header()
+	h.Set("Content-Security-Policy", hostedCSP)
+	h.Set("Referrer-Policy", "same-origin")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Permissions-Policy", "camera=(self), microphone=(), geolocation=()")
+	h.Set("Content-Type", "text/html; charset=utf-8")
+}
+
+// hostedPage serves the page a B1 redirect_uri points at. Opening it moves
+// the verification from pending to started; what it shows depends on the
+// verification's phase (identity.HostedState).
+func (s *Server) hostedPage(w http.ResponseWriter, r *http.Request) {
+	h := s.hostedRequest(r)
+	if err := s.hostedLookup(r, h); err != nil {
+		s.hostedPageError(w, r, h, err)
+		return
+	}
+	st, err := s.deps.Identity.OpenHostedState(r.Context(), h.token)
+	if err != nil {
+		s.hostedPageError(w, r, h, err)
+		return
+	}
+	s.renderHosted(w, r, h, st, http.StatusOK, nil)
+}
+
+// hostedPageError answers a page request that found no verification (or
+// failed) with a page rather than JSON: a person reads it.
+func (s *Server) hostedPageError(w http.ResponseWriter, r *http.Request, h hostedReq, err error) {
+	status, key := http.StatusInternalServerError, "err_generic"
+	if verifyd.ErrorCodeOf(err) == verifyd.ENotFound {
+		status, key = http.StatusNotFound, "not_found"
+	} else {
+		s.logger(r).ErrorContext(r.Context(), "hosted page", "err", err)
+	}
+	d := s.hostedData(w, r, h)
+	d.NotFound, d.Message = true, msg(h.lang, key)
+	setPageHeaders(w)
+	w.WriteHeader(status)
+	if err := hostedTemplates.ExecuteTemplate(w, "hosted.html", d); err != nil {
+		s.logger(r).ErrorContext(r.Context(), "render hosted page", "err", err)
+	}
+}
+
+// ensureCSRF returns the request's double-submit token, setting a new cookie
+// when it has none. The cookie is HttpOnly and SameSite=Strict, scoped to
+// the mount's hosted pages; a customer who arrives from another site
+// (where Strict cookies are not sent) simply gets a fresh one.
+func (s *Server) ensureCSRF(w http.ResponseWriter, r *http.Request, h hostedReq) string {
+	if c, err := r.Cookie(csrfCookie); err == nil && validCSRFValue(c.Value) {
+		return c.Value
+	}
+	var b [32]byte
+	_, _ = rand.Read(b[:])
+	v := base64.RawURLEncoding.EncodeToString(b[:])
+	http.SetCookie(w, &http.Cookie{
+		Name: csrfCookie, Value: v, Path: h.mount.prefix() + "/verify/",
+		MaxAge: int(verifyd.VerificationLifetime.Seconds()) + 86400, HttpOnly: true,
+		Secure: h.mount.BaseURL.Scheme == "https", SameSite: http.SameSiteStrictMode,
+	})
+	return v
+}
+
+func validCSRFValue(v string) bool {
+	b, err := base64.RawURLEncoding.DecodeString(v)
+	return err == nil && len(b) == 32
+}
+
+// checkCSRF accepts a state-changing request only when the cookie and the
+// submitted token (form field or X-CSRF-Token header) are the same value,
+// and, when the browser says where the request comes from (Origin,
+// Sec-Fetch-Site), that it comes from this origin.
+func checkCSRF(r *http.Request, h hostedReq, formToken string) bool {
+	if !sameOrigin(r, h.mount) {
+		return false
+	}
+	c, err := r.Cookie(csrfCookie)
+	if err != nil || !validCSRFValue(c.Value) {
+		return false
+	}
+	sent := r.Header.Get("X-CSRF-Token")
+	if sent == "" {
+		sent = formToken
+	}
+	return subtle.ConstantTimeCompare([]byte(c.Value), []byte(sent)) == 1
+}
+
+// sameOrigin reports whether a state-changing request comes from the
+// mount's public origin (or the request's own host), when the browser says
+// where it comes from (Sec-Fetch-Site, Origin; "null" is refused).
+func sameOrigin(r *http.Request, m *mountCtx) bool {
+	if site := r.Header.Get("Sec-Fetch-Site"); site != "" && site != "same-origin" && site != "none" {
+		return false
+	}
+	if origin := r.Header.Get("Origin"); origin != "" {
+		u, err := url.Parse(origin)
+		if err != nil || u.Host == "" {
+			return false
+		}
+		scheme := "http"
+		if r.TLS != nil {
+			scheme = "https"
+		}
+		public := u.Scheme == m.BaseURL.Scheme && strings.EqualFold(u.Host, m.BaseURL.Host)
+		direct := u.Scheme == scheme && strings.EqualFold(u.Host, r.Host)
+		if !public && !direct {
+			return false
+		}
+	}
+	return true
+}
+
+// wantsJSON tells the page's script (which asks for JSON) from a plain form
+// post (which gets pages and redirects).
+func wantsJSON(r *http.Request) bool {
+	return strings.Contains(r.Header.Get("Accept"), "application/json")
+}
+
+// hostedProblem is a field problem with its text in the page's language.
+type hostedProblem struct {
+	Field   string `json:"field"`
+	Problem string `json:"problem"`
+	Message string `json:"message"`
+}
+
+// hostedErrorBody is the JSON error of the hosted endpoints: SPEC's two
+// fields (message in the page's language) plus the field problems.
+type hostedErrorBody struct {
+	Message    string          `json:"message"`
+	StatusCode int             `json:"status_code"`
+	Errors     []hostedProblem `json:"errors,omitempty"`
+}
+
+func problemText(lang, field, problem string) string {
+	label := msg(lang, "field_"+field)
+	switch field {
+	case identity.FieldFront, identity.FieldBack, identity.FieldSelfie:
+		switch {
+		case problem == "is required":
+			return msg(lang, "err_image_required", label)
+		case strings.Contains(problem, "larger than"):
+			return msg(lang, "err_image_too_large", label)
+		case strings.Contains(problem, "smaller than"):
+			return msg(lang, "err_image_too_small", label)
+		case strings.Contains(problem, "too many pixels"):
+			return msg(lang, "err_image_too_big", label)
+		}
+		return msg(lang, "err_image_format", label)
+	}
+	if problem == "is required" {
+		return msg(lang, "err_required", label)
+	}
+	return msg(lang, "err_invalid", label)
+}
+
+// hostedFail answers a refused hosted request: JSON for the script, a page
+// (or the page's current state) for a plain form.
+func (s *Server) hostedFail(w http.ResponseWriter, r *http.Request, h hostedReq, err error, form *identity.HostedSubmission) {
+	code := verifyd.ErrorCodeOf(err)
+	if code == verifyd.EInternal {
+		if wantsJSON(r) {
+			s.writeError(w, r, err)
+		} else {
+			s.hostedPageError(w, r, h, err)
+		}
+		return
+	}
+	status := statusOf(code)
+	var problems []hostedProblem
+	var e *verifyd.Error
+	if errors.As(err, &e) {
+		for _, f := range e.Fields {
+			problems = append(problems, hostedProblem{Field: f.Field, Problem: f.Problem, Message: problemText(h.lang, f.Field, f.Problem)})
+		}
+	}
+	key := "err_generic"
+	switch code {
+	case verifyd.EConflict:
+		key = "err_conflict"
+	case verifyd.ETooLarge:
+		key = "err_too_large"
+	case verifyd.ENotFound:
+		key = "not_found"
+	case verifyd.EInvalid:
+		key = "errors_title"
+	case verifyd.EUnauthorized:
+		status, key = http.StatusForbidden, "err_csrf"
+	}
+	if wantsJSON(r) {
+		writeJSON(w, status, hostedErrorBody{Message: msg(h.lang, key), StatusCode: status, Errors: problems})
+		return
+	}
+	if code == verifyd.ENotFound {
+		s.hostedPageError(w, r, h, err)
+		return
+	}
+	st, stErr := s.deps.Identity.HostedState(r.Context(), h.token)
+	if stErr != nil {
+		s.hostedPageError(w, r, h, stErr)
+		return
+	}
+	s.renderHosted(w, r, h, st, status, &hostedFormResult{banner: msg(h.lang, key), problems: problems, form: form})
+}
+
+// errCSRF is how a failed CSRF check travels to hostedFail (answered 403).
+var errCSRF = &verifyd.Error{Code: verifyd.EUnauthorized, Message: "forbidden"}
+
+// hostedSubmit accepts the capture form (multipart/form-data: csrf,
+// document_type, document_country, front, back, selfie).
+func (s *Server) hostedSubmit(w http.ResponseWriter, r *http.Request) {
+	h := s.hostedRequest(r)
+	if err := s.hostedLookup(r, h); err != nil {
+		s.hostedFail(w, r, h, err, nil)
+		return
+	}
+	in, csrf, err := readHostedForm(w, r)
+	if err != nil {
+		s.hostedFail(w, r, h, err, nil)
+		return
+	}
+	if !checkCSRF(r, h, csrf) {
+		s.hostedFail(w, r, h, errCSRF, nil)
+		return
+	}
+	st, err := s.deps.Identity.SubmitHosted(r.Context(), h.token, in)
+	if err != nil {
+		s.hostedFail(w, r, h, err, &in)
+		return
+	}
+	if wantsJSON(r) {
+		writeJSON(w, http.StatusAccepted, statusBody(h, st))
+		return
+	}
+	http.Redirect(w, r, h.pagePath(h.query()), http.StatusSeeOther)
+}
+
+// readHostedForm streams the multipart body, keeping at most one byte more
+// than the limit of each image so an oversized one is reported as such.
+func readHostedForm(w http.ResponseWriter, r *http.Request) (identity.HostedSubmission, string, error) {
+	var in identity.HostedSubmission
+	var csrf string
+	mediaType, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || mediaType != "multipart/form-data" {
+		return in, "", errMalformed
+	}
+	if r.ContentLength > hostedSubmissionLimit {
+		return in, "", errRequestTooLarge
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, hostedSubmissionLimit)
+	mr, err := r.MultipartReader()
+	if err != nil {
+		return in, "", errMalformed
+	}
+	for {
+		part, err := mr.NextPart()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return in, "", bodyError(err)
+		}
+		var dst *[]byte
+		var text *string
+		limit := int64(hostedFieldLimit)
+		switch part.FormName() {
+		case "csrf":
+			text = &csrf
+		case identity.FieldDocumentType:
+			text = &in.DocumentType
+		case identity.FieldDocumentCountry:
+			text = &in.Country
+		case identity.FieldFront:
+			dst = &in.Front
+		case identity.FieldBack:
+			dst = &in.Back
+		case identity.FieldSelfie:
+			dst = &in.Selfie
+		}
+		if dst != nil {
+			limit = verifyd.MaxImageBytes + 1
+		}
+		b, err := readPart(part, limit)
+		if err != nil {
+			return in, "", bodyError(err)
+		}
+		switch {
+		case dst != nil:
+			*dst = b
+		case text != nil:
+			*text = strings.TrimSpace(string(b))
+		}
+	}
+	return in, csrf, nil
+}
+
+// readPart reads up to limit bytes of a part and discards the rest.
+func readPart(p *multipart.Part, limit int64) ([]byte, error) {
+	defer p.Close()
+	b, err := io.ReadAll(io.LimitReader(p, limit))
+	if err != nil {
+		return nil, err
+	}
+	_, err = io.Copy(io.Discard, p)
+	return b, err
+}
+
+func bodyError(err error) error {
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		return errRequestTooLarge
+	}
+	return &verifyd.Error{Code: verifyd.EMalformed, Message: verifyd.MsgMalformed, Err: err}
+}
+
+// hostedStatusBody is the page's polling answer.
+type hostedStatusBody struct {
+	Status       verifyd.Status `json:"status"`
+	Reason       verifyd.Reason `json:"reason"`
+	Phase        identity.Phase `json:"phase"`
+	Processing   bool           `json:"processing"`
+	CanRetry     bool           `json:"can_retry"`
+	AttemptsLeft int            `json:"attempts_left"`
+	MessageKey   string         `json:"message_key"`
+	Message      string         `json:"message"`
+	ReturnURL    string         `json:"return_url"`
+}
+
+func statusBody(h hostedReq, st identity.HostedState) hostedStatusBody {
+	b := hostedStatusBody{Status: st.Status, Reason: st.Reason, Phase: st.Phase,
+		Processing: st.Phase == identity.PhaseProcessing, CanRetry: st.Phase == identity.PhaseRetry && st.AttemptsLeft > 0,
+		AttemptsLeft: st.AttemptsLeft, MessageKey: "state_" + string(st.Phase)}
+	b.Message = msg(h.lang, b.MessageKey)
+	if st.Done() {
+		b.ReturnURL = st.RedirectURI
+	}
+	return b
+}
+
+// hostedStatus answers the page's polling with a small JSON document.
+func (s *Server) hostedStatus(w http.ResponseWriter, r *http.Request) {
+	h := s.hostedRequest(r)
+	if err := s.hostedLookup(r, h); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	st, err := s.deps.Identity.HostedState(r.Context(), h.token)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, statusBody(h, st))
+}
+
+// hostedSandbox applies the outcome chosen in the sandbox panel. The route
+// exists only on sandbox mounts, and identity.SandboxHosted refuses
+// production verifications, so production answers 404.
+func (s *Server) hostedSandbox(w http.ResponseWriter, r *http.Request) {
+	h := s.hostedRequest(r)
+	if err := s.hostedLookup(r, h); err != nil {
+		s.hostedFail(w, r, h, err, nil)
+		return
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, 4096)
+	if err := r.ParseForm(); err != nil {
+		s.hostedFail(w, r, h, bodyError(err), nil)
+		return
+	}
+	if !checkCSRF(r, h, r.PostForm.Get("csrf")) {
+		s.hostedFail(w, r, h, errCSRF, nil)
+		return
+	}
+	st, err := s.deps.Identity.SandboxHosted(r.Context(), h.token, r.PostForm.Get("outcome"))
+	if err != nil {
+		s.hostedFail(w, r, h, err, nil)
+		return
+	}
+	if wantsJSON(r) {
+		writeJSON(w, http.StatusOK, statusBody(h, st))
+		return
+	}
+	http.Redirect(w, r, h.pagePath(h.query()), http.StatusSeeOther)
+}
+
+// hostedFormResult is a refused plain-form submission shown on the page.
+type hostedFormResult struct {
+	banner   string
+	problems []hostedProblem
+	form     *identity.HostedSubmission
+}
+
+// hostedPageData is what pages/hosted.html renders.
+type hostedPageData struct {
+	Lang      string
+	CSS, JS   string
+	PagePath  string
+	Query     string
+	Submit    string
+	StatusURL string
+	SandboxTo string
+	CSRF      string
+	Langs     []hostedLangLink
+
+	NotFound bool
+	Sandbox  bool
+	Phase    identity.Phase
+	Message  string
+	// Detail explains a failure; Fix and FixImage what to do on a retry.
+	Detail       string
+	Fix          string
+	FixImage     string
+	AttemptsLeft int
+	ShowAttempts bool
+	ExpiresAt    string
+	ReturnURL    string
+	CanSubmit    bool
+	ShowSandbox  bool
+
+	Banner    string
+	Problems  []hostedProblem
+	DocTypes  []hostedOption
+	Countries []hostedOption
+	Images    []hostedImage
+	FieldErr  map[string]string
+	Outcomes  []hostedOption
+	JSText    map[string]string
+}
+
+// T returns the text of key in the page's language.
+func (d hostedPageData) T(key string, args ...any) string { return msg(d.Lang, key, args...) }
+
+// PrivacyText is the note under the capture form's submit button.
+func (d hostedPageData) PrivacyText() string { return msg(d.Lang, "privacy") }
+
+type hostedLangLink struct {
+	Code, Name, URL string
+	Current         bool
+}
+
+type hostedOption struct {
+	Value, Label string
+	Selected     bool
+}
+
+// hostedImage is one photo section of the capture form.
+type hostedImage struct {
+	Field, Heading, Hint, Tips, FileLabel, Label string
+	// Facing is the camera to use (environment or user); Guide the frame
+	// overlay (document or face).
+	Facing, Guide string
+	Required      bool
+	Optional      bool
+	Error         string
+}
+
+// hostedData fills what every hosted page shows.
+func (s *Server) hostedData(w http.ResponseWriter, r *http.Request, h hostedReq) hostedPageData {
+	d := hostedPageData{Lang: h.lang, PagePath: h.pagePath(""), Query: h.query(),
+		CSS: h.mount.prefix() + "/verify-assets/" + hostedAssetNames["hosted.css"],
+		JS:  h.mount.prefix() + "/verify-assets/" + hostedAssetNames["hosted.js"]}
+	for _, l := range []struct{ code, name string }{{"en", "English"}, {"de", "Deutsch"}, {"fr", "Français"}} {
+		d.Langs = append(d.Langs, hostedLangLink{Code: l.code, Name: l.name, URL: d.PagePath + "?lang=" + l.code, Current: l.code == h.lang})
+	}
+	return d
+}
+
+// renderHosted renders the page for a verification's state; res carries a
+// refused plain-form submission.
+func (s *Server) renderHosted(w http.ResponseWriter, r *http.Request, h hostedReq, st identity.HostedState, status int, res *hostedFormResult) {
+	d := s.hostedData(w, r, h)
+	d.CSRF = s.ensureCSRF(w, r, h)
+	d.Submit, d.StatusURL, d.SandboxTo = h.pagePath("/submission"+h.query()), h.pagePath("/status"), h.pagePath("/sandbox"+h.query())
+	d.Sandbox, d.Phase = st.Sandbox(), st.Phase
+	d.Message = msg(h.lang, "state_"+string(st.Phase))
+	d.ExpiresAt = st.DueAt().UTC().Format("2006-01-02 15:04")
+	d.CanSubmit = st.CanSubmit()
+	d.ShowSandbox = st.Sandbox() && !st.Status.Terminal()
+	d.AttemptsLeft = st.AttemptsLeft
+	d.ShowAttempts = st.Phase == identity.PhaseRetry
+	if st.Done() {
+		d.ReturnURL = st.RedirectURI
+	}
+	switch st.Phase {
+	case identity.PhaseFailed:
+		d.Detail = msg(h.lang, "reason_"+string(st.Reason))
+	case identity.PhaseRetry:
+		d.Fix = msg(h.lang, "fix_"+st.Fix.Problem)
+		if st.Fix.Image != "" {
+			d.FixImage = msg(h.lang, "fix_image_"+string(st.Fix.Image))
+		}
+	}
+	if d.ShowSandbox {
+		for _, o := range identity.SandboxOutcomes() {
+			label := msg(h.lang, "sandbox_"+o)
+			if verifyd.Reason(o).Valid() {
+				label = msg(h.lang, "sandbox_failed", o)
+			}
+			d.Outcomes = append(d.Outcomes, hostedOption{Value: o, Label: label})
+		}
+	}
+	if d.CanSubmit {
+		s.fillCaptureForm(&d, r, h, st, res)
+	}
+	d.JSText = map[string]string{}
+	for _, k := range jsKeys {
+		d.JSText[k] = msg(h.lang, k)
+	}
+	if res != nil {
+		d.Banner, d.Problems = res.banner, res.problems
+	}
+	setPageHeaders(w)
+	w.WriteHeader(status)
+	if err := hostedTemplates.ExecuteTemplate(w, "hosted.html", d); err != nil {
+		s.logger(r).ErrorContext(r.Context(), "render hosted page", "err", err)
+	}
+}
+
+// fillCaptureForm prepares the form: choices preselected from a refused
+// submission, else the previous submission, else the browser's language.
+func (s *Server) fillCaptureForm(d *hostedPageData, r *http.Request, h hostedReq, st identity.HostedState, res *hostedFormResult) {
+	docType, country := string(st.Document.Type), st.Document.Country
+	if res != nil && res.form != nil {
+		docType, country = res.form.DocumentType, res.form.Country
+	}
+	if country == "" {
+		country = defaultCountry(r)
+	}
+	for _, t := range verifyd.DocumentTypes {
+		d.DocTypes = append(d.DocTypes, hostedOption{Value: string(t), Label: msg(h.lang, "doc_"+string(t)), Selected: string(t) == docType})
+	}
+	for _, c := range countryLists[h.lang] {
+		d.Countries = append(d.Countries, hostedOption{Value: c.Code, Label: c.Name + " (" + strings.ToUpper(c.Code) + ")", Selected: c.Code == country})
+	}
+	fieldErr := map[string]string{}
+	if res != nil {
+		for _, p := range res.problems {
+			fieldErr[p.Field] = p.Message
+		}
+	}
+	d.Images = []hostedImage{
+		{Field: identity.FieldFront, Heading: msg(h.lang, "step_front"), Hint: msg(h.lang, "front_hint"),
+			Tips: msg(h.lang, "doc_tips"), FileLabel: msg(h.lang, "file_front"), Facing: "environment", Guide: "document", Required: true},
+		{Field: identity.FieldBack, Heading: msg(h.lang, "step_back"), Hint: msg(h.lang, "back_hint"),
+			Tips: msg(h.lang, "doc_tips"), FileLabel: msg(h.lang, "file_back"), Facing: "environment", Guide: "document", Optional: true},
+		{Field: identity.FieldSelfie, Heading: msg(h.lang, "step_selfie"),
+			Tips: msg(h.lang, "selfie_tips"), FileLabel: msg(h.lang, "file_selfie"), Facing: "user", Guide: "face", Required: true},
+	}
+	for n := range d.Images {
+		d.Images[n].Label = msg(h.lang, "field_"+d.Images[n].Field)
+		d.Images[n].Error = fieldErr[d.Images[n].Field]
+	}
+	d.FieldErr = fieldErr
+}

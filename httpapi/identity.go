@@ -1,0 +1,80 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/verifyd/verifyd"
+	"github.com/verifyd/verifyd/identity"
+)
+
+// customerBody is the customer object of SPEC's responses.
+type customerBody struct {
+	ID    string `json:"id"`
+	Email string `json:"email"`
+}
+
+func customerOf(v identity.View) customerBody {
+	return customerBody{ID: v.Customer.ID, Email: v.Customer.Email}
+}
+
+// createVerification is B1.
+func (s *Server) createVerification(w http.ResponseWriter, r *http.Request, cred verifyd.Credential, body []byte) error {
+	var in identity.CreateInput
+	if err := decodeJSON(body, &in); err != nil {
+		return err
+	}
+	v, err := s.deps.Identity.Create(r.Context(), cred, in)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, struct {
+		ID          string       `json:"id"`
+		Customer    customerBody `json:"customer"`
+		RedirectURI string       `json:"redirect_uri"`
+		Webhook     string       `json:"webhook"`
+	}{v.ID, customerOf(v), v.HostedURL, v.Webhook})
+	return nil
+}
+
+// submitVerification is B2.
+func (s *Server) submitVerification(w http.ResponseWriter, r *http.Request, cred verifyd.Credential, body []byte) error {
+	var in identity.SubmitInput
+	if err := decodeJSON(body, &in); err != nil {
+		return err
+	}
+	v, err := s.deps.Identity.Submit(r.Context(), cred, in)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, struct {
+		ID       string         `json:"id"`
+		Status   verifyd.Status `json:"status"`
+		Customer customerBody   `json:"customer"`
+		Webhook  string         `json:"webhook"`
+	}{v.ID, v.Status, customerOf(v), v.Webhook})
+	return nil
+}
+
+// verificationBody is B3's response.
+type verificationBody struct {
+	ID          string         `json:"id"`
+	Customer    customerBody   `json:"customer"`
+	RedirectURI string         `json:"redirect_uri"`
+	Webhook     string         `json:"webhook"`
+	Status      verifyd.Status `json:"status"`
+	Reason      verifyd.Reason `json:"reason"`
+}
+
+func verificationBodyOf(v identity.View) verificationBody {
+	return verificationBody{v.ID, customerOf(v), v.HostedURL, v.Webhook, v.Status, v.Reason}
+}
+
+// getVerification is B3.
+func (s *Server) getVerification(w http.ResponseWriter, r *http.Request, cred verifyd.Credential, _ []byte) error {
+	v, err := s.deps.Identity.Get(r.Context(), cred, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, verificationBodyOf(v))
+	return nil
+}

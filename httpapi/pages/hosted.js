@@ -1,0 +1,311 @@
+// Hosted identity-verification page: camera capture with a frame guide,
+// upload fallback, submission without reloading, and status polling. The
+// page works without this script (plain multipart form, meta refresh).
+(function () {
+  'use strict';
+
+  var main = document.getElementById('main');
+  var textEl = document.getElementById('hosted-text');
+  if (!main || !textEl) { return; }
+  var T = {};
+  try { T = JSON.parse(textEl.textContent) || {}; } catch (e) { T = {}; }
+  var lang = main.getAttribute('data-lang') || 'en';
+  var live = document.getElementById('live');
+
+  function t(key, arg) {
+    var s = T[key] || key;
+    return arg === undefined ? s : s.replace(/%[sd]/, String(arg));
+  }
+
+  function announce(text) {
+    if (!live) { return; }
+    live.textContent = '';
+    var p = document.createElement('p');
+    p.textContent = text;
+    live.appendChild(p);
+  }
+
+  // Polling while a submission is processed (or, on a page that asks for it
+  // with data-poll, while it waits for a review): the page reloads itself
+  // when the phase changes, so what is shown always comes from the server.
+  var phase = main.getAttribute('data-phase');
+  if (phase === 'processing' || main.hasAttribute('data-poll')) {
+    var statusURL = main.getAttribute('data-status') + '?lang=' + encodeURIComponent(lang);
+    var every = parseInt(main.getAttribute('data-poll'), 10) || 1500;
+    var poll = function () {
+      fetch(statusURL, { headers: { Accept: 'application/json' }, credentials: 'same-origin', cache: 'no-store' })
+        .then(function (r) {
+          // Gone (an expired link): the page shows why.
+          if (r.status === 404) { window.location.reload(); return null; }
+          return r.ok ? r.json() : null;
+        })
+        .then(function (s) {
+          if (s && s.phase !== phase) { window.location.reload(); return; }
+          window.setTimeout(poll, every);
+        })
+        .catch(function () { window.setTimeout(poll, 4000); });
+    };
+    window.setTimeout(poll, 1000);
+  }
+
+  var form = document.getElementById('capture');
+  if (!form) { return; }
+  var csrf = form.querySelector('input[name=csrf]').value;
+  var summary = document.getElementById('error-summary');
+  var submit = document.getElementById('submit');
+  var photos = {};      // field → Blob taken with the camera or re-encoded
+  var canCamera = !!(navigator.mediaDevices && navigator.mediaDevices.getUserMedia) && window.isSecureContext;
+  var maxBytes = 10 * 1024 * 1024;
+  var accepted = ['image/jpeg', 'image/png', 'image/webp'];
+
+  function section(field) { return document.getElementById('s-' + field); }
+  function fileInput(field) { return document.getElementById('f-' + field); }
+  function label(field) { return section(field).getAttribute('data-label'); }
+
+  // The back is needed for every document type but the passport.
+  function needsBack() {
+    var chosen = form.querySelector('input[name=document_type]:checked');
+    return !chosen || chosen.value !== 'Passport';
+  }
+  function updateBack() {
+    var back = section('back');
+    if (back) { back.hidden = !needsBack(); }
+  }
+  Array.prototype.forEach.call(form.querySelectorAll('input[name=document_type]'), function (r) {
+    r.addEventListener('change', updateBack);
+  });
+  updateBack();
+
+  function fieldError(field, text) {
+    var el = document.getElementById('e-' + field);
+    var input = fileInput(field);
+    if (!el) { return; }
+    el.textContent = text || '';
+    el.hidden = !text;
+    if (input) {
+      if (text) {
+        input.setAttribute('aria-invalid', 'true');
+        input.setAttribute('aria-describedby', 'd-' + field + ' e-' + field);
+      } else {
+        input.removeAttribute('aria-invalid');
+        input.setAttribute('aria-describedby', 'd-' + field);
+      }
+    }
+  }
+
+  function showSummary(items) {
+    var list = summary.querySelector('ul');
+    list.textContent = '';
+    items.forEach(function (it) {
+      var li = document.createElement('li');
+      var a = document.createElement('a');
+      a.href = '#f-' + it.field;
+      a.textContent = it.message;
+      li.appendChild(a);
+      list.appendChild(li);
+    });
+    summary.hidden = items.length === 0;
+    if (items.length) { summary.focus(); }
+  }
+
+  function showBanner(text) {
+    var b = document.getElementById('banner');
+    if (!b) {
+      b = document.createElement('p');
+      b.id = 'banner';
+      b.className = 'notice notice-error';
+      b.setAttribute('role', 'alert');
+      form.parentNode.insertBefore(b, form);
+    }
+    b.textContent = text;
+  }
+
+  function setPreview(field, blob) {
+    var sec = section(field);
+    var slot = sec.querySelector('.camera-slot');
+    var img = slot.querySelector('img.preview');
+    if (!img) {
+      img = document.createElement('img');
+      img.className = 'preview';
+      slot.insertBefore(img, slot.firstChild);
+    }
+    if (img.src) { URL.revokeObjectURL(img.src); }
+    img.src = URL.createObjectURL(blob);
+    img.alt = t('preview_alt', label(field));
+    sec.classList.add('has-photo');
+    var btn = slot.querySelector('button.take');
+    if (btn) { btn.textContent = t('retake'); }
+    fieldError(field, '');
+  }
+
+  // Re-encode a chosen file the server would refuse (another format, or
+  // more than 10 MB) as a JPEG of at most 3000 px, when the browser can
+  // decode it; otherwise the server's message explains the problem.
+  function normalise(file) {
+    if (accepted.indexOf(file.type) >= 0 && file.size <= maxBytes) { return Promise.resolve(null); }
+    if (!window.createImageBitmap) { return Promise.resolve(null); }
+    return createImageBitmap(file).then(function (bmp) {
+      var scale = Math.min(1, 3000 / Math.max(bmp.width, bmp.height));
+      var c = document.createElement('canvas');
+      c.width = Math.round(bmp.width * scale);
+      c.height = Math.round(bmp.height * scale);
+      c.getContext('2d').drawImage(bmp, 0, 0, c.width, c.height);
+      return new Promise(function (resolve) { c.toBlob(resolve, 'image/jpeg', 0.9); });
+    }).catch(function () { return null; });
+  }
+
+  // Each photo section: a camera button (when there is a camera API), a
+  // preview, and the file input as the fallback.
+  Array.prototype.forEach.call(form.querySelectorAll('section.photo'), function (sec) {
+    var field = sec.getAttribute('data-field');
+    var input = fileInput(field);
+    input.required = false; // the script checks photos itself (camera or file)
+    input.addEventListener('change', function () {
+      var file = input.files && input.files[0];
+      delete photos[field];
+      if (!file) { return; }
+      normalise(file).then(function (blob) {
+        if (blob) { photos[field] = blob; }
+        setPreview(field, blob || file);
+        announce(t('photo_chosen', label(field)));
+      });
+    });
+    if (!canCamera) { return; }
+    var btn = document.createElement('button');
+    btn.type = 'button';
+    btn.className = 'take primary';
+    btn.textContent = t('use_camera');
+    btn.addEventListener('click', function () { openCamera(sec, btn); });
+    sec.querySelector('.camera-slot').appendChild(btn);
+  });
+
+  // The camera dialog.
+  var dialog = document.getElementById('camera');
+  var video = document.getElementById('camera-video');
+  var shoot = document.getElementById('camera-shoot');
+  var cancel = document.getElementById('camera-cancel');
+  var stage = dialog.querySelector('.stage');
+  var guide = dialog.querySelector('.guide');
+  var stream = null;
+  var current = null; // {field, button}
+
+  shoot.textContent = t('camera_capture');
+  cancel.textContent = t('camera_cancel');
+
+  function stopStream() {
+    if (stream) { stream.getTracks().forEach(function (tr) { tr.stop(); }); }
+    stream = null;
+    video.srcObject = null;
+  }
+
+  function closeCamera() {
+    stopStream();
+    if (dialog.open) { dialog.close(); }
+    if (current && current.button) { current.button.focus(); }
+  }
+
+  function cameraFailed() {
+    var field = current.field;
+    closeCamera();
+    fieldError(field, t('camera_unavailable'));
+    announce(t('camera_unavailable'));
+    fileInput(field).focus();
+  }
+
+  function openCamera(sec, button) {
+    var field = sec.getAttribute('data-field');
+    var facing = sec.getAttribute('data-facing');
+    var face = sec.getAttribute('data-guide') === 'face';
+    current = { field: field, button: button };
+    document.getElementById('camera-title').textContent = label(field);
+    document.getElementById('camera-help').textContent = t('camera_starting');
+    guide.className = 'guide ' + (face ? 'guide-face' : 'guide-document');
+    stage.classList.toggle('mirror', facing === 'user');
+    shoot.disabled = true;
+    if (typeof dialog.showModal === 'function') { dialog.showModal(); } else { dialog.setAttribute('open', ''); }
+    cancel.focus();
+    navigator.mediaDevices.getUserMedia({
+      audio: false,
+      video: { facingMode: { ideal: facing }, width: { ideal: 1920 }, height: { ideal: 1080 } }
+    }).then(function (s) {
+      if (!dialog.open) { s.getTracks().forEach(function (tr) { tr.stop(); }); return; }
+      stream = s;
+      video.srcObject = s;
+      return video.play().then(function () {
+        document.getElementById('camera-help').textContent = t(face ? 'camera_face' : 'camera_doc');
+        shoot.disabled = false;
+        shoot.focus();
+      });
+    }).catch(cameraFailed);
+  }
+
+  shoot.addEventListener('click', function () {
+    if (!stream || !video.videoWidth) { return; }
+    var c = document.createElement('canvas');
+    c.width = video.videoWidth;
+    c.height = video.videoHeight;
+    c.getContext('2d').drawImage(video, 0, 0, c.width, c.height);
+    var field = current.field;
+    shoot.disabled = true;
+    c.toBlob(function (blob) {
+      if (!blob) { cameraFailed(); return; }
+      photos[field] = blob;
+      fileInput(field).value = '';
+      setPreview(field, blob);
+      closeCamera();
+      announce(t('photo_taken', label(field)));
+    }, 'image/jpeg', 0.92);
+  });
+  cancel.addEventListener('click', closeCamera);
+  dialog.addEventListener('cancel', function (e) { e.preventDefault(); closeCamera(); });
+
+  function hasPhoto(field) {
+    var input = fileInput(field);
+    return !!photos[field] || !!(input && input.files && input.files.length);
+  }
+
+  form.addEventListener('submit', function (e) {
+    e.preventDefault();
+    if (!form.reportValidity()) { return; }
+    var fields = ['front', 'selfie'];
+    if (needsBack()) { fields.splice(1, 0, 'back'); }
+    var missing = [];
+    fields.forEach(function (f) {
+      if (!hasPhoto(f)) {
+        var text = T.err_image_required ? t('err_image_required', label(f)) : label(f);
+        fieldError(f, text);
+        missing.push({ field: f, message: text });
+      }
+    });
+    if (missing.length) { showSummary(missing); return; }
+    showSummary([]);
+
+    var data = new FormData(form);
+    Object.keys(photos).forEach(function (f) { data.set(f, photos[f], f + '.jpg'); });
+    if (!needsBack()) { data.delete('back'); }
+    submit.disabled = true;
+    announce(t('sending'));
+    fetch(form.action, {
+      method: 'POST', body: data, credentials: 'same-origin',
+      headers: { Accept: 'application/json', 'X-CSRF-Token': csrf }
+    }).then(function (r) {
+      if (r.status === 202 || r.status === 409) { window.location.reload(); return null; }
+      return r.json().catch(function () { return {}; }).then(function (body) {
+        submit.disabled = false;
+        if (r.status === 422 && body.errors) {
+          body.errors.forEach(function (p) { fieldError(p.field, p.message); });
+          showSummary(body.errors);
+          announce(t('errors_title'));
+          return;
+        }
+        var key = r.status === 403 ? 'err_csrf' : r.status === 413 ? 'err_too_large' : 'err_generic';
+        showBanner(body.message || t(key));
+        announce(body.message || t(key));
+      });
+    }).catch(function () {
+      submit.disabled = false;
+      showBanner(t('err_network'));
+      announce(t('err_network'));
+    });
+  });
+})();

@@ -1,0 +1,146 @@
+package httpapi
+
+import (
+	"net/http"
+	"sort"
+	"strings"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/verifyd/verifyd"
+)
+
+// mountRoutes lists every route served under one mount. Paths are SPEC.md's,
+// relative to the mount's base URL. Each path is registered once with the
+// methods it accepts, so a wrong method gets SPEC's JSON 405 body rather
+// than net/http's plain-text one.
+func (s *Server) mountRoutes(m Mount) *http.ServeMux {
+	mux := http.NewServeMux()
+	max, maxSubmission := s.cfg.MaxBodyBytes, s.cfg.MaxSubmissionBytes
+
+	// C. Allowed redirect URLs, on both interfaces.
+	redirectAuth := authOpts{unknownKey: errInvalidAuth, maxBody: max}
+	mux.Handle("/v1/business/allowed-redirects", s.methods(map[string]http.Handler{
+		http.MethodGet:    s.hmacAuth(redirectAuth, s.getRedirects),
+		http.MethodPatch:  s.hmacAuth(redirectAuth, s.addRedirects),
+		http.MethodPut:    s.hmacAuth(redirectAuth, s.replaceRedirects),
+		http.MethodDelete: s.hmacAuth(redirectAuth, s.removeRedirects),
+	}))
+
+	switch m.Interface {
+	case verifyd.InterfaceIdentity:
+		// B. Identity verification.
+		identityAuth := authOpts{unknownKey: errInvalidClient, maxBody: max}
+		submissionAuth := authOpts{unknownKey: errInvalidClient, maxBody: maxSubmission}
+		mux.Handle("/api/v1/identity-verification", s.methods(map[string]http.Handler{
+			http.MethodPost: s.hmacAuth(identityAuth, s.createVerification), // B1
+		}))
+		mux.Handle("/api/v1/identity-verification/selfie-document-validation", s.methods(map[string]http.Handler{
+			http.MethodPost: s.hmacAuth(submissionAuth, s.submitVerification), // B2
+		}))
+		mux.Handle("/api/v1/identity-verification/{id}", s.methods(map[string]http.Handler{
+			http.MethodGet: s.hmacAuth(identityAuth, s.getVerification), // B3
+		}))
+		if m.Environment == verifyd.EnvSandbox {
+			// Sandbox controls: drive a verification through its lifecycle.
+			mux.Handle("/api/v1/sandbox/identity-verification/{id}/simulate", s.methods(map[string]http.Handler{
+				http.MethodPost: s.hmacAuth(identityAuth, s.simulate),
+			}))
+			mux.Handle("/api/v1/sandbox/identity-verification/{id}/advance-time", s.methods(map[string]http.Handler{
+				http.MethodPost: s.hmacAuth(identityAuth, s.advanceTime),
+			}))
+		}
+		// The hosted page a B1 redirect_uri points at, and what it calls
+		// (docs/hosted-flow.md).
+		mux.Handle("/verify/{token}", s.methods(map[string]http.Handler{
+			http.MethodGet: http.HandlerFunc(s.hostedPage),
+		}))
+		mux.Handle("/verify/{token}/submission", s.methods(map[string]http.Handler{
+			http.MethodPost: http.HandlerFunc(s.hostedSubmit),
+		}))
+		mux.Handle("/verify/{token}/status", s.methods(map[string]http.Handler{
+			http.MethodGet: http.HandlerFunc(s.hostedStatus),
+		}))
+		if m.Environment == verifyd.EnvSandbox {
+			mux.Handle("/verify/{token}/sandbox", s.methods(map[string]http.Handler{
+				http.MethodPost: http.HandlerFunc(s.hostedSandbox),
+			}))
+		}
+		mux.Handle("/verify-assets/{name}", s.methods(map[string]http.Handler{
+			http.MethodGet: http.HandlerFunc(s.hostedAssetHandler),
+		}))
+	case verifyd.InterfaceAge:
+		// A. Age verification, the OAuth side (age.go, docs/age.md). A1
+		// redirects to the hosted flow at /flow/{id}.
+		mux.Handle("/oauth/authorize", s.methods(map[string]http.Handler{
+			http.MethodGet: http.HandlerFunc(s.ageAuthorize), // A1
+		}))
+		mux.Handle("/oauth/token", s.methods(map[string]http.Handler{
+			http.MethodPost: http.HandlerFunc(s.ageToken), // A2
+		}))
+		mux.Handle("/users/me", s.methods(map[string]http.Handler{
+			http.MethodGet: http.HandlerFunc(s.ageUser), // A3
+		}))
+		// The hosted flow A1 sends the person to (age_pages.go).
+		s.ageFlowRoutes(mux, m)
+	}
+
+	mux.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.writeError(w, r, errRouteNotFound)
+	}))
+	return mux
+}
+
+// opsRoutes are the operational endpoints, outside every mount.
+func (s *Server) opsRoutes() *http.ServeMux {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", s.healthz)
+	mux.HandleFunc("GET /readyz", s.readyz)
+	if s.deps.Registry != nil {
+		mux.Handle("GET /metrics", promhttp.HandlerFor(s.deps.Registry, promhttp.HandlerOpts{}))
+	}
+	if s.deps.Console != nil {
+		// The review console, with its own routes below.
+		console := s.consoleHandler(s.consoleRoutes())
+		mux.Handle("/console", console)
+		mux.Handle("/console/", console)
+	}
+	return mux
+}
+
+// consoleRoutes are the review console's pages (console.go), at the root of
+// the listener next to the operational endpoints. Pages need an operator's
+// session (otherwise they redirect to the login page; images answer 403),
+// and every POST checks the session's CSRF token.
+func (s *Server) consoleRoutes() *http.ServeMux {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /console", s.operatorPage(s.consoleQueue))
+	mux.HandleFunc("GET /console/{$}", s.consoleRedirectHome)
+	mux.HandleFunc("GET /console/login", s.consoleLoginForm)
+	mux.HandleFunc("POST /console/login", s.consoleLogin)
+	mux.HandleFunc("POST /console/logout", s.operatorPage(s.consoleLogout))
+	mux.HandleFunc("GET /console/verifications/{id}", s.operatorPage(s.consoleItem))
+	mux.HandleFunc("POST /console/verifications/{id}/decision", s.operatorPage(s.consoleDecide))
+	mux.HandleFunc("GET /console/verifications/{id}/images/{kind}", s.operatorImage(s.consoleImage))
+	mux.HandleFunc("GET /console/static/{file}", s.consoleStatic)
+	mux.HandleFunc("/console/", s.consoleNotFound)
+	return mux
+}
+
+// methods dispatches on the request method and answers others with 405 and
+// an Allow header.
+func (s *Server) methods(byMethod map[string]http.Handler) http.Handler {
+	allowed := make([]string, 0, len(byMethod))
+	for m := range byMethod {
+		allowed = append(allowed, m)
+	}
+	sort.Strings(allowed)
+	allow := strings.Join(allowed, ", ")
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if h, ok := byMethod[r.Method]; ok {
+			h.ServeHTTP(w, r)
+			return
+		}
+		w.Header().Set("Allow", allow)
+		s.writeError(w, r, errMethodNotAllowed)
+	})
+}

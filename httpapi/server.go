@@ -1,0 +1,239 @@
+// Package httpapi is the HTTP interface of verifyd: the four mounts
+// (identity and age, production and sandbox) with SPEC.md's paths under each,
+// the operational endpoints, and the middleware every request passes through.
+// Handlers decode, call a use-case service and encode; they never touch SQL.
+// Every route is listed in routes.go.
+package httpapi
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"sort"
+	"strings"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/verifyd/verifyd"
+	"github.com/verifyd/verifyd/age"
+	"github.com/verifyd/verifyd/agehosted"
+	"github.com/verifyd/verifyd/console"
+	"github.com/verifyd/verifyd/identity"
+	"github.com/verifyd/verifyd/tenant"
+)
+
+// Mount is one (interface, environment) pair served under a public base
+// URL. Requests are routed to a mount by host and path prefix.
+type Mount struct {
+	Interface   verifyd.Interface
+	Environment verifyd.Environment
+	BaseURL     *url.URL
+}
+
+// Name returns a short label such as "identity-sandbox".
+func (m Mount) Name() string { return string(m.Interface) + "-" + string(m.Environment) }
+
+// prefix is the base URL's path without its trailing slash ("" for a mount
+// at the root of its host).
+func (m Mount) prefix() string { return strings.TrimSuffix(m.BaseURL.Path, "/") }
+
+// DefaultMounts returns the four mounts of a single listener:
+// /identity and /age for production, /sandbox/identity and /sandbox/age for
+// the sandbox, under the given origin (e.g. http://127.0.0.1:8080).
+func DefaultMounts(origin string) (map[string]string, error) {
+	u, err := url.Parse(origin)
+	if err != nil || u.Host == "" {
+		return nil, fmt.Errorf("invalid origin %q", origin)
+	}
+	o := strings.TrimSuffix(origin, "/")
+	return map[string]string{
+		"identity-production": o + "/identity",
+		"identity-sandbox":    o + "/sandbox/identity",
+		"age-production":      o + "/age",
+		"age-sandbox":         o + "/sandbox/age",
+	}, nil
+}
+
+// ParseMounts turns base URLs keyed by Mount.Name into mounts.
+func ParseMounts(bases map[string]string) ([]Mount, error) {
+	var out []Mount
+	for _, i := range verifyd.Interfaces {
+		for _, e := range verifyd.Environments {
+			m := Mount{Interface: i, Environment: e}
+			raw, ok := bases[m.Name()]
+			if !ok {
+				return nil, fmt.Errorf("no base URL for %s", m.Name())
+			}
+			u, err := url.Parse(raw)
+			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+				return nil, fmt.Errorf("base URL of %s must be an absolute http(s) URL without query, got %q", m.Name(), raw)
+			}
+			m.BaseURL = u
+			out = append(out, m)
+		}
+	}
+	for a := range out {
+		for b := range a {
+			if strings.EqualFold(out[a].BaseURL.Host, out[b].BaseURL.Host) && out[a].prefix() == out[b].prefix() {
+				return nil, fmt.Errorf("%s and %s have the same base URL", out[a].Name(), out[b].Name())
+			}
+		}
+	}
+	return out, nil
+}
+
+// Config is the HTTP layer's configuration.
+type Config struct {
+	Mounts []Mount
+	// Dev relaxes rules meant for production (http webhooks).
+	Dev bool
+	// MaxBodyBytes limits request bodies; MaxSubmissionBytes limits B2, which
+	// carries several base64 images.
+	MaxBodyBytes       int64
+	MaxSubmissionBytes int64
+}
+
+// Pinger reports whether a dependency is ready.
+type Pinger interface {
+	Ping(ctx context.Context) error
+}
+
+// Deps are the services the handlers call.
+type Deps struct {
+	Tenants  *tenant.Service
+	Identity *identity.Service
+	Ready    Pinger
+	Logger   *slog.Logger
+	// Registry receives the HTTP metrics and serves /metrics.
+	Registry *prometheus.Registry
+	// Console is the review console served at /console (none when nil).
+	Console *console.Service
+	// Age is the OAuth side of the age interface (SPEC A1–A3).
+	Age *age.Service
+	// AgeFlow is the hosted age-verification pages at /flow/{id} (none
+	// when nil).
+	AgeFlow *agehosted.Service
+}
+
+// Server is the http.Handler of the whole service.
+type Server struct {
+	cfg     Config
+	deps    Deps
+	mounts  []mountHandler
+	ops     *http.ServeMux
+	metrics *httpMetrics
+}
+
+type mountHandler struct {
+	Mount
+	mux *http.ServeMux
+}
+
+// New builds the handler for cfg.
+func New(cfg Config, deps Deps) *Server {
+	if cfg.MaxBodyBytes == 0 {
+		cfg.MaxBodyBytes = 1 << 20
+	}
+	if cfg.MaxSubmissionBytes == 0 {
+		cfg.MaxSubmissionBytes = 40 << 20
+	}
+	s := &Server{cfg: cfg, deps: deps, metrics: newHTTPMetrics(deps.Registry)}
+	for _, m := range cfg.Mounts {
+		s.mounts = append(s.mounts, mountHandler{Mount: m, mux: s.mountRoutes(m)})
+	}
+	// Longest prefix first, so /sandbox/identity wins over a root mount.
+	sort.SliceStable(s.mounts, func(a, b int) bool { return len(s.mounts[a].prefix()) > len(s.mounts[b].prefix()) })
+	s.ops = s.opsRoutes()
+	return s
+}
+
+// ServeHTTP routes a request to the operational endpoints or to a mount,
+// through the common middleware.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.observe(w, r, s.dispatch)
+}
+
+// dispatch finds the handler of a request and records its route for logs
+// and metrics.
+func (s *Server) dispatch(w http.ResponseWriter, r *http.Request) {
+	info := infoOf(r.Context())
+	if h, pattern := s.ops.Handler(r); pattern != "" {
+		info.route = pattern
+		h.ServeHTTP(w, r)
+		return
+	}
+	m, rest, ok := s.findMount(r)
+	if !ok {
+		info.route = "unmatched"
+		s.writeError(w, r, errRouteNotFound)
+		return
+	}
+	r2 := r.Clone(withMount(r.Context(), m.Mount, r))
+	r2.URL.Path = rest
+	r2.URL.RawPath = ""
+	info.mount = m.Name()
+	// ServeHTTP (not Handler) so that path values are set; it records the
+	// matched pattern on r2.
+	m.mux.ServeHTTP(w, r2)
+	info.route = r2.Pattern
+}
+
+// findMount picks the mount for a request: among mounts whose path prefix
+// matches, one on the request's host wins; otherwise the longest prefix,
+// provided it is not shared by another mount (then only the host can
+// decide, and an unknown host gets 404).
+func (s *Server) findMount(r *http.Request) (mountHandler, string, bool) {
+	host := requestHost(r)
+	var candidates []mountHandler
+	for _, m := range s.mounts {
+		p := m.prefix()
+		if r.URL.Path == p || strings.HasPrefix(r.URL.Path, p+"/") {
+			if strings.EqualFold(m.BaseURL.Host, host) {
+				return m, strings.TrimPrefix(r.URL.Path, p), true
+			}
+			candidates = append(candidates, m)
+		}
+	}
+	if len(candidates) == 0 {
+		return mountHandler{}, "", false
+	}
+	best := candidates[0]
+	if len(candidates) > 1 && candidates[1].prefix() == best.prefix() {
+		return mountHandler{}, "", false
+	}
+	rest := strings.TrimPrefix(r.URL.Path, best.prefix())
+	if rest == "" {
+		rest = "/"
+	}
+	return best, rest, true
+}
+
+// requestHost returns the request's host, ignoring the default port.
+func requestHost(r *http.Request) string {
+	h := r.Host
+	if host, port, err := net.SplitHostPort(h); err == nil && (port == "80" || port == "443") {
+		h = host
+	}
+	return h
+}
+
+type mountKey struct{}
+
+// mountCtx is what handlers learn about the mount a request came through.
+type mountCtx struct {
+	Mount
+	// fullPath and fullEscapedPath are the path before the mount prefix was
+	// removed, which some clients sign.
+	fullPath, fullEscapedPath string
+}
+
+func withMount(ctx context.Context, m Mount, r *http.Request) context.Context {
+	return context.WithValue(ctx, mountKey{}, &mountCtx{Mount: m, fullPath: r.URL.Path, fullEscapedPath: r.URL.EscapedPath()})
+}
+
+func mountOf(ctx context.Context) *mountCtx {
+	m, _ := ctx.Value(mountKey{}).(*mountCtx)
+	return m
+}

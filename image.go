@@ -1,0 +1,96 @@
+package verifyd
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
+	"image"
+	_ "image/jpeg" // registers the JPEG decoder
+	_ "image/png"  // registers the PNG decoder
+	"strings"
+
+	_ "golang.org/x/image/webp" // registers the WebP decoder
+)
+
+// Image limits for submitted photos. A modern phone photo is 2–6 MB as JPEG;
+// the limits leave room for that while bounding memory per request.
+const (
+	MaxImageBytes  = 10 << 20
+	MaxImagePixels = 50_000_000
+	MaxImageSide   = 12_000
+	MinImageSide   = 64
+)
+
+// Image is a decoded-header view of a submitted photo: the bytes plus what
+// could be read from the header. The pixels are decoded later, by the checks
+// that need them.
+type Image struct {
+	Bytes  []byte
+	Format string
+	Width  int
+	Height int
+}
+
+// SHA256 returns the digest of the image bytes.
+func (i Image) SHA256() []byte {
+	s := sha256.Sum256(i.Bytes)
+	return s[:]
+}
+
+// DecodeImage decodes a base64 image field. It accepts standard and URL-safe
+// alphabets, with or without padding, and an optional data-URL prefix
+// ("data:image/jpeg;base64,"), because integrators' clients produce all of
+// these. It returns a problem description instead of an error so callers can
+// report every bad field at once.
+func DecodeImage(s string) (Image, string) {
+	if s == "" {
+		return Image{}, "is required"
+	}
+	if strings.HasPrefix(s, "data:") {
+		i := strings.Index(s, ",")
+		if i < 0 || !strings.HasSuffix(s[:i], ";base64") {
+			return Image{}, "must be base64"
+		}
+		s = s[i+1:]
+	}
+	s = strings.TrimRight(s, "=")
+	if base64.RawStdEncoding.DecodedLen(len(s)) > MaxImageBytes {
+		return Image{}, "is larger than 10 MiB"
+	}
+	var raw []byte
+	var err error
+	if strings.ContainsAny(s, "-_") {
+		raw, err = base64.RawURLEncoding.DecodeString(s)
+	} else {
+		raw, err = base64.RawStdEncoding.DecodeString(s)
+	}
+	if err != nil {
+		return Image{}, "must be base64"
+	}
+	return DecodeImageBytes(raw)
+}
+
+// DecodeImageBytes checks raw image bytes (an uploaded file) by the same
+// rules as DecodeImage: at most 10 MiB, JPEG, PNG or WebP, between 64 and
+// 12,000 pixels on a side and at most 50 megapixels.
+func DecodeImageBytes(raw []byte) (Image, string) {
+	switch {
+	case len(raw) == 0:
+		return Image{}, "is required"
+	case len(raw) > MaxImageBytes:
+		return Image{}, "is larger than 10 MiB"
+	}
+	cfg, format, err := image.DecodeConfig(bytes.NewReader(raw))
+	// Check the format too: image.DecodeConfig accepts any format whose
+	// decoder some package in the binary registered (GIF, BMP, ...).
+	if err != nil || (format != "jpeg" && format != "png" && format != "webp") {
+		return Image{}, "must be a JPEG, PNG or WebP image"
+	}
+	switch {
+	case cfg.Width < MinImageSide || cfg.Height < MinImageSide:
+		return Image{}, "is smaller than 64 pixels on a side"
+	case cfg.Width > MaxImageSide || cfg.Height > MaxImageSide || cfg.Width*cfg.Height > MaxImagePixels:
+		return Image{}, "has too many pixels"
+	}
+	return Image{Bytes: raw, Format: format, Width: cfg.Width, Height: cfg.Height}, ""
+}

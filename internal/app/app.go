@@ -1,0 +1,177 @@
+// Package app assembles verifyd from its parts: the store, the sealer, the
+// use-case services, the job queue with its workers, the webhook sender and
+// the HTTP handler. The server command and the test harness both build the
+// service here, so tests run exactly what production runs.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/verifyd/verifyd"
+	"github.com/verifyd/verifyd/age"
+	"github.com/verifyd/verifyd/agehosted"
+	"github.com/verifyd/verifyd/console"
+	"github.com/verifyd/verifyd/engine"
+	"github.com/verifyd/verifyd/httpapi"
+	"github.com/verifyd/verifyd/identity"
+	"github.com/verifyd/verifyd/netguard"
+	"github.com/verifyd/verifyd/queue"
+	"github.com/verifyd/verifyd/seal"
+	"github.com/verifyd/verifyd/sqlstore"
+	"github.com/verifyd/verifyd/tenant"
+	"github.com/verifyd/verifyd/webhook"
+)
+
+// Config is what the assembled service needs besides its database.
+type Config struct {
+	// BaseURLs maps mount names ("identity-production", …) to base URLs.
+	BaseURLs map[string]string
+	// Dev relaxes production rules: http webhooks in production and
+	// webhooks to internal addresses.
+	Dev      bool
+	Now      func() time.Time
+	Rand     io.Reader
+	Logger   *slog.Logger
+	Registry *prometheus.Registry
+	Queue    queue.Config
+	// Resolver resolves webhook hosts, at creation and at every delivery
+	// attempt (nil: the system's).
+	Resolver netguard.Resolver
+	// WebhookTimeout bounds one delivery attempt (10 s when zero).
+	WebhookTimeout time.Duration
+	// Pipeline overrides the production verification pipeline (tests).
+	Pipeline *engine.Pipeline
+}
+
+// App is the assembled service.
+type App struct {
+	Store    *sqlstore.DB
+	Tenants  *tenant.Service
+	Identity *identity.Service
+	Console  *console.Service
+	Age      *age.Service
+	AgeFlow  *agehosted.Service
+	Queue    *queue.Queue
+	Sender   *webhook.Sender
+	Handler  http.Handler
+}
+
+// New assembles the service on an open store. It migrates the job queue's
+// tables and connects the store to the queue.
+func New(ctx context.Context, db *sqlstore.DB, sealer *seal.Sealer, cfg Config) (*App, error) {
+	mounts, err := httpapi.ParseMounts(cfg.BaseURLs)
+	if err != nil {
+		return nil, err
+	}
+	if err := queue.Migrate(ctx, db); err != nil {
+		return nil, err
+	}
+	guard := netguard.New(cfg.Dev, cfg.Resolver)
+	a := &App{Store: db}
+	a.Tenants = tenant.New(db, sealer, cfg.Rand, cfg.Now)
+	if cfg.Pipeline == nil {
+		cfg.Pipeline = ProductionPipeline(db, sealer)
+	}
+	a.Identity = identity.New(db, sealer, cfg.Rand, cfg.Now, identity.Config{
+		AllowHTTPWebhooks: cfg.Dev,
+		HostedBaseURL:     func(e verifyd.Environment) string { return cfg.BaseURLs["identity-"+string(e)] },
+		Guard:             guard,
+		Pipeline:          cfg.Pipeline,
+	})
+	a.Sender = webhook.New(db, a.Tenants, webhook.Config{Guard: guard, Resolver: cfg.Resolver,
+		Timeout: cfg.WebhookTimeout, Now: cfg.Now, Logger: cfg.Logger, Registry: cfg.Registry})
+	qcfg := cfg.Queue
+	qcfg.Logger = cfg.Logger
+	a.Queue, err = queue.New(db, qcfg, &queue.Handlers{
+		Deliver: a.Sender.Deliver, Expire: a.Identity.ExpireDue, Process: a.Identity.Process,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("job queue: %w", err)
+	}
+	db.SetEnqueuer(a.Queue)
+	if cfg.Registry != nil {
+		cfg.Registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "verifyd_webhook_queue_depth",
+			Help: "Webhook events not yet delivered (waiting for their first attempt or a retry).",
+		}, func() float64 {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			defer cancel()
+			n, err := db.CountWebhookEvents(ctx, verifyd.WebhookPending)
+			if err != nil {
+				return -1
+			}
+			return float64(n)
+		}))
+	}
+	// The review console's cookies are Secure unless --dev (plain http).
+	a.Console = console.New(db, a.Identity, console.Config{Insecure: cfg.Dev, Now: cfg.Now, Rand: cfg.Rand})
+	// The OAuth side of the age interface; its hosted flow is at
+	// {age base URL}/flow/{id}.
+	a.Age = age.New(db, a.Tenants, cfg.Rand, cfg.Now, age.Config{
+		FlowBaseURL: func(e verifyd.Environment) string { return cfg.BaseURLs["age-"+string(e)] },
+	})
+	// The hosted age-verification pages: accounts, country rules, methods.
+	// Production has no provider besides the document method yet; the
+	// sandbox simulates the others. Cookies are Secure unless --dev.
+	a.AgeFlow, err = agehosted.New(db, a.Identity, a.Age, sealer, agehosted.Config{
+		BaseURL:  func(e verifyd.Environment) string { return cfg.BaseURLs["age-"+string(e)] },
+		Insecure: cfg.Dev, Now: cfg.Now, Rand: cfg.Rand,
+		Providers: agehosted.SandboxSimulations(),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("age flow: %w", err)
+	}
+	a.Handler = httpapi.New(httpapi.Config{Mounts: mounts, Dev: cfg.Dev}, httpapi.Deps{
+		Tenants: a.Tenants, Identity: a.Identity, Ready: db, Logger: cfg.Logger, Registry: cfg.Registry,
+		Console: a.Console, Age: a.Age, AgeFlow: a.AgeFlow,
+	})
+	return a, nil
+}
+
+// ProductionPipeline is the chain of checks that decides production
+// submissions. Without a database (db nil, as in "verifyd inspect") the
+// consistency check, which compares with other customers, is left out.
+func ProductionPipeline(db *sqlstore.DB, sealer *seal.Sealer) *engine.Pipeline {
+	checks := []engine.Check{
+		engine.DecodeCheck{},
+		engine.NewQualityCheck(),
+		engine.DocumentCheck{Reader: mrzReader()},
+	}
+	if db != nil {
+		checks = append(checks, engine.ConsistencyCheck{Lookup: db, DocumentHash: identity.DocumentHasher(sealer)})
+	}
+	checks = append(checks, engine.FaceUnavailableCheck{})
+	return engine.NewPipeline(checks...)
+}
+
+// Start starts the background workers.
+func (a *App) Start(ctx context.Context) error { return a.Queue.Start(ctx) }
+
+// Stop stops the workers, waiting for running jobs until ctx is done.
+func (a *App) Stop(ctx context.Context) error {
+	if err := a.Queue.Stop(ctx); err != nil && !errors.Is(err, context.Canceled) {
+		return err
+	}
+	return nil
+}
+
+// Enqueuer returns an insert-only queue for command-line tools that change
+// state next to a running server (e.g. resending a webhook).
+func Enqueuer(ctx context.Context, db *sqlstore.DB) error {
+	if err := queue.Migrate(ctx, db); err != nil {
+		return err
+	}
+	q, err := queue.New(db, queue.Config{}, nil)
+	if err != nil {
+		return err
+	}
+	db.SetEnqueuer(q)
+	return nil
+}

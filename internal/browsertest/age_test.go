@@ -1,0 +1,291 @@
+package browsertest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"html"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/chromedp"
+
+	"github.com/verifyd/verifyd"
+	"github.com/verifyd/verifyd/internal/testserver"
+	"github.com/verifyd/verifyd/sdk"
+)
+
+// The hosted age-verification pages in a real Chromium: a site (the
+// integrator, a local server here) sends the person to /oauth/authorize;
+// the flow's pages end with a redirect to the site's callback, which
+// exchanges the code (A2) and reads the result (A3) as an integrator does,
+// and shows it.
+
+// integrator is a site using the age interface of one environment.
+type integrator struct {
+	srv  *httptest.Server
+	base string // the age interface's base URL
+	cred verifyd.Credential
+}
+
+func newIntegrator(t *testing.T, ts *testserver.Server, env verifyd.Environment) *integrator {
+	t.Helper()
+	in := &integrator{base: ts.BaseURL(verifyd.InterfaceAge, env), cred: ts.Credential(verifyd.InterfaceAge, env)}
+	in.srv = httptest.NewServer(http.HandlerFunc(in.callback))
+	t.Cleanup(in.srv.Close)
+	c, err := sdk.New(in.base, in.cred.APIKey, in.cred.APISecret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Redirects().Replace(context.Background(), []string{in.srv.URL + "/cb"}); err != nil {
+		t.Fatal(err)
+	}
+	return in
+}
+
+// authorizeURL is where the site sends the person (SPEC A1).
+func (in *integrator) authorizeURL(country string) string {
+	q := url.Values{"client_id": {in.cred.APIKey}, "scope": {"adult"}, "redirect_uri": {in.srv.URL + "/cb"},
+		"country": {country}, "state": {"st-" + country}}
+	return in.base + "/oauth/authorize?" + q.Encode()
+}
+
+// clearCookies forgets every cookie of the browser (a new device).
+func clearCookies() chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, network.ClearBrowserCookies, cdp.Empty{})
+		return err
+	})
+}
+
+// acceptLanguage sets the browser's preferred language (the flow page
+// follows Accept-Language; A1's redirect carries no language).
+func acceptLanguage(lang string) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, network.SetExtraHTTPHeaders, network.SetExtraHTTPHeadersParams{
+			Headers: network.Headers{"Accept-Language": lang}})
+		return err
+	})
+}
+
+// callback is the site's redirect_uri: A2 then A3, server side, and a page
+// with the result.
+func (in *integrator) callback(w http.ResponseWriter, r *http.Request) {
+	body, _ := json.Marshal(map[string]string{"code": r.URL.Query().Get("code")})
+	req, _ := http.NewRequest(http.MethodPost, in.base+"/oauth/token", bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.SetBasicAuth(in.cred.APIKey, in.cred.APISecret)
+	var tok struct {
+		AccessToken string `json:"access_token"`
+	}
+	var user struct {
+		AgeVerified bool   `json:"age_verified"`
+		ID          string `json:"id"`
+		Threshold   int    `json:"threshold"`
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err == nil {
+		err = json.NewDecoder(res.Body).Decode(&tok)
+		res.Body.Close()
+	}
+	if err == nil {
+		if res, err = http.Get(in.base + "/users/me?access_token=" + url.QueryEscape(tok.AccessToken)); err == nil {
+			err = json.NewDecoder(res.Body).Decode(&user)
+			res.Body.Close()
+		}
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	if err != nil || user.ID == "" {
+		fmt.Fprintf(w, `<!doctype html><title>site</title><p id="result">error %s</p>`, html.EscapeString(fmt.Sprint(err)))
+		return
+	}
+	fmt.Fprintf(w, `<!doctype html><title>site</title><p id="result">age_verified=%v id=%s threshold=%d state=%s</p>`,
+		user.AgeVerified, html.EscapeString(user.ID), user.Threshold, html.EscapeString(r.URL.Query().Get("state")))
+}
+
+// waitForSite waits for the site's result page and returns its text.
+func waitForSite(t *testing.T, ctx context.Context, in *integrator) string {
+	t.Helper()
+	waitJS(t, ctx, "the site's result page", `location.href.startsWith('`+in.srv.URL+`/cb') && !!document.getElementById('result')`)
+	return jsString(t, ctx, `document.getElementById('result').textContent`)
+}
+
+func writeFiles(t *testing.T, files map[string][]byte) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, b := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// TestAgeNewUserVerifiesWithDocumentThenReturns: a new person signs up,
+// proves their age with the document method (a synthetic ID card from
+// internal/docgen and a selfie, uploaded with the file inputs) and lands on
+// the site with age_verified=true. Then, in a browser without the session,
+// they log in and are sent straight back.
+//
+// This runs in the SANDBOX, where the document method goes through the
+// real flow (internal identity verification, submission, queue, decision,
+// the flow's polling and redirect) but the decision comes from the
+// account's e-mail tag (none: approved) instead of the production pipeline,
+// which today always ends in review because face matching is not
+// automatic. The MRZ's date of birth deciding is covered in
+// httpapi/age_pages_test.go with a scripted document check.
+func TestAgeNewUserVerifiesWithDocumentThenReturns(t *testing.T) {
+	t.Parallel()
+	ts := testserver.Start(t, "sqlite", testserver.Options{Dev: true})
+	in := newIntegrator(t, ts, verifyd.EnvSandbox)
+	front, back := documentPhotos(t)
+	dir := writeFiles(t, map[string][]byte{"front.jpg": front, "back.jpg": back, "selfie.png": selfiePNG(t)})
+	const email, password = "ada.lovelace@example.com", "analytical engine 1843"
+
+	ctx := browser(t)
+	do(t, ctx, "open the site's link", mobile(), acceptLanguage("en"), chromedp.Navigate(in.authorizeURL("gb")))
+	waitJS(t, ctx, "the account forms", `!!document.getElementById('signup') && !!document.getElementById('login')`)
+	if got := jsString(t, ctx, `document.documentElement.lang`); got != "en" {
+		t.Fatalf("lang = %q", got)
+	}
+	screenshot(t, ctx, "age-account.png")
+	do(t, ctx, "sign up",
+		chromedp.SendKeys(chromedp.ID("s-email"), email),
+		chromedp.SendKeys(chromedp.ID("s-password"), password),
+		chromedp.SendKeys(chromedp.ID("s-password_again"), password),
+		chromedp.Click(chromedp.ID("signup-submit")))
+	waitJS(t, ctx, "the methods", `document.querySelector('main').dataset.phase === 'methods'`)
+	for _, m := range []string{"document", "credit_card", "mobile_operator", "email_estimation"} {
+		if jsString(t, ctx, `String(!!document.getElementById('method-`+m+`'))`) != "true" {
+			t.Fatalf("gb does not offer %s in the sandbox", m)
+		}
+	}
+	screenshot(t, ctx, "age-methods-gb.png")
+	do(t, ctx, "choose the document", chromedp.Click(chromedp.ID("method-document")))
+	waitJS(t, ctx, "the capture form", `!!document.getElementById('capture') && document.querySelector('main').dataset.phase === 'document'`)
+	do(t, ctx, "fill the capture form",
+		chromedp.Click(chromedp.CSS(`input[name=document_type][value=IdCard]`)),
+		chromedp.SetValue(chromedp.ID("f-document_country"), "deu"),
+		chromedp.SetUploadFiles(chromedp.ID("f-front"), []string{filepath.Join(dir, "front.jpg")}),
+		chromedp.SetUploadFiles(chromedp.ID("f-back"), []string{filepath.Join(dir, "back.jpg")}),
+		chromedp.SetUploadFiles(chromedp.ID("f-selfie"), []string{filepath.Join(dir, "selfie.png")}))
+	waitJS(t, ctx, "the previews", `document.querySelectorAll('img.preview').length === 3`)
+	screenshot(t, ctx, "age-document-filled.png")
+	do(t, ctx, "submit", chromedp.Click(chromedp.ID("submit")))
+	first := waitForSite(t, ctx, in)
+	if !strings.HasPrefix(first, "age_verified=true id=agv_") || !strings.HasSuffix(first, "threshold=18 state=st-gb") {
+		t.Fatalf("site shows %q", first)
+	}
+	screenshot(t, ctx, "age-site-adult.png")
+
+	// What was stored: the document and selfie of an internal identity
+	// verification of the integrator, approved, without a webhook.
+	proofs, err := ts.Store.AgeProofs(context.Background(), verifyd.EnvSandbox, accountID(t, ts, email))
+	if err != nil || len(proofs) != 1 || proofs[0].Result != verifyd.AgeResultAdult || proofs[0].Method != verifyd.AgeMethodDocument {
+		t.Fatalf("proofs %+v, %v", proofs, err)
+	}
+	v, err := ts.Store.VerificationByID(context.Background(), proofs[0].IdentityVerificationID)
+	if err != nil || v.Status != verifyd.StatusApproved || v.Webhook != "" || v.Document.Type != verifyd.DocIDCard || v.BusinessID != ts.Business.ID {
+		t.Fatalf("verification %+v, %v", v, err)
+	}
+
+	// Returning without the session: log in, straight back, same id.
+	do(t, ctx, "forget the session", clearCookies())
+	do(t, ctx, "open the site's link again", chromedp.Navigate(in.authorizeURL("gb")))
+	waitJS(t, ctx, "the login form", `!!document.getElementById('login')`)
+	do(t, ctx, "log in",
+		chromedp.SendKeys(chromedp.ID("l-email"), email),
+		chromedp.SendKeys(chromedp.ID("l-password"), password),
+		chromedp.Click(chromedp.ID("login-submit")))
+	if again := waitForSite(t, ctx, in); again != first {
+		t.Fatalf("returning user: site shows %q, want %q", again, first)
+	}
+	// With the session, the next visit does not even show a page.
+	do(t, ctx, "open the site's link a third time", chromedp.Navigate(in.authorizeURL("us")))
+	if third := waitForSite(t, ctx, in); !strings.HasPrefix(third, "age_verified=true") || !strings.HasSuffix(third, "state=st-us") {
+		t.Fatalf("third visit: site shows %q", third)
+	}
+}
+
+func accountID(t *testing.T, ts *testserver.Server, email string) string {
+	t.Helper()
+	a, err := ts.Store.AgeAccountByEmail(context.Background(), verifyd.EnvSandbox, email)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a.ID
+}
+
+// TestAgeGermanyOffersOnlyTheDocument: for a German site the page offers
+// only the ID document, and a credit-card choice forced into the form (a
+// tampered page) is refused by the server. A person who proved their age
+// with a simulated credit card for a UK site must still use the document
+// in Germany. German pages speak German.
+func TestAgeGermanyOffersOnlyTheDocument(t *testing.T) {
+	t.Parallel()
+	ts := testserver.Start(t, "sqlite", testserver.Options{Dev: true})
+	in := newIntegrator(t, ts, verifyd.EnvSandbox)
+	const email, password = "jonas@example.de", "Kreuzberg-Kiez-2024"
+
+	ctx := browser(t)
+	// First a UK site: a simulated credit-card check, adult.
+	do(t, ctx, "open the UK site's link", mobile(), acceptLanguage("en"), chromedp.Navigate(in.authorizeURL("gb")))
+	waitJS(t, ctx, "the account forms", `!!document.getElementById('signup')`)
+	do(t, ctx, "sign up",
+		chromedp.SendKeys(chromedp.ID("s-email"), email),
+		chromedp.SendKeys(chromedp.ID("s-password"), password),
+		chromedp.SendKeys(chromedp.ID("s-password_again"), password),
+		chromedp.Click(chromedp.ID("signup-submit")))
+	waitJS(t, ctx, "the methods", `!!document.getElementById('method-credit_card')`)
+	do(t, ctx, "choose the credit card", chromedp.Click(chromedp.ID("method-credit_card")))
+	waitJS(t, ctx, "the simulation", `!!document.getElementById('outcome-adult')`)
+	screenshot(t, ctx, "age-simulation.png")
+	do(t, ctx, "answer adult", chromedp.Click(chromedp.ID("outcome-adult")))
+	if got := waitForSite(t, ctx, in); !strings.HasPrefix(got, "age_verified=true") {
+		t.Fatalf("UK site shows %q", got)
+	}
+
+	// Then a German site: the password again, then only the document.
+	do(t, ctx, "open the German site's link", acceptLanguage("de-DE,de;q=0.9"), chromedp.Navigate(in.authorizeURL("de")))
+	waitJS(t, ctx, "the password form", `!!document.getElementById('login') && !document.getElementById('signup')`)
+	if got := jsString(t, ctx, `document.documentElement.lang`); got != "de" {
+		t.Fatalf("lang = %q", got)
+	}
+	if got := jsString(t, ctx, `document.getElementById('l-email').value`); got != email {
+		t.Fatalf("e-mail prefilled %q", got)
+	}
+	do(t, ctx, "enter the password", chromedp.SendKeys(chromedp.ID("l-password"), password),
+		chromedp.Click(chromedp.ID("login-submit")))
+	waitJS(t, ctx, "the methods", `document.querySelector('main').dataset.phase === 'methods'`)
+	offered := jsString(t, ctx, `Array.from(document.querySelectorAll('button[name=method]')).map(b => b.value).join(',')`)
+	if offered != "document" {
+		t.Fatalf("Germany offers %q, want only document", offered)
+	}
+	if text := jsString(t, ctx, `document.querySelector('main').innerText`); !strings.Contains(text, "nur ein Ausweisdokument mit Selfie") {
+		t.Fatalf("the German rule is not explained:\n%s", text)
+	}
+	screenshot(t, ctx, "age-methods-de.png")
+	// A tampered page asks for the credit card anyway: refused.
+	do(t, ctx, "tamper and submit", chromedp.Evaluate[chromedp.Void](`document.getElementById('method-document').value = 'credit_card'`),
+		chromedp.Click(chromedp.ID("method-document")))
+	waitJS(t, ctx, "the refusal", `!!document.getElementById('banner')`)
+	if got := jsString(t, ctx, `document.getElementById('banner').textContent`); !strings.Contains(got, "nicht akzeptiert") {
+		t.Fatalf("banner %q", got)
+	}
+	if jsString(t, ctx, `document.querySelector('main').dataset.phase`) != "methods" {
+		t.Fatal("the refused choice left the methods page")
+	}
+	screenshot(t, ctx, "age-refused-de.png")
+	proofs, err := ts.Store.AgeProofs(context.Background(), verifyd.EnvSandbox, accountID(t, ts, email))
+	if err != nil || len(proofs) != 1 {
+		t.Fatalf("the refused method stored a proof: %+v %v", proofs, err)
+	}
+}

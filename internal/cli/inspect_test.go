@@ -1,0 +1,103 @@
+package cli_test
+
+import (
+	"encoding/json"
+	"errors"
+	"image/jpeg"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/verifyd/verifyd/internal/docgen"
+	"github.com/verifyd/verifyd/internal/testdb"
+	"github.com/verifyd/verifyd/mrz"
+)
+
+// photo renders a document with docgen, photographs it mildly and writes
+// it as a JPEG file.
+func photo(t *testing.T, spec docgen.Spec) string {
+	t.Helper()
+	doc, err := docgen.Render(spec)
+	if errors.Is(err, docgen.ErrNoFont) {
+		testdb.Skip(t, err.Error())
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	ph, err := docgen.Photograph(doc, docgen.Mild(), spec.Seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "doc.jpg")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := jpeg.Encode(f, ph.Image, &jpeg.Options{Quality: 85}); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestInspect runs the production pipeline on generated document photos
+// through the operator command.
+func TestInspect(t *testing.T) {
+	t.Parallel()
+	now := time.Now().UTC()
+	adult := mrz.Fields{Format: mrz.TD3, DocumentCode: "P", IssuingState: "GBR", DocumentNumber: "533401372",
+		Surname: "SMITH", GivenNames: "ANNA MARIA", Nationality: "GBR", BirthDate: mrz.Date{Year: 1988, Month: 3, Day: 9},
+		Sex: "F", ExpiryDate: mrz.Date{Year: now.Year() + 4, Month: 6, Day: 30}}
+	minor := adult
+	minor.BirthDate = mrz.Date{Year: now.Year() - 16, Month: 1, Day: 2}
+	expired := adult
+	expired.ExpiryDate = mrz.Date{Year: now.Year() - 1, Month: 1, Day: 2}
+	tests := []struct {
+		name     string
+		fields   mrz.Fields
+		country  string
+		decision string
+		reason   string
+	}{
+		{"adult passport: review (faces not compared)", adult, "gbr", "review", ""},
+		{"minor", minor, "gbr", "failed", "minor"},
+		{"expired", expired, "gbr", "failed", "expired_id"},
+		{"wrong country", adult, "fra", "failed", "invalid_id"},
+	}
+	for n, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			front := photo(t, docgen.Spec{Fields: tt.fields, Seed: uint64(n + 1)})
+			stdout, stderr, err := run(t, nil, "inspect", "--type", "Passport", "--country", tt.country, "--front", front)
+			if err != nil {
+				t.Fatalf("inspect: %v %s", err, stderr)
+			}
+			var out struct {
+				Decision string
+				Reason   string
+				Results  []struct {
+					Check    string
+					Outcome  string
+					Evidence map[string]any
+				}
+			}
+			if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+				t.Fatal(err)
+			}
+			if out.Decision != tt.decision || out.Reason != tt.reason {
+				t.Fatalf("decision %s %s, want %s %s:\n%s", out.Decision, out.Reason, tt.decision, tt.reason, stdout)
+			}
+			for _, r := range out.Results {
+				if r.Check == "document" {
+					m, _ := r.Evidence["mrz"].(map[string]any)
+					if m["document_number"] != "533401372" || m["surname"] != "SMITH" {
+						t.Fatalf("MRZ evidence: %v", r.Evidence)
+					}
+					return
+				}
+			}
+			t.Fatalf("no document result:\n%s", stdout)
+		})
+	}
+}

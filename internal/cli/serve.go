@@ -1,0 +1,193 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/verifyd/verifyd"
+	"github.com/verifyd/verifyd/httpapi"
+	"github.com/verifyd/verifyd/internal/app"
+	"github.com/verifyd/verifyd/queue"
+	"github.com/verifyd/verifyd/tenant"
+)
+
+// mountFlags maps each mount to its flag and environment variable.
+var mountFlags = []struct{ mount, flag, env string }{
+	{"identity-production", "identity-url", "VERIFYD_IDENTITY_URL"},
+	{"identity-sandbox", "sandbox-identity-url", "VERIFYD_SANDBOX_IDENTITY_URL"},
+	{"age-production", "age-url", "VERIFYD_AGE_URL"},
+	{"age-sandbox", "sandbox-age-url", "VERIFYD_SANDBOX_AGE_URL"},
+}
+
+const demoBusinessName = "Demo"
+
+func (e *env) serve(ctx context.Context, args []string) error {
+	fs := e.flags("serve", "serve [--listen ADDR] [--database URL] [--dev] [--demo] [options]",
+		lines("Runs the verifyd HTTP service. Schema migrations run at start.",
+			"By default the four interfaces share one listener under these base URLs:",
+			"  http://ADDR/identity          identity, production",
+			"  http://ADDR/sandbox/identity  identity, sandbox",
+			"  http://ADDR/age               age, production",
+			"  http://ADDR/sandbox/age       age, sandbox",
+			"Give public base URLs (e.g. https://sandbox.example.com/identity) when verifyd runs behind a proxy;",
+			"requests are routed by host and path prefix."))
+	listen := fs.String("listen", e.envOr("VERIFYD_LISTEN", "127.0.0.1:8080"), "address to listen on (env VERIFYD_LISTEN)")
+	dev := fs.Bool("dev", false, "development mode: allow http:// webhooks in production, human-readable logs")
+	demo := fs.Bool("demo", false, `create a business named "Demo" if there is none, and print its credentials and the base URLs`)
+	pollInterval := fs.Duration("queue-poll-interval", 100*time.Millisecond,
+		"how often idle workers look for due jobs (webhook deliveries, expiries)")
+	rescueAfter := fs.Duration("queue-rescue-after", 2*time.Minute,
+		"how long a job may run before it is assumed lost with a crashed process and run again")
+	logFormat := fs.String("log-format", e.envOr("VERIFYD_LOG_FORMAT", ""), "json or text (default json, text with --dev) (env VERIFYD_LOG_FORMAT)")
+	bases := map[string]*string{}
+	for _, m := range mountFlags {
+		bases[m.mount] = fs.String(m.flag, e.getenv(m.env), fmt.Sprintf("public base URL of the %s interface (env %s)", m.mount, m.env))
+	}
+	modelsDir := e.modelsDirFlag(fs, "models-dir")
+	sf := e.addStoreFlags(fs)
+	if help, err := e.parse(fs, args); help || err != nil {
+		return err
+	}
+	logger := e.serverLogger(*logFormat, *dev)
+	logFaceModels(logger, *modelsDir)
+
+	ln, err := net.Listen("tcp", *listen)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	defer ln.Close()
+	origin := "http://" + ln.Addr().String()
+	defaults, err := httpapi.DefaultMounts(origin)
+	if err != nil {
+		return err
+	}
+	for name, v := range bases {
+		if *v != "" {
+			defaults[name] = strings.TrimSuffix(*v, "/")
+		}
+	}
+	mounts, err := httpapi.ParseMounts(defaults)
+	if err != nil {
+		return err
+	}
+
+	db, sealer, err := e.openStore(ctx, sf, logger)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	a, err := app.New(ctx, db, sealer, app.Config{
+		BaseURLs: defaults, Dev: *dev, Now: e.now, Rand: e.rand, Logger: logger, Registry: reg,
+		Queue: queue.Config{PollInterval: *pollInterval, RescueAfter: *rescueAfter},
+	})
+	if err != nil {
+		return err
+	}
+	if *demo {
+		if err := e.printDemo(ctx, a.Tenants, mounts); err != nil {
+			return err
+		}
+	}
+	if err := a.Start(ctx); err != nil {
+		return fmt.Errorf("start job queue: %w", err)
+	}
+	srv := &http.Server{
+		Handler:           a.Handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		// B2 bodies carry several images; slow mobile uplinks need time.
+		ReadTimeout:    2 * time.Minute,
+		WriteTimeout:   2 * time.Minute,
+		IdleTimeout:    2 * time.Minute,
+		MaxHeaderBytes: 64 << 10,
+		ErrorLog:       slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+		BaseContext:    func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+	}
+	logger.Info("verifyd listening", "addr", ln.Addr().String(), "database", string(db.Dialect()), "dev", *dev)
+	fmt.Fprintf(e.stdout, "verifyd listening on %s\n", origin)
+
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	logger.Info("shutting down")
+	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 20*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := a.Stop(shutdownCtx); err != nil {
+		return fmt.Errorf("stop job queue: %w", err)
+	}
+	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+func (e *env) serverLogger(format string, dev bool) *slog.Logger {
+	if format == "" {
+		format = "json"
+		if dev {
+			format = "text"
+		}
+	}
+	if format == "text" {
+		return slog.New(slog.NewTextHandler(e.stderr, nil))
+	}
+	return slog.New(slog.NewJSONHandler(e.stderr, nil))
+}
+
+// printDemo makes sure a demo business exists and prints what a new user
+// needs to call the API: its keys and the base URLs.
+func (e *env) printDemo(ctx context.Context, tenants *tenant.Service, mounts []httpapi.Mount) error {
+	bs, err := tenants.Businesses(ctx)
+	if err != nil {
+		return err
+	}
+	var demo *verifyd.Business
+	for n := range bs {
+		if bs[n].Name == demoBusinessName {
+			demo = &bs[n]
+			break
+		}
+	}
+	if demo == nil {
+		b, _, err := tenants.CreateBusiness(ctx, demoBusinessName)
+		if err != nil {
+			return err
+		}
+		demo = &b
+	}
+	creds, err := tenants.RevealedKeys(ctx, demo.ID)
+	if err != nil {
+		return err
+	}
+	// The newest active key of each pair, in mount order.
+	w := e.stdout
+	fmt.Fprintf(w, "Demo business %q (%s)\n\n", demo.Name, demo.ID)
+	for _, m := range mounts {
+		fmt.Fprintf(w, "%s %s\n  base URL:   %s\n", m.Interface, m.Environment, m.BaseURL)
+		for n := len(creds) - 1; n >= 0; n-- {
+			c := creds[n]
+			if c.Interface == m.Interface && c.Environment == m.Environment {
+				fmt.Fprintf(w, "  api key:    %s\n  api secret: %s\n", c.APIKey, c.APISecret)
+				break
+			}
+		}
+		fmt.Fprintln(w)
+	}
+	return nil
+}

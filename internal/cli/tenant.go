@@ -1,0 +1,229 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"text/tabwriter"
+	"time"
+
+	"github.com/verifyd/verifyd"
+	"github.com/verifyd/verifyd/tenant"
+)
+
+// openTenants opens the database and returns the tenant service on it.
+func (e *env) openTenants(ctx context.Context, sf *storeFlags) (*tenant.Service, func(), error) {
+	db, sealer, err := e.openStore(ctx, sf, e.quietLogger())
+	if err != nil {
+		return nil, nil, err
+	}
+	return tenant.New(db, sealer, e.rand, e.now), func() { db.Close() }, nil
+}
+
+// credentialOut is one credential in command output.
+type credentialOut struct {
+	Interface   verifyd.Interface   `json:"interface"`
+	Environment verifyd.Environment `json:"environment"`
+	APIKey      string              `json:"api_key"`
+	APISecret   string              `json:"api_secret,omitempty"`
+	Status      string              `json:"status,omitempty"`
+	CreatedAt   *time.Time          `json:"created_at,omitempty"`
+	RevokedAt   *time.Time          `json:"revoked_at,omitempty"`
+}
+
+func (e *env) businessCreate(ctx context.Context, args []string) error {
+	fs := e.flags("business create", "business create --name NAME [--database URL]",
+		lines("Creates a business with one API key and secret for each interface (identity, age)",
+			"and environment (production, sandbox), and prints it as one JSON object:",
+			`{"id", "name", "credentials": [{"interface", "environment", "api_key", "api_secret"}, …]}.`,
+			"The secrets are shown only here and by key create; store them safely."))
+	name := fs.String("name", "", "the business's name (required)")
+	sf := e.addStoreFlags(fs)
+	if help, err := e.parse(fs, args); help || err != nil {
+		return err
+	}
+	if *name == "" {
+		fmt.Fprintln(e.stderr, "verifyd business create: --name is required")
+		return ErrUsage
+	}
+	svc, done, err := e.openTenants(ctx, sf)
+	if err != nil {
+		return err
+	}
+	defer done()
+	b, creds, err := svc.CreateBusiness(ctx, *name)
+	if err != nil {
+		return err
+	}
+	out := struct {
+		ID          string          `json:"id"`
+		Name        string          `json:"name"`
+		Credentials []credentialOut `json:"credentials"`
+	}{ID: b.ID, Name: b.Name}
+	for _, c := range creds {
+		out.Credentials = append(out.Credentials, credentialOut{
+			Interface: c.Interface, Environment: c.Environment, APIKey: c.APIKey, APISecret: c.APISecret,
+		})
+	}
+	return e.printJSON(out)
+}
+
+func (e *env) businessList(ctx context.Context, args []string) error {
+	fs := e.flags("business list", "business list [--json] [--database URL]", "Lists all businesses, oldest first.")
+	asJSON := fs.Bool("json", false, "print a JSON array instead of a table")
+	sf := e.addStoreFlags(fs)
+	if help, err := e.parse(fs, args); help || err != nil {
+		return err
+	}
+	svc, done, err := e.openTenants(ctx, sf)
+	if err != nil {
+		return err
+	}
+	defer done()
+	bs, err := svc.Businesses(ctx)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		if bs == nil {
+			bs = []verifyd.Business{}
+		}
+		return e.printJSON(bs)
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tNAME\tCREATED")
+	for _, b := range bs {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", b.ID, b.Name, b.CreatedAt.Format(time.RFC3339))
+	}
+	return tw.Flush()
+}
+
+func (e *env) keyCreate(ctx context.Context, args []string) error {
+	fs := e.flags("key create", "key create --business ID --interface identity|age --environment production|sandbox [--json]",
+		lines("Creates an additional API key and secret for a business, for rotation: existing keys",
+			"keep working until revoked. The secret is shown only now."))
+	business := fs.String("business", "", "business id (required)")
+	iface := fs.String("interface", "", "identity or age (required)")
+	environment := fs.String("environment", "", "production or sandbox (required)")
+	asJSON := fs.Bool("json", false, "print JSON")
+	sf := e.addStoreFlags(fs)
+	if help, err := e.parse(fs, args); help || err != nil {
+		return err
+	}
+	i, en := verifyd.Interface(*iface), verifyd.Environment(*environment)
+	if *business == "" || !i.Valid() || !en.Valid() {
+		fmt.Fprintln(e.stderr, "verifyd key create: --business, --interface identity|age and --environment production|sandbox are required")
+		return ErrUsage
+	}
+	svc, done, err := e.openTenants(ctx, sf)
+	if err != nil {
+		return err
+	}
+	defer done()
+	c, err := svc.CreateKey(ctx, *business, i, en)
+	if err != nil {
+		return describe(err, "business "+*business)
+	}
+	return e.printCredential(*asJSON, c, true)
+}
+
+func (e *env) keyList(ctx context.Context, args []string) error {
+	fs := e.flags("key list", "key list --business ID [--json]", "Lists a business's API keys (never their secrets), active and revoked.")
+	business := fs.String("business", "", "business id (required)")
+	asJSON := fs.Bool("json", false, "print a JSON array instead of a table")
+	sf := e.addStoreFlags(fs)
+	if help, err := e.parse(fs, args); help || err != nil {
+		return err
+	}
+	if *business == "" {
+		fmt.Fprintln(e.stderr, "verifyd key list: --business is required")
+		return ErrUsage
+	}
+	svc, done, err := e.openTenants(ctx, sf)
+	if err != nil {
+		return err
+	}
+	defer done()
+	cs, err := svc.Keys(ctx, *business)
+	if err != nil {
+		return describe(err, "business "+*business)
+	}
+	return e.printCredentials(*asJSON, cs, false)
+}
+
+func (e *env) keyRevoke(ctx context.Context, args []string) error {
+	fs := e.flags("key revoke", "key revoke --key KEY [--json]", "Revokes an API key: requests signed with it are refused from now on.")
+	key := fs.String("key", "", "the API key to revoke (required)")
+	asJSON := fs.Bool("json", false, "print JSON")
+	sf := e.addStoreFlags(fs)
+	if help, err := e.parse(fs, args); help || err != nil {
+		return err
+	}
+	if *key == "" {
+		fmt.Fprintln(e.stderr, "verifyd key revoke: --key is required")
+		return ErrUsage
+	}
+	svc, done, err := e.openTenants(ctx, sf)
+	if err != nil {
+		return err
+	}
+	defer done()
+	c, err := svc.RevokeKey(ctx, *key)
+	if err != nil {
+		return describe(err, "key "+*key)
+	}
+	return e.printCredential(*asJSON, c, false)
+}
+
+func credentialOf(c verifyd.Credential, withSecret bool) credentialOut {
+	created := c.CreatedAt
+	out := credentialOut{Interface: c.Interface, Environment: c.Environment, APIKey: c.APIKey,
+		Status: "active", CreatedAt: &created, RevokedAt: c.RevokedAt}
+	if withSecret {
+		out.APISecret = c.APISecret
+	}
+	if !c.Active() {
+		out.Status = "revoked"
+	}
+	return out
+}
+
+// printCredential prints one credential as a JSON object or a table.
+func (e *env) printCredential(asJSON bool, c verifyd.Credential, withSecret bool) error {
+	if asJSON {
+		return e.printJSON(credentialOf(c, withSecret))
+	}
+	return e.printCredentials(false, []verifyd.Credential{c}, withSecret)
+}
+
+// printCredentials prints credentials as a JSON array or a table.
+func (e *env) printCredentials(asJSON bool, cs []verifyd.Credential, withSecret bool) error {
+	out := make([]credentialOut, len(cs))
+	for n, c := range cs {
+		out[n] = credentialOf(c, withSecret)
+	}
+	if asJSON {
+		return e.printJSON(out)
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	header := "INTERFACE\tENVIRONMENT\tAPI KEY\tSTATUS\tCREATED"
+	if withSecret {
+		header += "\tAPI SECRET"
+	}
+	fmt.Fprintln(tw, header)
+	for _, c := range out {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s", c.Interface, c.Environment, c.APIKey, c.Status, c.CreatedAt.Format(time.RFC3339))
+		if withSecret {
+			fmt.Fprintf(tw, "\t%s", c.APISecret)
+		}
+		fmt.Fprintln(tw)
+	}
+	return tw.Flush()
+}
+
+// describe turns a not-found error into a message naming what was missing.
+func describe(err error, what string) error {
+	if verifyd.ErrorCodeOf(err) == verifyd.ENotFound {
+		return fmt.Errorf("%s not found", what)
+	}
+	return err
+}

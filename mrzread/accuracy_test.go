@@ -1,0 +1,356 @@
+package mrzread
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/verifyd/verifyd/internal/docgen"
+	"github.com/verifyd/verifyd/internal/testdb"
+	"github.com/verifyd/verifyd/mrz"
+)
+
+var (
+	accuracyFlag = flag.Bool("accuracy", false, "run the full MRZ accuracy evaluation (also VERIFYD_ACCURACY=1)")
+	accuracyN    = flag.Int("accuracy.n", 500, "documents per variant in the full accuracy evaluation")
+	accuracyJobs = flag.Int("accuracy.jobs", 1, "documents generated and read in parallel")
+	accuracyOnly = flag.String("accuracy.variants", "", "comma-separated variants of the full evaluation (default all)")
+)
+
+// accuracyNow is "today" for the generated documents (fixed, so that the
+// data set does not change with the date).
+var accuracyNow = time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
+
+// requireFont skips (or, under VERIFYD_TEST_REQUIRE_ALL=1, fails) tests that
+// render documents when the OCR-B font is not installed.
+func requireFont(t testing.TB) {
+	t.Helper()
+	if _, err := docgen.OCRB(); err != nil {
+		if errors.Is(err, docgen.ErrNoFont) {
+			testdb.Skip(t, err.Error())
+		}
+		t.Fatal(err)
+	}
+}
+
+// variant is one kind of photo in the evaluation.
+type variant struct {
+	name    string
+	degrade func(r *rand.Rand) docgen.Degrade
+}
+
+// mild draws a hand-held photo in decent conditions: rotation ≤ 5°,
+// perspective ≤ 3 % of the document width per corner, Gaussian blur σ
+// 0.3–1.0 px, noise σ 2–6 levels, JPEG quality 60–90, brightness ±20,
+// contrast ±20 %, illumination gradient ±15 %.
+func mild(r *rand.Rand) docgen.Degrade {
+	d := docgen.Mild()
+	d.Blur = 0.3 + 0.7*r.Float64()
+	d.Noise = 2 + 4*r.Float64()
+	d.JPEGQuality = 60 + r.IntN(31)
+	return d
+}
+
+var variants = []variant{
+	{"mild", mild},
+	{"glare", func(r *rand.Rand) docgen.Degrade { d := mild(r); d.Glare = true; return d }},
+	{"heavy-blur", func(r *rand.Rand) docgen.Degrade {
+		d := mild(r)
+		d.Blur = 1.8 + 0.7*r.Float64()
+		return d
+	}},
+	{"cut", func(r *rand.Rand) docgen.Degrade { d := mild(r); d.CutMRZ = true; return d }},
+	{"covered", func(r *rand.Rand) docgen.Degrade { d := mild(r); d.CoverMRZ = true; return d }},
+}
+
+// outcome is the result of reading one generated photo.
+type outcome struct {
+	index        int
+	format       mrz.Format
+	truth        []string
+	res          Result
+	err          error
+	took         time.Duration
+	cpu          time.Duration // process CPU time during Read (meaningful with one job)
+	photoCut     bool          // the photo really cuts the MRZ
+	photoCovered bool
+}
+
+// generate renders and photographs document i of variant v and reads it.
+func evaluate(t testing.TB, v variant, i int) outcome {
+	seed := uint64(i)*7919 + uint64(len(v.name))*104729
+	r := rand.New(rand.NewPCG(seed, 1))
+	g := docgen.NewGenerator(seed, accuracyNow)
+	format := []mrz.Format{mrz.TD1, mrz.TD3, mrz.TD1, mrz.TD3, mrz.TD2}[i%5]
+	doc, err := docgen.Render(g.Spec(format))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ph, err := docgen.Photograph(doc, v.degrade(r), r.Uint64())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dumpDir := os.Getenv("MRZREAD_DUMP"); dumpDir != "" {
+		if w, err := os.Create(fmt.Sprintf("%s/%s-%d.jpg", dumpDir, v.name, i)); err == nil {
+			w.Write(ph.JPEG)
+			w.Close()
+		}
+	}
+	start, cpu := time.Now(), cpuTime()
+	res, err := Read(ph.Image, 0)
+	return outcome{index: i, format: format, truth: doc.Lines, res: res, err: err, took: time.Since(start),
+		cpu: cpuTime() - cpu, photoCut: ph.Cut, photoCovered: ph.Covered}
+}
+
+// stats aggregates outcomes.
+type stats struct {
+	docs, found, exact, datesOK     int
+	chars, charsOK, lines, linesOK  int
+	valid, validWrong, corrected    int
+	cutFlag, coverFlag, anyFlag     int
+	reallyCut, reallyCovered        int
+	times, cpus                     []time.Duration
+	formatOK                        int
+	failures                        []string
+	cutFlaggedOrNone, coverFlagOrNF int
+}
+
+func (s *stats) add(o outcome) {
+	s.docs++
+	s.times = append(s.times, o.took)
+	s.cpus = append(s.cpus, o.cpu)
+	for _, l := range o.truth {
+		s.chars += len(l)
+		s.lines++
+	}
+	if o.photoCut {
+		s.reallyCut++
+	}
+	if o.photoCovered {
+		s.reallyCovered++
+	}
+	if o.err != nil {
+		if o.photoCut {
+			s.cutFlaggedOrNone++
+		}
+		if o.photoCovered {
+			s.coverFlagOrNF++
+		}
+		s.failures = append(s.failures, fmt.Sprintf("#%d %v: %v", o.index, o.format, o.err))
+		return
+	}
+	s.found++
+	r := o.res
+	if r.Format == o.format {
+		s.formatOK++
+	}
+	if r.CutOff {
+		s.cutFlag++
+	}
+	if r.Covered {
+		s.coverFlag++
+	}
+	if r.CutOff || r.Covered {
+		s.anyFlag++
+	}
+	if o.photoCut && (r.CutOff || r.Covered) {
+		s.cutFlaggedOrNone++
+	}
+	if o.photoCovered && (r.CutOff || r.Covered) {
+		s.coverFlagOrNF++
+	}
+	if len(r.Corrections) > 0 {
+		s.corrected++
+	}
+	exact := r.Format == o.format
+	for li, want := range o.truth {
+		got := ""
+		if li < len(r.Lines) {
+			got = r.Lines[li]
+		}
+		if got == want {
+			s.linesOK++
+		} else {
+			exact = false
+		}
+		for k := 0; k < len(want) && k < len(got); k++ {
+			if got[k] == want[k] {
+				s.charsOK++
+			}
+		}
+	}
+	if exact {
+		s.exact++
+	} else {
+		s.failures = append(s.failures, fmt.Sprintf("#%d %v want %q\n        got %q (valid=%v cut=%v covered=%v)",
+			o.index, o.format, o.truth, r.Lines, r.Valid, r.CutOff, r.Covered))
+	}
+	if r.Valid {
+		s.valid++
+		if !exact {
+			s.validWrong++
+		}
+	}
+	if datesRead(o.format, o.truth, r.Lines) {
+		s.datesOK++
+	}
+}
+
+// datesRead reports whether the birth and expiry dates (six digits each)
+// were read correctly.
+func datesRead(f mrz.Format, want, got []string) bool {
+	type pos struct{ line, start int }
+	var ps []pos
+	switch f {
+	case mrz.TD1:
+		ps = []pos{{1, 0}, {1, 8}}
+	default:
+		ps = []pos{{1, 13}, {1, 21}}
+	}
+	for _, p := range ps {
+		if p.line >= len(got) || len(got[p.line]) < p.start+6 ||
+			got[p.line][p.start:p.start+6] != want[p.line][p.start:p.start+6] {
+			return false
+		}
+	}
+	return true
+}
+
+func pct(a, b int) string {
+	if b == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.1f %% (%d/%d)", 100*float64(a)/float64(b), a, b)
+}
+
+func (s *stats) timing() (mean, p95 time.Duration) { return meanP95(s.times) }
+
+func meanP95(times []time.Duration) (mean, p95 time.Duration) {
+	if len(times) == 0 {
+		return 0, 0
+	}
+	ts := slices.Clone(times)
+	slices.Sort(ts)
+	var sum time.Duration
+	for _, d := range ts {
+		sum += d
+	}
+	return sum / time.Duration(len(ts)), ts[len(ts)*95/100]
+}
+
+func run(t *testing.T, v variant, from, n, jobs int) *stats {
+	outs := make([]outcome, n)
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for w := 0; w < max(jobs, 1); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				outs[i] = evaluate(t, v, from+i)
+			}
+		}()
+	}
+	for i := 0; i < n; i++ {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	s := &stats{}
+	for _, o := range outs {
+		s.add(o)
+	}
+	return s
+}
+
+func report(t *testing.T, name string, s *stats, jobs int) {
+	mean, p95 := s.timing()
+	t.Logf("variant %s: %d documents", name, s.docs)
+	t.Logf("  zone found            %s", pct(s.found, s.docs))
+	t.Logf("  format right          %s", pct(s.formatOK, s.docs))
+	t.Logf("  characters right      %s", pct(s.charsOK, s.chars))
+	t.Logf("  lines exact           %s", pct(s.linesOK, s.lines))
+	t.Logf("  whole MRZ exact       %s", pct(s.exact, s.docs))
+	t.Logf("  dates right           %s", pct(s.datesOK, s.docs))
+	t.Logf("  all checks verify     %s", pct(s.valid, s.docs))
+	t.Logf("  valid but wrong       %s", pct(s.validWrong, s.docs))
+	t.Logf("  check-digit corrected %s", pct(s.corrected, s.docs))
+	t.Logf("  flagged cut-off       %s", pct(s.cutFlag, s.docs))
+	t.Logf("  flagged covered       %s", pct(s.coverFlag, s.docs))
+	if s.reallyCut > 0 {
+		t.Logf("  cut photos flagged (cut or covered) or no zone %s", pct(s.cutFlaggedOrNone, s.reallyCut))
+	}
+	if s.reallyCovered > 0 {
+		t.Logf("  covered photos flagged (cut or covered) or no zone %s", pct(s.coverFlagOrNF, s.reallyCovered))
+	}
+	cmean, cp95 := meanP95(s.cpus)
+	t.Logf("  Read wall time mean %v, p95 %v; CPU time mean %v, p95 %v (GOMAXPROCS=%d, %d jobs)",
+		mean.Round(time.Millisecond), p95.Round(time.Millisecond), cmean.Round(time.Millisecond),
+		cp95.Round(time.Millisecond), runtime.GOMAXPROCS(0), jobs)
+	for i, f := range s.failures {
+		if i == 10 && !testing.Verbose() {
+			t.Logf("  ... %d more", len(s.failures)-10)
+			break
+		}
+		if name == "mild" || name == "glare" || testing.Verbose() {
+			t.Logf("  miss: %s", f)
+		}
+	}
+}
+
+// TestAccuracy measures the reader on synthetic photos (internal/docgen).
+// The quick subtest always runs (30 mild photos, 10 cut, 10 covered) and
+// enforces floors; the full evaluation runs with -accuracy or
+// VERIFYD_ACCURACY=1:
+//
+//	VERIFYD_ACCURACY=1 go test ./mrzread -run TestAccuracy/full -v -timeout 2h
+func TestAccuracy(t *testing.T) {
+	requireFont(t)
+	t.Run("quick", func(t *testing.T) {
+		s := run(t, variants[0], 100000, 30, 1)
+		report(t, "mild", s, 1)
+		// Floors, below the measured values (see docs/accuracy.md).
+		if s.exact < 27 || s.datesOK < 29 || s.validWrong > 0 {
+			t.Errorf("quick mild set: %d/30 exact, %d/30 dates right, %d valid but wrong; want ≥ 27, ≥ 29, 0",
+				s.exact, s.datesOK, s.validWrong)
+		}
+		cut := run(t, variants[3], 100000, 10, 1)
+		report(t, "cut", cut, 1)
+		if cut.cutFlaggedOrNone < 9 || cut.validWrong > 0 {
+			t.Errorf("quick cut set: %d/10 flagged or not found, %d valid but wrong", cut.cutFlaggedOrNone, cut.validWrong)
+		}
+		cov := run(t, variants[4], 100000, 10, 1)
+		report(t, "covered", cov, 1)
+		if cov.coverFlagOrNF < 9 || cov.validWrong > 0 {
+			t.Errorf("quick covered set: %d/10 flagged or not found, %d valid but wrong", cov.coverFlagOrNF, cov.validWrong)
+		}
+	})
+	t.Run("full", func(t *testing.T) {
+		if !*accuracyFlag && os.Getenv("VERIFYD_ACCURACY") != "1" {
+			t.Skip("full accuracy evaluation: run with -accuracy or VERIFYD_ACCURACY=1")
+		}
+		var b strings.Builder
+		for _, v := range variants {
+			if *accuracyOnly != "" && !slices.Contains(strings.Split(*accuracyOnly, ","), v.name) {
+				continue
+			}
+			s := run(t, v, 0, *accuracyN, *accuracyJobs)
+			report(t, v.name, s, *accuracyJobs)
+			mean, p95 := s.timing()
+			cmean, _ := meanP95(s.cpus)
+			fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %v / %v / %v |\n", v.name, s.docs,
+				pct(s.found, s.docs), pct(s.charsOK, s.chars), pct(s.linesOK, s.lines), pct(s.exact, s.docs),
+				pct(s.datesOK, s.docs), pct(s.valid, s.docs), pct(s.validWrong, s.docs), pct(s.cutFlag, s.docs),
+				pct(s.coverFlag, s.docs), mean.Round(time.Millisecond), p95.Round(time.Millisecond), cmean.Round(time.Millisecond))
+		}
+		t.Logf("markdown rows:\n%s", b.String())
+	})
+}

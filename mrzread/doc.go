@@ -1,0 +1,51 @@
+// Package mrzread finds and reads the machine-readable zone (MRZ) of a
+// photographed or scanned identity document, in pure Go.
+//
+// Read takes an image and returns the recognised lines with per-character
+// confidences, where the zone is (Band, Quad), how it is tilted (Skew), and
+// two flags for incomplete evidence: CutOff (the zone runs off the image)
+// and Covered (a run of unreadable characters inside the image: a finger,
+// glare). mrz.Parse turns the lines into fields.
+//
+// It is a reader for one font, not a general OCR engine:
+//
+//  1. Grey levels; for detection, images larger than ~1700 pixels are
+//     shrunk by an integer factor.
+//  2. Adaptive threshold (dark against the mean of a window about 1/25 of
+//     the image), connected components (union-find over runs).
+//  3. Text lines: every glyph-sized component is linked to its nearest
+//     right neighbour of similar height on the same row; chains are
+//     extended over gaps by collinear pieces a whole number of pitches
+//     away (the parts of a line on either side of a finger).
+//  4. The zone: 1–3 parallel lines, 1.2–2.4 glyph heights apart, of many
+//     glyphs at a regular pitch close to their height, preferring lines of
+//     30, 36 or 44 characters. The ends of each line are followed over
+//     faint ink to the last glyph; an end is clean, blocked (something
+//     crosses the line) or at the image border.
+//  5. The format follows from the number of lines and characters (or the
+//     hint). Each line's baseline is fitted through its glyph bottoms
+//     (which gives the skew); its glyphs are numbered by the fixed pitch and
+//     a 1-D projective map x(k) = (a + b k)/(1 + c k) — perspective along a
+//     straight line — is fitted through their centres, anchored at the
+//     line's ends or at those of a neighbouring line. Connected components
+//     merge and split, so cells come from the pitch, not from components.
+//     Lines not found are extrapolated from their neighbours.
+//  6. Each cell is resampled (deskewed, scaled to the template grid) and
+//     matched by normalised cross-correlation against OCR-B templates of the
+//     37 MRZ characters at 4 blurs × 2 stroke weights, with small shifts;
+//     then matched again with the position fixed where the line's confident
+//     glyphs sit, so that size and position within the cell count (the
+//     digit 0 is taller than the letter O).
+//  7. Each position takes the best character its field allows (digits in
+//     dates and check digits, letters in names and codes: O→0, I→1, B→8…
+//     or the reverse). A failing check digit is repaired when exactly one
+//     ambiguous character's runner-up makes it verify (reported in
+//     Corrections).
+//  8. If the result does not verify, the image is also read turned by 180°,
+//     90° and 270°.
+//
+// The templates are rendered from the OCR-B font of Debian's fonts-ocr-b by
+// go generate (internal/gentemplates) and embedded, so no font is needed at
+// run time. Accuracy and speed are measured in TestAccuracy; see
+// docs/accuracy.md.
+package mrzread

@@ -1,0 +1,116 @@
+package mrzread
+
+import (
+	"strings"
+
+	"github.com/verifyd/verifyd/mrz"
+)
+
+// Character classes of MRZ positions (ICAO 9303 parts 4–6):
+//
+//	a  letters and '<' (codes, names, nationality)
+//	n  digits (dates, check digits)
+//	c  a digit or '<' (check digits that may be a filler)
+//	x  letters, digits and '<' (document number, optional data)
+//	s  sex: M, F, X or '<'
+//	d  first character of an identity card's document code: A, C or I
+//	p  first character of a passport's document code: P
+var classes = map[mrz.Format][]string{
+	mrz.TD1: {
+		"daaaa" + strings.Repeat("x", 9) + "c" + strings.Repeat("x", 15),
+		"nnnnnnnsnnnnnnnaaa" + strings.Repeat("x", 11) + "n",
+		strings.Repeat("a", 30),
+	},
+	mrz.TD2: {
+		"d" + strings.Repeat("a", 35),
+		strings.Repeat("x", 9) + "caaannnnnnnsnnnnnnn" + strings.Repeat("x", 7) + "n",
+	},
+	mrz.TD3: {
+		"p" + strings.Repeat("a", 43),
+		strings.Repeat("x", 9) + "caaannnnnnnsnnnnnnn" + strings.Repeat("x", 14) + "cn",
+	},
+}
+
+func allowed(class byte) string {
+	switch class {
+	case 'a':
+		return "ABCDEFGHIJKLMNOPQRSTUVWXYZ<"
+	case 'n':
+		return "0123456789"
+	case 'c':
+		return "0123456789<"
+	case 's':
+		return "MFX<"
+	case 'd':
+		return "ACI"
+	case 'p':
+		return "P"
+	}
+	return "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789<"
+}
+
+// span is a range of positions [start, end) of one line.
+type span struct{ line, start, end int }
+
+// check is a check-digit-protected field.
+type check struct {
+	name  string // an mrz.Field* name
+	parts []span
+	digit [2]int // line, position of the check digit
+	// filler: '<' in the check position is acceptable (document number
+	// overflow; empty personal number).
+	filler bool
+}
+
+var checks = map[mrz.Format][]check{
+	mrz.TD1: {
+		{mrz.FieldDocumentNumber, []span{{0, 5, 14}}, [2]int{0, 14}, true},
+		{mrz.FieldBirthDate, []span{{1, 0, 6}}, [2]int{1, 6}, false},
+		{mrz.FieldExpiryDate, []span{{1, 8, 14}}, [2]int{1, 14}, false},
+		{mrz.FieldComposite, []span{{0, 5, 30}, {1, 0, 7}, {1, 8, 15}, {1, 18, 29}}, [2]int{1, 29}, false},
+	},
+	mrz.TD2: {
+		{mrz.FieldDocumentNumber, []span{{1, 0, 9}}, [2]int{1, 9}, true},
+		{mrz.FieldBirthDate, []span{{1, 13, 19}}, [2]int{1, 19}, false},
+		{mrz.FieldExpiryDate, []span{{1, 21, 27}}, [2]int{1, 27}, false},
+		{mrz.FieldComposite, []span{{1, 0, 10}, {1, 13, 20}, {1, 21, 35}}, [2]int{1, 35}, false},
+	},
+	mrz.TD3: {
+		{mrz.FieldDocumentNumber, []span{{1, 0, 9}}, [2]int{1, 9}, true},
+		{mrz.FieldBirthDate, []span{{1, 13, 19}}, [2]int{1, 19}, false},
+		{mrz.FieldExpiryDate, []span{{1, 21, 27}}, [2]int{1, 27}, false},
+		{mrz.FieldPersonalNumber, []span{{1, 28, 42}}, [2]int{1, 42}, true},
+		{mrz.FieldComposite, []span{{1, 0, 10}, {1, 13, 20}, {1, 21, 43}}, [2]int{1, 43}, false},
+	},
+}
+
+// verify reports whether the check digit of c holds in lines.
+func (c *check) verify(lines [][]byte) bool {
+	var b strings.Builder
+	for _, s := range c.parts {
+		b.Write(lines[s.line][s.start:s.end])
+	}
+	field := b.String()
+	if strings.ContainsRune(field, '?') {
+		return false
+	}
+	d := lines[c.digit[0]][c.digit[1]]
+	if d == '<' && c.filler {
+		if c.name == mrz.FieldPersonalNumber {
+			return strings.Trim(field, "<") == ""
+		}
+		return true // document number overflow: checked in the optional data
+	}
+	return d >= '0' && d <= '9' && int(d-'0') == mrz.CheckDigit(field)
+}
+
+// positions lists every (line, position) a check covers, its digit last.
+func (c *check) positions() [][2]int {
+	var out [][2]int
+	for _, s := range c.parts {
+		for p := s.start; p < s.end; p++ {
+			out = append(out, [2]int{s.line, p})
+		}
+	}
+	return append(out, c.digit)
+}

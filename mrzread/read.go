@@ -1,0 +1,835 @@
+package mrzread
+
+import (
+	"errors"
+	"image"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/verifyd/verifyd/mrz"
+	"github.com/verifyd/verifyd/mrzread/internal/cell"
+)
+
+// ErrNoMRZ is returned when no machine-readable zone is found.
+var ErrNoMRZ = errors.New("mrzread: no machine-readable zone found")
+
+// errUnreadable: MRZ-like lines were found but were not an MRZ (or not
+// this way up).
+var errUnreadable = errors.New("mrzread: lines found are not readable as an MRZ")
+
+// LowConfidence is the confidence below which a character counts as
+// unreliable for Result.Covered and Result.Uncertain.
+const LowConfidence = 0.35
+
+// Unreadable is the correlation with the best template below which a
+// position is reported as '?'.
+const Unreadable = 0.35
+
+// Result is what Read recognised.
+type Result struct {
+	// Format is the detected (or hinted) layout.
+	Format mrz.Format
+	// Lines are the recognised lines, Format.Lines() of Format.Width()
+	// characters. A position that could not be read (outside the image,
+	// or nothing visible there) holds '?'.
+	Lines []string
+	// Confidence holds, per line and position, how sure the reader is of
+	// the character, from 0 (unreadable) to 1.
+	Confidence [][]float64
+	// Alternatives holds, per line and position, the runner-up character
+	// allowed at that position (0 if none).
+	Alternatives [][]byte
+	// Band bounds the zone in image coordinates; Quad gives its corners
+	// (top-left, top-right, bottom-right, bottom-left), which may lie
+	// outside the image when the zone is cut off.
+	Band image.Rectangle
+	Quad [4]image.Point
+	// Rotation is how far (degrees clockwise: 0, 90, 180 or 270) the image
+	// was turned to read the zone upright; Skew is the remaining angle of
+	// the text lines in degrees (positive: clockwise as displayed, y
+	// pointing down).
+	Rotation int
+	Skew     float64
+	// CutOff reports that the zone touches the image border: characters
+	// or whole lines lie outside the image (the evidence is partial).
+	CutOff bool
+	// Covered reports a contiguous run of unreadable or low-confidence
+	// characters inside the image (a finger, glare, damage): partial.
+	Covered bool
+	// Uncertain lists the runs of at least three consecutive
+	// low-confidence (or unreadable) characters inside the image.
+	Uncertain []Span
+	// Corrections lists characters changed to their runner-up so that a
+	// check digit verifies.
+	Corrections []Correction
+	// Valid reports that every character was read, every check digit
+	// verifies and the zone is not cut off.
+	Valid bool
+}
+
+// Span is the positions [Start, End) of line Line (0-based).
+type Span struct{ Line, Start, End int }
+
+// Correction is a character replaced by its runner-up because exactly
+// that substitution made the check digit of Field verify.
+type Correction struct {
+	Line, Pos int
+	From, To  byte
+	Field     string // mrz.Field* name
+}
+
+// Parse parses the recognised lines with mrz.Parse.
+func (r *Result) Parse(opts ...mrz.Option) (mrz.Fields, error) {
+	return mrz.Parse(r.Lines, opts...)
+}
+
+// Read finds the machine-readable zone in img and reads it. hint is the
+// expected format, or 0 to detect it. A zone that is found but cut off or
+// covered is returned with a nil error and CutOff/Covered set; ErrNoMRZ
+// means no zone was found at all.
+//
+// The image is read as it is first; if that does not give a zone whose
+// check digits all verify, it is also read turned by 180°, 90° and 270°
+// (photos whose EXIF orientation was not applied, documents held upside
+// down), and the best reading wins (Result.Rotation).
+func Read(img image.Image, hint mrz.Format) (Result, error) {
+	ts, err := loadTemplates()
+	if err != nil {
+		return Result{}, err
+	}
+	g := toGray(img)
+	if g.w < 32 || g.h < 32 {
+		return Result{}, ErrNoMRZ
+	}
+	var best Result
+	bestErr := ErrNoMRZ
+	noLines := map[int]bool{}
+	for _, rot := range []int{0, 180, 90, 270} {
+		if noLines[(rot+180)%360] {
+			// No MRZ-like lines the other way up: turning by 180° finds
+			// the same lines, so there are none this way either.
+			continue
+		}
+		res, err := read(g.rotate(rot), ts, hint)
+		if err != nil {
+			noLines[rot] = errors.Is(err, ErrNoMRZ)
+			continue
+		}
+		res.Rotation = rot
+		res.mapBack(g.w, g.h)
+		if bestErr != nil || res.quality() > best.quality()+0.05 {
+			best, bestErr = res, nil
+		}
+		if res.Valid {
+			break
+		}
+	}
+	if bestErr != nil {
+		return Result{}, bestErr
+	}
+	b := img.Bounds()
+	best.Band = best.Band.Add(b.Min)
+	for i := range best.Quad {
+		best.Quad[i] = best.Quad[i].Add(b.Min)
+	}
+	return best, nil
+}
+
+// quality ranks readings of one image: valid ones first, then by mean
+// confidence.
+func (r *Result) quality() float64 {
+	if r.Valid {
+		return 2
+	}
+	sum, n := 0.0, 0
+	for _, l := range r.Confidence {
+		for _, c := range l {
+			sum += c
+			n++
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	return sum / float64(n)
+}
+
+// mapBack converts Band and Quad from the rotated image read back to the
+// original image of size w×h.
+func (r *Result) mapBack(w, h int) {
+	if r.Rotation == 0 {
+		return
+	}
+	pt := func(p image.Point) image.Point {
+		switch r.Rotation {
+		case 180:
+			return image.Pt(w-p.X, h-p.Y)
+		case 90: // the rotated image's (x, y) is the original's (y, h-x)
+			return image.Pt(p.Y, h-p.X)
+		default: // 270
+			return image.Pt(w-p.Y, p.X)
+		}
+	}
+	minP, maxP := image.Pt(math.MaxInt, math.MaxInt), image.Pt(math.MinInt, math.MinInt)
+	for i, p := range r.Quad {
+		q := pt(p)
+		r.Quad[i] = q
+		minP = image.Pt(min(minP.X, q.X), min(minP.Y, q.Y))
+		maxP = image.Pt(max(maxP.X, q.X), max(maxP.Y, q.Y))
+	}
+	r.Band = image.Rectangle{minP, maxP}.Intersect(image.Rect(0, 0, w, h))
+}
+
+func read(g *gray, ts *templateSet, hint mrz.Format) (Result, error) {
+	// Detect on an image of at most ~1700 pixels.
+	f := 1
+	for max(g.w, g.h)/f > 1700 {
+		f++
+	}
+	det := g.shrink(f)
+	r := min(max(min(det.w, det.h)/25, 10), 100)
+	bin := binarize(det, r)
+	cs := components(bin, det.w, det.h)
+	lines := findLines(cs, 7, max(det.h/8, 8))
+	band := selectBand(lines, hint)
+	if len(band) == 0 {
+		return Result{}, ErrNoMRZ
+	}
+	ff := float64(f)
+
+	// Ends of each line and the format.
+	type ends struct {
+		xl, xr float64
+		le, re endKind
+		nInk   float64
+	}
+	es := make([]ends, len(band))
+	var complete []float64
+	maxInk := 0.0
+	for i, l := range band {
+		e := &es[i]
+		e.xr, e.re = walkEnd(bin, det.w, det.h, l, +1)
+		e.xl, e.le = walkEnd(bin, det.w, det.h, l, -1)
+		e.nInk = (e.xr+1-e.xl)/l.p - 0.69 + 1
+		if e.le == endClean && e.re == endClean {
+			complete = append(complete, e.nInk)
+		}
+		maxInk = math.Max(maxInk, e.nInk)
+	}
+	format := hint
+	if format == 0 {
+		format = chooseFormat(len(band), complete, maxInk)
+	}
+	n, nl := format.Width(), format.Lines()
+	if len(band) > nl {
+		band = band[len(band)-nl:]
+		es = es[len(es)-nl:]
+	}
+
+	// Cells of the detected lines; lines without a trustworthy anchor take
+	// it from one that has one.
+	geoms := make([]*lineGeom, len(band))
+	ans := make([]anchors, len(band))
+	for i, l := range band {
+		ans[i] = lineAnchors(cs, l, ff, es[i].xl, es[i].xr, es[i].le, es[i].re, n)
+	}
+	// The reference line: the longest consistent one (a faded end glyph
+	// shortens a line, nothing lengthens a consistent one), else the one
+	// with both ends clear whose length is closest to n.
+	ref := -1
+	for i, a := range ans {
+		if a.ok && (ref < 0 || a.span > ans[ref].span) {
+			ref = i
+		}
+	}
+	if ref < 0 {
+		for i, a := range ans {
+			if a.left && a.right && (ref < 0 || math.Abs(a.span-float64(n)) < math.Abs(ans[ref].span-float64(n))) {
+				ref = i
+			}
+		}
+	}
+	own := func(a anchors) anchors {
+		if a.left && a.right && !a.ok {
+			a.right = false // one end is wrong; trust the left
+		}
+		if !a.left && !a.right {
+			a.left = true // nothing better: the line starts at its first glyph
+		}
+		return a
+	}
+	if ref >= 0 {
+		geoms[ref] = placeCells(cs, band[ref], ff, own(ans[ref]), n)
+	}
+	for i, l := range band {
+		if i == ref {
+			continue
+		}
+		a := ans[i]
+		if ref >= 0 && geoms[ref] != nil {
+			rl, rg := band[ref], geoms[ref]
+			// The lines of a zone are parallel: a short piece of a line
+			// takes the reference's slope.
+			if l.x1-l.x0 < 0.6*(rl.x1-rl.x0) {
+				l.slope = rl.slope
+				var d []float64
+				for _, ci := range l.comps {
+					d = append(d, cs[ci].bottom()-l.slope*cs[ci].cx())
+				}
+				l.icpt = median(d)
+			}
+			// All lines of a zone start and end in the same columns.
+			lx := project(rg.centres[0], rl.icpt*ff, rl.slope, l.icpt*ff, l.slope)
+			rx := project(rg.centres[n-1], rl.icpt*ff, rl.slope, l.icpt*ff, l.slope)
+			tol := 0.5 * l.p * ff
+			disagree := math.Abs(a.lx-lx) > tol || math.Abs(a.rx-rx) > tol
+			if ans[ref].ok && (!a.ok || disagree) || !ans[ref].ok && !(a.left && a.right) {
+				a = anchors{left: true, right: true, lx: lx, rx: rx, ok: true}
+			}
+		}
+		geoms[i] = placeCells(cs, l, ff, own(a), n)
+	}
+	for i, g := range geoms {
+		if g == nil {
+			return Result{}, ErrNoMRZ
+		}
+		g.leftEnd, g.rightEnd = es[i].le, es[i].re
+	}
+
+	// Lines not found: extrapolate from the found ones, on the side where
+	// they would have left the image.
+	spacing := 1.65 * geoms[0].h
+	if len(geoms) >= 2 {
+		x := geoms[0].centres[n/2]
+		spacing = (geoms[len(geoms)-1].baseY(x) - geoms[0].baseY(x)) / float64(len(geoms)-1)
+	}
+	missing := nl - len(geoms)
+	above := 0
+	if missing > 0 {
+		bestOut := -1
+		for a := 0; a <= missing; a++ {
+			out := 0
+			for j := 1; j <= a; j++ {
+				if !lineInside(g, shifted(geoms[0], -spacing*float64(j))) {
+					out++
+				}
+			}
+			for j := 1; j <= missing-a; j++ {
+				if !lineInside(g, shifted(geoms[len(geoms)-1], spacing*float64(j))) {
+					out++
+				}
+			}
+			if out > bestOut || (out == bestOut && a == 0) {
+				bestOut, above = out, a
+			}
+		}
+		var all []*lineGeom
+		for j := above; j >= 1; j-- {
+			all = append(all, refit(cs, ff, n, settle(bin, det.w, det.h, ff, shifted(geoms[0], -spacing*float64(j)))))
+		}
+		all = append(all, geoms...)
+		for j := 1; j <= missing-above; j++ {
+			all = append(all, refit(cs, ff, n, settle(bin, det.w, det.h, ff, shifted(geoms[len(geoms)-1], spacing*float64(j)))))
+		}
+		geoms = all
+	}
+
+	// Read every cell.
+	res := Result{Format: format}
+	text := make([][]byte, nl)
+	alt := make([][]byte, nl)
+	margin := make([][]float64, nl)
+	res.Confidence = make([][]float64, nl)
+	var outside [][]bool
+	patch := make([]float32, pw*ph)
+	cells := make([]cellResult, n)
+	for li, lg := range geoms {
+		text[li] = make([]byte, n)
+		alt[li] = make([]byte, n)
+		margin[li] = make([]float64, n)
+		res.Confidence[li] = make([]float64, n)
+		outside = append(outside, make([]bool, n))
+		cls := classes[format][li]
+		var contrasts []float64
+		for k := 0; k < n; k++ {
+			cr := &cells[k]
+			*cr = cellResult{}
+			if !samplePatch(g, lg, k, patch) {
+				cr.outside = true
+			} else {
+				ts.match(patch, cr)
+				if !cr.empty {
+					contrasts = append(contrasts, float64(cr.contrast))
+				}
+			}
+		}
+		rematchLine(g, ts, lg, cells, cls, patch)
+		// A glyph much fainter than its neighbours (glare, wear) is less
+		// certain even if it matches a template well.
+		typical := median(contrasts)
+		for k := 0; k < n; k++ {
+			cr := &cells[k]
+			outside[li][k] = cr.outside
+			if cr.outside || cr.empty {
+				text[li][k] = '?'
+				continue
+			}
+			c1, c2, s1, s2 := top2(cr, allowed(cls[k]))
+			if s1 < Unreadable {
+				text[li][k] = '?'
+				continue
+			}
+			text[li][k], alt[li][k] = c1, c2
+			margin[li][k] = float64(s1 - s2)
+			res.Confidence[li][k] = confidence(s1, s2) * clamp01((float64(cr.contrast)/typical-0.15)/0.35)
+		}
+	}
+	// Not a zone after all (text-like clutter, noise): most characters of
+	// the lines found, where inside the image, are unreadable.
+	readable, inside := 0, 0
+	for li, lg := range geoms {
+		if !lg.found {
+			continue
+		}
+		for k := 0; k < n; k++ {
+			if !outside[li][k] {
+				inside++
+				if res.Confidence[li][k] >= LowConfidence {
+					readable++
+				}
+			}
+		}
+	}
+	if readable*5 < inside*2 {
+		return Result{}, errUnreadable
+	}
+	res.Corrections = correct(format, text, alt, margin, res.Confidence)
+	res.Alternatives = alt
+	for _, t := range text {
+		res.Lines = append(res.Lines, string(t))
+	}
+	res.Valid = true
+	for _, t := range res.Lines {
+		if strings.ContainsRune(t, '?') {
+			res.Valid = false
+		}
+	}
+	for _, c := range checks[format] {
+		if !c.verify(text) {
+			res.Valid = false
+		}
+	}
+
+	// Flags.
+	for li := range geoms {
+		run := 0
+		for k := 0; k <= n; k++ {
+			low := k < n && !outside[li][k] && res.Confidence[li][k] < LowConfidence
+			if k < n && outside[li][k] {
+				res.CutOff = true
+			}
+			if low {
+				run++
+				continue
+			}
+			if run >= 3 {
+				res.Uncertain = append(res.Uncertain, Span{li, k - run, k})
+			}
+			run = 0
+		}
+		if geoms[li].leftEnd == endBorder || geoms[li].rightEnd == endBorder {
+			res.CutOff = true
+		}
+	}
+	res.Covered = len(res.Uncertain) > 0
+	if res.CutOff {
+		// Characters may be missing beyond the border (and the format
+		// itself is then a guess): never valid.
+		res.Valid = false
+	}
+
+	// Geometry for the caller.
+	slope := 0.0
+	for _, l := range band {
+		slope += l.slope
+	}
+	res.Skew = math.Atan(slope/float64(len(band))) * 180 / math.Pi
+	first, last := geoms[0], geoms[len(geoms)-1]
+	tl := cellCorner(first, 0, 0, true)
+	tr := cellCorner(first, n-1, 1, true)
+	br := cellCorner(last, n-1, 1, false)
+	bl := cellCorner(last, 0, 0, false)
+	res.Quad = [4]image.Point{tl, tr, br, bl}
+	minX, minY := min(tl.X, bl.X), min(tl.Y, tr.Y)
+	maxX, maxY := max(tr.X, br.X), max(bl.Y, br.Y)
+	res.Band = image.Rect(minX, minY, maxX, maxY).Intersect(image.Rect(0, 0, g.w, g.h))
+	return res, nil
+}
+
+// rematchLine matches the cells of a line a second time where the line's
+// confidently read glyphs say the glyphs sit: the best template shifts of
+// those glyphs are fitted by a straight line along the line, each cell is
+// resampled at the fitted shift, and its best classes (and the best allowed
+// at its position) are scored again with the position fixed (see
+// rematch).
+func rematchLine(g *gray, ts *templateSet, lg *lineGeom, cells []cellResult, cls string, patch []float32) {
+	type obs struct{ k, dx, dy float64 }
+	var os []obs
+	for k := range cells {
+		cr := &cells[k]
+		if cr.outside || cr.empty {
+			continue
+		}
+		c1, _, s1, s2 := top2(cr, cell.Alphabet)
+		if s1 >= 0.8 && s1-s2 >= 0.05 && c1 != 0 {
+			os = append(os, obs{float64(k), float64(cr.dx), float64(cr.dy)})
+		}
+	}
+	if len(os) < 6 {
+		return
+	}
+	fitShift := func(get func(obs) float64) (a, b float64) {
+		a, b, _ = polyfit(os, false, func(o obs) (float64, float64) { return o.k, get(o) })
+		// Once more without the points more than a pixel off.
+		var in []obs
+		for _, o := range os {
+			if math.Abs(get(o)-(a+b*o.k)) <= 1 {
+				in = append(in, o)
+			}
+		}
+		if len(in) >= 6 {
+			a, b, _ = polyfit(in, false, func(o obs) (float64, float64) { return o.k, get(o) })
+		}
+		return a, b
+	}
+	ax, bx := fitShift(func(o obs) float64 { return o.dx })
+	ay, by := fitShift(func(o obs) float64 { return o.dy })
+	order := make([]int, nClass)
+	for k := range cells {
+		cr := &cells[k]
+		if cr.outside || cr.empty {
+			continue
+		}
+		kk := float64(k)
+		if !samplePatchAt(g, lg, k, ax+bx*kk, ay+by*kk, patch) {
+			continue
+		}
+		for i := range order {
+			order[i] = i
+		}
+		sort.Slice(order, func(i, j int) bool { return cr.score[order[i]] > cr.score[order[j]] })
+		cands := order[:10:10]
+		set := allowed(cls[k])
+		n := 0
+		for _, c := range order[10:] {
+			if n < 3 && strings.IndexByte(set, cell.Alphabet[c]) >= 0 {
+				cands = append(cands, c)
+				n++
+			}
+		}
+		ts.rematch(patch, cands, cr)
+		// Classes not scored again must not outrank those that were.
+		for _, c := range order[10:] {
+			if !slices.Contains(cands, c) {
+				cr.score[c] = -1
+			}
+		}
+	}
+}
+
+// chooseFormat picks the layout from the number of lines found and the
+// number of characters on the complete ones (or the longest line).
+func chooseFormat(lines int, complete []float64, maxInk float64) mrz.Format {
+	if lines >= 3 {
+		return mrz.TD1
+	}
+	est := maxInk
+	if len(complete) > 0 {
+		sort.Float64s(complete)
+		est = complete[len(complete)/2]
+	}
+	best, bestD := mrz.TD3, math.Inf(1)
+	for _, f := range []mrz.Format{mrz.TD1, mrz.TD2, mrz.TD3} {
+		d := math.Abs(est - float64(f.Width()))
+		if len(complete) == 0 && est > float64(f.Width())+1.5 {
+			continue // a partial line cannot be longer than the format
+		}
+		if d < bestD {
+			best, bestD = f, d
+		}
+	}
+	return best
+}
+
+// project moves x on line (icpt0, slope0) along the lines' common normal
+// onto line (icpt1, slope1) and returns the new x.
+func project(x, icpt0, slope0, icpt1, slope1 float64) float64 {
+	px, py := x, icpt0+slope0*x
+	s := (slope0 + slope1) / 2
+	nx, ny := -s, 1.0
+	// Solve py + t*ny = icpt1 + slope1*(px + t*nx).
+	t := (icpt1 + slope1*px - py) / (ny - slope1*nx)
+	return px + t*nx
+}
+
+// shifted returns g moved by d pixels along its normal (down for d > 0).
+func shifted(g *lineGeom, d float64) *lineGeom {
+	c := math.Sqrt(1 + g.slope*g.slope)
+	out := &lineGeom{icpt: g.icpt + d*c, slope: g.slope, h: g.h, leftEnd: g.leftEnd, rightEnd: g.rightEnd}
+	dx := -d * g.slope / c
+	for _, x := range g.centres {
+		out.centres = append(out.centres, x+dx)
+	}
+	out.pitch = append(out.pitch, g.pitch...)
+	return out
+}
+
+// settle moves an extrapolated line (full resolution) up or down by up to
+// half a glyph height to where the most ink is: the glyphs of a
+// line that was not found as a line (merged by blur, faded) are still
+// there. bin is the detection-scale binary image, f the scale factor.
+func settle(bin []uint8, w, h int, f float64, l *lineGeom) *lineGeom {
+	gh := l.h / f // glyph height, detection pixels
+	x0 := (l.centres[0] - 0.4*l.pitch[0]) / f
+	x1 := (l.centres[len(l.centres)-1] + 0.4*l.pitch[len(l.pitch)-1]) / f
+	count := func(off float64) int {
+		n := 0
+		for x := math.Max(x0, 0); x < math.Min(x1, float64(w)); x++ {
+			yb := l.baseY(x*f)/f + off
+			for y := int(yb - 0.85*gh); y <= int(yb-0.05*gh); y++ {
+				if y >= 0 && y < h && bin[y*w+int(x)] != 0 {
+					n++
+				}
+			}
+		}
+		return n
+	}
+	best, bestN := 0.0, count(0)
+	for off := -0.5 * gh; off <= 0.5*gh; off += 0.5 {
+		if n := count(off); n > bestN {
+			best, bestN = off, n
+		}
+	}
+	l.icpt += best * f
+	return l
+}
+
+// refit places the cells of an extrapolated line (full resolution) on the
+// glyph components lying on it, if there are enough: its ends stay
+// where the neighbouring line puts them, the columns in between follow
+// the glyphs (perspective makes the columns converge).
+func refit(cs []comp, f float64, n int, g *lineGeom) *lineGeom {
+	gh := g.h / f
+	x0 := (g.centres[0] - 0.5*g.pitch[0]) / f
+	x1 := (g.centres[n-1] + 0.5*g.pitch[n-1]) / f
+	l := &textLine{}
+	for i := range cs {
+		c := &cs[i]
+		h := float64(c.h())
+		if c.cx() < x0 || c.cx() > x1 || h < 0.6*gh || h > 1.5*gh || float64(c.w()) > 1.3*h+1 {
+			continue
+		}
+		if math.Abs(c.bottom()-g.baseY(c.cx()*f)/f) > 0.25*gh {
+			continue
+		}
+		l.comps = append(l.comps, i)
+	}
+	if len(l.comps) < max(6, n/4) {
+		return g
+	}
+	sort.Slice(l.comps, func(i, j int) bool { return cs[l.comps[i]].x0 < cs[l.comps[j]].x0 })
+	l.icpt, l.slope, l.h = g.icpt/f, g.slope, gh
+	l.p = median(g.pitch) / f
+	out := placeCells(cs, l, f, anchors{left: true, right: true, lx: g.centres[0], rx: g.centres[n-1]}, n)
+	if out == nil {
+		return g
+	}
+	out.found = false
+	return out
+}
+
+// lineInside reports whether the glyphs of the whole line lie in the image.
+func lineInside(g *gray, l *lineGeom) bool {
+	for _, k := range []int{0, len(l.centres) - 1} {
+		x := l.centres[k]
+		y := l.baseY(x)
+		if x < 0 || x >= float64(g.w) || y-l.h < 0 || y >= float64(g.h) {
+			return false
+		}
+	}
+	return true
+}
+
+// cellFrame returns the origin (cell's left end of the baseline) and the
+// unit vectors along and across (down) the line, and pixels per em.
+func cellFrame(l *lineGeom, k int) (ox, oy, dx, dy, nx, ny, ppe float64) {
+	c := math.Sqrt(1 + l.slope*l.slope)
+	dx, dy = 1/c, l.slope/c
+	nx, ny = -dy, dx
+	p := l.pitch[k] * c // along the line
+	ox = l.centres[k] - 0.5*l.pitch[k]
+	oy = l.baseY(ox)
+	return ox, oy, dx, dy, nx, ny, p / cell.Advance
+}
+
+func cellCorner(l *lineGeom, k int, side float64, top bool) image.Point {
+	ox, oy, dx, dy, nx, ny, ppe := cellFrame(l, k)
+	ex := side * cell.Advance
+	ey := 0.05
+	if top {
+		ey = cell.Top
+	}
+	return image.Pt(int(math.Round(ox+ppe*(ex*dx+ey*nx))), int(math.Round(oy+ppe*(ex*dy+ey*ny))))
+}
+
+// samplePatch fills patch with the darkness (255 - grey) of cell k of l,
+// sampled on the template grid plus margins. It reports false when a
+// noticeable part of the cell lies outside the image.
+func samplePatch(g *gray, l *lineGeom, k int, patch []float32) bool {
+	return samplePatchAt(g, l, k, 0, 0, patch)
+}
+
+// samplePatchAt is samplePatch with the cell moved by (sx, sy) template
+// pixels.
+func samplePatchAt(g *gray, l *lineGeom, k int, sx, sy float64, patch []float32) bool {
+	ox, oy, dx, dy, nx, ny, ppe := cellFrame(l, k)
+	ox += ppe * cell.Scale * (sx*dx + sy*nx)
+	oy += ppe * cell.Scale * (sx*dy + sy*ny)
+	step := ppe * cell.Scale // image pixels per template pixel
+	ss := 1
+	if step > 1.3 {
+		ss = min(int(math.Ceil(step)), 3)
+	}
+	out := 0
+	inner := 0
+	for j := 0; j < ph; j++ {
+		for i := 0; i < pw; i++ {
+			var acc float64
+			okAll := true
+			for sj := 0; sj < ss; sj++ {
+				for si := 0; si < ss; si++ {
+					ex := (float64(i-cell.Margin) + (float64(si)+0.5)/float64(ss)) * cell.Scale
+					ey := cell.Top + (float64(j-cell.Margin)+(float64(sj)+0.5)/float64(ss))*cell.Scale
+					x := ox + ppe*(ex*dx+ey*nx)
+					y := oy + ppe*(ex*dy+ey*ny)
+					v, ok := g.bilinear(x, y)
+					if !ok {
+						okAll = false
+						v = 255
+					}
+					acc += v
+				}
+			}
+			inCell := i >= cell.Margin && i < cell.Margin+tw && j >= cell.Margin && j < cell.Margin+th
+			if inCell {
+				inner++
+				if !okAll {
+					out++
+				}
+			}
+			patch[j*pw+i] = float32(255 - acc/float64(ss*ss))
+		}
+	}
+	return out*5 < inner // less than 20 % outside
+}
+
+// top2 returns the best and second-best characters of the allowed set.
+func top2(cr *cellResult, set string) (c1, c2 byte, s1, s2 float32) {
+	s1, s2 = -2, -2
+	for i := 0; i < len(set); i++ {
+		ch := set[i]
+		s := cr.score[strings.IndexByte(cell.Alphabet, ch)]
+		switch {
+		case s > s1:
+			c2, s2 = c1, s1
+			c1, s1 = ch, s
+		case s > s2:
+			c2, s2 = ch, s
+		}
+	}
+	return c1, c2, s1, s2
+}
+
+// confidence maps the best correlation and its margin over the runner-up
+// to [0, 1].
+func confidence(s1, s2 float32) float64 {
+	a := clamp01((float64(s1) - 0.45) / 0.35)
+	m := clamp01((float64(s1-s2))/0.08 + 0.25)
+	return a * m
+}
+
+func clamp01(v float64) float64 { return math.Max(0, math.Min(1, v)) }
+
+// correct applies check-digit corrections: when a field's check digit fails
+// and exactly one of its ambiguous characters (small margin over the
+// runner-up), replaced by its runner-up, makes the check verify, it is
+// replaced. Failing that, two ambiguous characters may be replaced
+// together if exactly one such pair makes both the field's and the
+// composite check verify (O/0 twice in a document number). The composite
+// check runs last and only touches characters not covered by a verified
+// field check.
+func correct(format mrz.Format, text, alt [][]byte, margin, conf [][]float64) []Correction {
+	const ambiguous = 0.06
+	var out []Correction
+	cks := checks[format]
+	composite := &cks[len(cks)-1]
+	verified := map[[2]int]bool{}
+	swap := func(p [2]int) { text[p[0]][p[1]], alt[p[0]][p[1]] = alt[p[0]][p[1]], text[p[0]][p[1]] }
+	apply := func(p [2]int, field string) {
+		out = append(out, Correction{Line: p[0], Pos: p[1], From: text[p[0]][p[1]], To: alt[p[0]][p[1]], Field: field})
+		swap(p)
+		conf[p[0]][p[1]] = math.Min(conf[p[0]][p[1]], 0.5)
+	}
+	for ci := range cks {
+		c := &cks[ci]
+		pos := c.positions()
+		if !c.verify(text) {
+			var cands [][2]int
+			for _, p := range pos {
+				if verified[p] || alt[p[0]][p[1]] == 0 || text[p[0]][p[1]] == '?' {
+					continue
+				}
+				if margin[p[0]][p[1]] < ambiguous {
+					cands = append(cands, p)
+				}
+			}
+			var fixes [][2]int
+			for _, p := range cands {
+				swap(p)
+				if c.verify(text) {
+					fixes = append(fixes, p)
+				}
+				swap(p)
+			}
+			switch {
+			case len(fixes) == 1:
+				apply(fixes[0], c.name)
+			case len(fixes) == 0 && len(cands) >= 2 && len(cands) <= 4 && c != composite:
+				var pairs [][2][2]int
+				for i := range cands {
+					for j := i + 1; j < len(cands); j++ {
+						swap(cands[i])
+						swap(cands[j])
+						if c.verify(text) && composite.verify(text) {
+							pairs = append(pairs, [2][2]int{cands[i], cands[j]})
+						}
+						swap(cands[j])
+						swap(cands[i])
+					}
+				}
+				if len(pairs) == 1 {
+					apply(pairs[0][0], c.name)
+					apply(pairs[0][1], c.name)
+				}
+			}
+		}
+		if c.verify(text) && c != composite {
+			for _, p := range pos {
+				verified[p] = true
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,255 @@
+package mrzread
+
+import (
+	"errors"
+	"image"
+	"image/color"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/verifyd/verifyd/internal/docgen"
+	"github.com/verifyd/verifyd/mrz"
+	"github.com/verifyd/verifyd/mrzread/internal/cell"
+)
+
+func photo(t testing.TB, f mrz.Format, seed uint64, d docgen.Degrade) (*docgen.Document, *docgen.Photo) {
+	t.Helper()
+	requireFont(t)
+	doc, err := docgen.Render(docgen.NewGenerator(seed, accuracyNow).Spec(f))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ph, err := docgen.Photograph(doc, d, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc, ph
+}
+
+func TestTemplates(t *testing.T) {
+	ts, err := loadTemplates()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ts.t) != nClass*cell.Variants() {
+		t.Fatalf("%d templates", len(ts.t))
+	}
+	// Every template matches itself best among the classes.
+	for c := 0; c < nClass; c++ {
+		patch := make([]float32, pw*ph)
+		raw := templatesBin[6+4+(c*ts.nv+ts.coarse)*tw*th:]
+		for y := 0; y < th; y++ {
+			for x := 0; x < tw; x++ {
+				patch[(y+cell.Margin)*pw+x+cell.Margin] = float32(raw[y*tw+x])
+			}
+		}
+		var cr cellResult
+		ts.match(patch, &cr)
+		c1, _, s1, _ := top2(&cr, cell.Alphabet)
+		if c1 != cell.Alphabet[c] || s1 < 0.99 {
+			t.Errorf("template %q matches %q (%.3f)", cell.Alphabet[c], c1, s1)
+		}
+	}
+}
+
+func TestRead(t *testing.T) {
+	for _, f := range []mrz.Format{mrz.TD1, mrz.TD2, mrz.TD3} {
+		doc, ph := photo(t, f, 11, docgen.Mild())
+		for _, hint := range []mrz.Format{0, f} {
+			res, err := Read(ph.Image, hint)
+			if err != nil {
+				t.Fatalf("%v: %v", f, err)
+			}
+			if res.Format != f || strings.Join(res.Lines, "\n") != strings.Join(doc.Lines, "\n") {
+				t.Errorf("%v hint %v: read %v %q, want %q", f, hint, res.Format, res.Lines, doc.Lines)
+			}
+			if !res.Valid || res.CutOff || res.Covered || len(res.Uncertain) > 0 {
+				t.Errorf("%v: valid=%v cut=%v covered=%v uncertain=%v", f, res.Valid, res.CutOff, res.Covered, res.Uncertain)
+			}
+			fields, err := res.Parse(mrz.WithNow(accuracyNow))
+			if err != nil || fields.Format != f {
+				t.Errorf("%v: Parse: %+v, %v", f, fields, err)
+			}
+			// The zone's corners are within a few pixels of the truth.
+			for i, p := range res.Quad {
+				q := ph.MRZ[i]
+				if math.Hypot(float64(p.X)-q.X, float64(p.Y)-q.Y) > 0.5*doc.Pitch*ph.Scale {
+					t.Errorf("%v: corner %d at %v, want near (%.0f, %.0f)", f, i, p, q.X, q.Y)
+				}
+			}
+			truth := math.Atan2(ph.MRZ[1].Y-ph.MRZ[0].Y, ph.MRZ[1].X-ph.MRZ[0].X) * 180 / math.Pi
+			if math.Abs(res.Skew-truth) > 1 {
+				t.Errorf("%v: skew %.2f°, want %.2f°", f, res.Skew, truth)
+			}
+			for li, l := range res.Confidence {
+				for k, c := range l {
+					if c < LowConfidence {
+						t.Errorf("%v: line %d position %d confidence %.2f", f, li, k, c)
+					}
+				}
+			}
+		}
+	}
+}
+
+// rotated returns img turned clockwise by deg (90, 180, 270).
+func rotated(img image.Image, deg int) image.Image {
+	b := img.Bounds()
+	w, h := b.Dx(), b.Dy()
+	var out *image.RGBA
+	if deg == 180 {
+		out = image.NewRGBA(image.Rect(0, 0, w, h))
+	} else {
+		out = image.NewRGBA(image.Rect(0, 0, h, w))
+	}
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			c := img.At(b.Min.X+x, b.Min.Y+y)
+			switch deg {
+			case 90:
+				out.Set(h-1-y, x, c)
+			case 180:
+				out.Set(w-1-x, h-1-y, c)
+			default:
+				out.Set(y, w-1-x, c)
+			}
+		}
+	}
+	return out
+}
+
+func TestReadRotated(t *testing.T) {
+	doc, ph := photo(t, mrz.TD3, 12, docgen.Mild())
+	straight, err := Read(ph.Image, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, deg := range []int{90, 180, 270} {
+		res, err := Read(rotated(ph.Image, deg), 0)
+		if err != nil {
+			t.Fatalf("%d°: %v", deg, err)
+		}
+		if strings.Join(res.Lines, "") != strings.Join(doc.Lines, "") || !res.Valid {
+			t.Errorf("%d°: read %q", deg, res.Lines)
+		}
+		// Turning the image by deg is undone by reading it turned by
+		// 360-deg.
+		if res.Rotation != (360-deg)%360 {
+			t.Errorf("%d°: Rotation %d", deg, res.Rotation)
+		}
+		if deg == 180 {
+			// The band maps back onto the rotated image: the same size.
+			if d := res.Band.Size().Sub(straight.Band.Size()); d.X*d.X+d.Y*d.Y > 100 {
+				t.Errorf("180°: band %v vs %v upright", res.Band, straight.Band)
+			}
+		}
+	}
+}
+
+func TestReadNoZone(t *testing.T) {
+	img := image.NewGray(image.Rect(0, 0, 400, 300))
+	for i := range img.Pix {
+		img.Pix[i] = uint8(200 + i%7)
+	}
+	if _, err := Read(img, 0); !errors.Is(err, ErrNoMRZ) {
+		t.Errorf("blank image: %v, want ErrNoMRZ", err)
+	}
+	noise := image.NewGray(image.Rect(0, 0, 500, 400))
+	for i := range noise.Pix {
+		noise.Pix[i] = uint8(i * 7919 % 251)
+	}
+	if _, err := Read(noise, 0); !errors.Is(err, ErrNoMRZ) {
+		t.Errorf("noise: %v, want ErrNoMRZ", err)
+	}
+	if _, err := Read(image.NewGray(image.Rect(0, 0, 10, 10)), 0); !errors.Is(err, ErrNoMRZ) {
+		t.Errorf("tiny image: %v", err)
+	}
+	// Non-zero image origin and a paletted image.
+	pal := image.NewPaletted(image.Rect(5, 5, 205, 105), color.Palette{color.White, color.Black})
+	if _, err := Read(pal, 0); !errors.Is(err, ErrNoMRZ) {
+		t.Errorf("paletted blank image: %v", err)
+	}
+}
+
+func TestReadFlags(t *testing.T) {
+	d := docgen.Mild()
+	d.CutMRZ = true
+	for seed := uint64(20); seed < 23; seed++ {
+		_, ph := photo(t, mrz.TD1, seed, d)
+		res, err := Read(ph.Image, 0)
+		if err == nil && !res.CutOff && !res.Covered {
+			t.Errorf("cut photo %d read as complete: %q", seed, res.Lines)
+		}
+		if err == nil && res.Valid {
+			t.Errorf("cut photo %d read as valid: %q", seed, res.Lines)
+		}
+	}
+	d = docgen.Mild()
+	d.CoverMRZ = true
+	for seed := uint64(30); seed < 33; seed++ {
+		_, ph := photo(t, mrz.TD3, seed, d)
+		res, err := Read(ph.Image, 0)
+		if err != nil {
+			t.Fatalf("covered photo %d: %v", seed, err)
+		}
+		if !res.Covered || len(res.Uncertain) == 0 || res.Valid {
+			t.Errorf("covered photo %d: covered=%v uncertain=%v valid=%v %q", seed, res.Covered, res.Uncertain, res.Valid, res.Lines)
+		}
+	}
+}
+
+func TestCorrect(t *testing.T) {
+	// ICAO 9303 part 4 example, with the document number's '8' read as
+	// 'B' (runner-up '8') and an unambiguous error elsewhere left alone.
+	lines := []string{
+		"P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<",
+		"L898902C36UTO7408122F1204159ZE184226B<<<<<10",
+	}
+	text := [][]byte{[]byte(lines[0]), []byte(lines[1])}
+	text[1][1] = 'B'
+	alt := [][]byte{make([]byte, 44), make([]byte, 44)}
+	margin := [][]float64{make([]float64, 44), make([]float64, 44)}
+	conf := [][]float64{make([]float64, 44), make([]float64, 44)}
+	for i := range margin[1] {
+		margin[1][i] = 0.3
+	}
+	alt[1][1], margin[1][1] = '8', 0.01
+	got := correct(mrz.TD3, text, alt, margin, conf)
+	if len(got) != 1 || got[0] != (Correction{Line: 1, Pos: 1, From: 'B', To: '8', Field: mrz.FieldDocumentNumber}) {
+		t.Fatalf("corrections %+v", got)
+	}
+	if string(text[1]) != lines[1] {
+		t.Errorf("corrected to %s", text[1])
+	}
+	// Two ambiguous characters, either of which could fix the check:
+	// nothing is changed.
+	text[1][1], alt[1][1] = 'B', '8'
+	alt[1][4], margin[1][4] = '3', 0.01 // a true '9' with runner-up '3'
+	if got := correct(mrz.TD3, text, alt, margin, conf); len(got) != 1 || got[0].Pos != 1 {
+		t.Errorf("corrections %+v, want only position 1", got)
+	}
+	// The check digit itself misread, and a character that could fix the
+	// field with its runner-up: the single consistent substitution wins.
+	text = [][]byte{[]byte(lines[0]), []byte(lines[1])}
+	text[1][19] = '3' // birth date check digit, really '2'
+	alt[1][19], margin[1][19] = '2', 0.02
+	got = correct(mrz.TD3, text, alt, margin, conf)
+	if len(got) != 1 || got[0].Field != mrz.FieldBirthDate || string(text[1]) != lines[1] {
+		t.Errorf("corrections %+v, line %s", got, text[1])
+	}
+}
+
+func BenchmarkRead(b *testing.B) {
+	for _, f := range []mrz.Format{mrz.TD1, mrz.TD3} {
+		_, ph := photo(b, f, 3, docgen.Mild())
+		b.Run(f.String(), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				res, err := Read(ph.Image, 0)
+				if err != nil || !res.Valid {
+					b.Fatal(err, res.Lines)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,313 @@
+// Package queue runs verifyd's durable background jobs on River
+// (github.com/riverqueue/river): webhook deliveries and verification expiry.
+//
+// Jobs live in the same database as the data they act on, and the store
+// enqueues them inside the transaction that changes the data (EnqueueTx), so
+// a status change is never committed without its notification, nor the
+// reverse, and nothing is lost when the process dies.
+//
+// River's SQLite driver exists up to v0.31.0, so every River module is
+// pinned to that version. Both drivers used here take database/sql, which
+// has no LISTEN/NOTIFY: workers poll (Config.PollInterval).
+package queue
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver"
+	"github.com/riverqueue/river/riverdriver/riverdatabasesql"
+	"github.com/riverqueue/river/riverdriver/riversqlite"
+	"github.com/riverqueue/river/rivermigrate"
+	"github.com/verifyd/verifyd/sqlstore"
+	"github.com/verifyd/verifyd/webhook"
+)
+
+// deliverArgs is the job that makes one webhook delivery attempt.
+type deliverArgs struct {
+	EventID string `json:"event_id"`
+}
+
+func (deliverArgs) Kind() string { return "webhook_delivery" }
+
+// expireArgs is the job that expires a verification when it is due.
+type expireArgs struct {
+	VerificationID string `json:"verification_id"`
+}
+
+func (expireArgs) Kind() string { return "verification_expiry" }
+
+// processArgs is the job that runs the verification pipeline on a
+// submission.
+type processArgs struct {
+	VerificationID string `json:"verification_id"`
+}
+
+func (processArgs) Kind() string { return "verification_process" }
+
+// ProcessAttempts is how often a submission's processing is tried before
+// the verification fails with idv_error.
+const ProcessAttempts = 5
+
+const (
+	queueWebhooks  = "webhooks"
+	queueLifecycle = "lifecycle"
+)
+
+// Handlers do the work of each job kind.
+type Handlers struct {
+	// Deliver makes one delivery attempt (webhook.Sender.Deliver).
+	Deliver func(ctx context.Context, eventID string, attempt int, final bool) error
+	// Expire expires a verification if it is due. An error with a
+	// NotDueUntil() time.Time method means "not yet": the job runs again then.
+	Expire func(ctx context.Context, verificationID string) error
+	// Process runs the verification pipeline; final says it will not be
+	// tried again, so a failure must be decided (idv_error) now.
+	Process func(ctx context.Context, verificationID string, attempt int, final bool) error
+}
+
+// Config configures the queue.
+type Config struct {
+	// PollInterval is how often idle workers look for due jobs. It bounds
+	// the latency from a status change to its first delivery attempt.
+	PollInterval time.Duration
+	// Workers is how many jobs run at once (for each of the two queues).
+	Workers int
+	// RescueAfter is how long a job may stay running before it is assumed
+	// lost with a crashed process and run again.
+	RescueAfter time.Duration
+	// MaxAttempts is how many delivery attempts an event gets
+	// (webhook.MaxAttempts when zero).
+	MaxAttempts int
+	// Backoff is the delay after a failed attempt (webhook.Backoff with
+	// jitter when nil). Tests shorten it.
+	Backoff func(attempt int) time.Duration
+	// ProcessBackoff is the delay before re-running a verification pipeline
+	// that errored (5 s doubling when nil).
+	ProcessBackoff func(attempt int) time.Duration
+	Logger         *slog.Logger
+
+	jobTimeout time.Duration // set by withDefaults
+}
+
+func (c Config) withDefaults(dialect sqlstore.Dialect) Config {
+	if c.PollInterval == 0 {
+		c.PollInterval = 100 * time.Millisecond
+	}
+	if c.Workers == 0 {
+		c.Workers = 50
+		if dialect == sqlstore.SQLite {
+			// one connection: more workers only wait for it
+			c.Workers = 10
+		}
+	}
+	if c.RescueAfter == 0 {
+		c.RescueAfter = 2 * time.Minute
+	}
+	// A job may not run longer than it takes to be assumed lost: River
+	// refuses a rescue delay shorter than the job timeout, and a job still
+	// running when it is rescued would run twice at once.
+	c.jobTimeout = min(webhook.AttemptTimeout+20*time.Second, c.RescueAfter)
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	if c.MaxAttempts == 0 {
+		c.MaxAttempts = webhook.MaxAttempts
+	}
+	if c.ProcessBackoff == nil {
+		c.ProcessBackoff = func(attempt int) time.Duration { return 5 * time.Second << min(attempt-1, 4) }
+	}
+	if c.Backoff == nil {
+		c.Backoff = func(attempt int) time.Duration { return webhook.Backoff(attempt, webhook.Jitter) }
+	}
+	return c
+}
+
+// Queue is the River client of this process.
+type Queue struct {
+	client *river.Client[*sql.Tx]
+	cfg    Config
+	// retryAfter remembers a receiver's Retry-After between a failed Work
+	// call and River asking the same worker for the next retry time.
+	retryAfter sync.Map // job id → time.Time
+}
+
+func driver(db *sqlstore.DB) riverdriver.Driver[*sql.Tx] {
+	if db.Dialect() == sqlstore.SQLite {
+		return riversqlite.New(db.SQL())
+	}
+	return riverdatabasesql.New(db.SQL())
+}
+
+// Migrate creates or upgrades River's tables.
+func Migrate(ctx context.Context, db *sqlstore.DB) error {
+	m, err := rivermigrate.New(driver(db), nil)
+	if err != nil {
+		return err
+	}
+	if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
+		return fmt.Errorf("migrate job queue: %w", err)
+	}
+	return nil
+}
+
+// New returns a queue on db. With nil handlers it can only enqueue (the
+// command-line tools use that); with handlers it also works jobs once
+// started.
+func New(db *sqlstore.DB, cfg Config, h *Handlers) (*Queue, error) {
+	cfg = cfg.withDefaults(db.Dialect())
+	q := &Queue{cfg: cfg}
+	rc := &river.Config{
+		Logger:            cfg.Logger,
+		PollOnly:          true,
+		FetchPollInterval: cfg.PollInterval,
+		// A short cooldown lets a busy queue fetch again as soon as workers
+		// free up; with 100 ms each queue handled at most workers/100 ms.
+		FetchCooldown:        min(cfg.PollInterval, 10*time.Millisecond),
+		JobTimeout:           cfg.jobTimeout,
+		RescueStuckJobsAfter: cfg.RescueAfter,
+		MaxAttempts:          cfg.MaxAttempts,
+	}
+	if h != nil {
+		workers := river.NewWorkers()
+		river.AddWorker(workers, &deliverWorker{q: q, deliver: h.Deliver})
+		river.AddWorker(workers, &expireWorker{expire: h.Expire})
+		river.AddWorker(workers, &processWorker{process: h.Process, backoff: cfg.ProcessBackoff})
+		rc.Workers = workers
+		rc.Queues = map[string]river.QueueConfig{
+			queueWebhooks:  {MaxWorkers: cfg.Workers},
+			queueLifecycle: {MaxWorkers: cfg.Workers},
+		}
+	}
+	client, err := river.NewClient(driver(db), rc)
+	if err != nil {
+		return nil, err
+	}
+	q.client = client
+	return q, nil
+}
+
+// Start starts working jobs.
+func (q *Queue) Start(ctx context.Context) error { return q.client.Start(ctx) }
+
+// Stop waits for running jobs to finish, or until ctx is done.
+func (q *Queue) Stop(ctx context.Context) error {
+	err := q.client.Stop(ctx)
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return q.client.StopAndCancel(context.WithoutCancel(ctx))
+	}
+	return err
+}
+
+// EnqueueTx inserts jobs inside the caller's transaction; it implements
+// sqlstore.Enqueuer.
+func (q *Queue) EnqueueTx(ctx context.Context, tx *sql.Tx, jobs ...sqlstore.Job) error {
+	params := make([]river.InsertManyParams, 0, len(jobs))
+	now := time.Now()
+	for _, j := range jobs {
+		// River files any job with a scheduled time as "scheduled", which only
+		// its scheduler (every 5 s) makes runnable: a job due now gets none.
+		if !j.RunAt.After(now) {
+			j.RunAt = time.Time{}
+		}
+		switch j.Kind {
+		case sqlstore.JobDeliverWebhook:
+			params = append(params, river.InsertManyParams{
+				Args: deliverArgs{EventID: j.Subject},
+				InsertOpts: &river.InsertOpts{Queue: queueWebhooks, MaxAttempts: q.cfg.MaxAttempts,
+					ScheduledAt: j.RunAt},
+			})
+		case sqlstore.JobExpireVerification:
+			params = append(params, river.InsertManyParams{
+				Args:       expireArgs{VerificationID: j.Subject},
+				InsertOpts: &river.InsertOpts{Queue: queueLifecycle, ScheduledAt: j.RunAt, MaxAttempts: 25},
+			})
+		case sqlstore.JobProcessVerification:
+			params = append(params, river.InsertManyParams{
+				Args:       processArgs{VerificationID: j.Subject},
+				InsertOpts: &river.InsertOpts{Queue: queueLifecycle, ScheduledAt: j.RunAt, MaxAttempts: ProcessAttempts},
+			})
+		default:
+			return fmt.Errorf("unknown job kind %q", j.Kind)
+		}
+	}
+	if len(params) == 0 {
+		return nil
+	}
+	_, err := q.client.InsertManyTx(ctx, tx, params)
+	return err
+}
+
+type deliverWorker struct {
+	river.WorkerDefaults[deliverArgs]
+	q       *Queue
+	deliver func(ctx context.Context, eventID string, attempt int, final bool) error
+}
+
+func (w *deliverWorker) Work(ctx context.Context, job *river.Job[deliverArgs]) error {
+	err := w.deliver(ctx, job.Args.EventID, job.Attempt, job.Attempt >= job.MaxAttempts)
+	if errors.Is(err, webhook.ErrGaveUp) {
+		return river.JobCancel(err)
+	}
+	var wait *webhook.WaitError
+	if errors.As(err, &wait) {
+		return river.JobSnooze(wait.After)
+	}
+	var ra *webhook.RetryAfterError
+	if errors.As(err, &ra) {
+		w.q.retryAfter.Store(job.ID, time.Now().Add(ra.After))
+	}
+	return err
+}
+
+// NextRetry applies webhook.Backoff, or the receiver's Retry-After when it
+// asked for a later time.
+func (w *deliverWorker) NextRetry(job *river.Job[deliverArgs]) time.Time {
+	next := time.Now().Add(w.q.cfg.Backoff(job.Attempt))
+	if v, ok := w.q.retryAfter.LoadAndDelete(job.ID); ok && v.(time.Time).After(next) {
+		next = v.(time.Time)
+	}
+	return next
+}
+
+func (w *deliverWorker) Timeout(*river.Job[deliverArgs]) time.Duration {
+	return w.q.cfg.jobTimeout
+}
+
+type expireWorker struct {
+	river.WorkerDefaults[expireArgs]
+	expire func(ctx context.Context, verificationID string) error
+}
+
+func (w *expireWorker) Work(ctx context.Context, job *river.Job[expireArgs]) error {
+	err := w.expire(ctx, job.Args.VerificationID)
+	var notDue interface{ NotDueUntil() time.Time }
+	if errors.As(err, &notDue) {
+		// Not an error: checked early (clock skew between replicas); look again
+		// when due. Snoozing does not use up an attempt.
+		return river.JobSnooze(max(time.Until(notDue.NotDueUntil()), 0))
+	}
+	return err
+}
+
+type processWorker struct {
+	river.WorkerDefaults[processArgs]
+	process func(ctx context.Context, verificationID string, attempt int, final bool) error
+	backoff func(attempt int) time.Duration
+}
+
+func (w *processWorker) Work(ctx context.Context, job *river.Job[processArgs]) error {
+	return w.process(ctx, job.Args.VerificationID, job.Attempt, job.Attempt >= job.MaxAttempts)
+}
+
+// NextRetry retries a crashed or timed-out pipeline run soon (by default
+// after 5 s, 10 s, 20 s, 40 s).
+func (w *processWorker) NextRetry(job *river.Job[processArgs]) time.Time {
+	return time.Now().Add(w.backoff(job.Attempt))
+}

@@ -1,0 +1,220 @@
+// Package tenant holds the use cases around integrators: businesses, their
+// API credentials (created, rotated, revoked, authenticated) and their
+// allowed-redirect lists.
+package tenant
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/verifyd/verifyd"
+	"github.com/verifyd/verifyd/seal"
+)
+
+// Service implements the tenant use cases on a store.
+type Service struct {
+	store  verifyd.Store
+	sealer *seal.Sealer
+	rand   io.Reader
+	now    func() time.Time
+}
+
+// New returns a Service. rand supplies key material and now the clock.
+func New(store verifyd.Store, sealer *seal.Sealer, rand io.Reader, now func() time.Time) *Service {
+	return &Service{store: store, sealer: sealer, rand: rand, now: now}
+}
+
+// secretAAD binds a sealed secret to its key, so a sealed secret moved to
+// another credential row cannot be opened.
+func secretAAD(apiKey string) []byte { return []byte("credential/" + apiKey) }
+
+func (s *Service) newCredential(businessID string, i verifyd.Interface, e verifyd.Environment) (verifyd.StoredCredential, error) {
+	c, err := verifyd.NewCredential(s.rand, businessID, i, e, s.now().UTC())
+	if err != nil {
+		return verifyd.StoredCredential{}, err
+	}
+	sealed, err := s.sealer.Seal([]byte(c.APISecret), secretAAD(c.APIKey))
+	if err != nil {
+		return verifyd.StoredCredential{}, err
+	}
+	return verifyd.StoredCredential{Credential: c, SealedSecret: sealed}, nil
+}
+
+// CreateBusiness creates a business with one credential for each interface
+// and environment, and returns the credentials with their secrets.
+func (s *Service) CreateBusiness(ctx context.Context, name string) (verifyd.Business, []verifyd.Credential, error) {
+	if !verifyd.ValidBusinessName(name) {
+		return verifyd.Business{}, nil, verifyd.Errorf(verifyd.EInvalid, "a business name of 1 to 200 characters is required")
+	}
+	id, err := verifyd.NewBusinessID(s.rand)
+	if err != nil {
+		return verifyd.Business{}, nil, err
+	}
+	b := verifyd.Business{ID: id, Name: name, CreatedAt: s.now().UTC()}
+	var stored []verifyd.StoredCredential
+	var creds []verifyd.Credential
+	for _, i := range verifyd.Interfaces {
+		for _, e := range verifyd.Environments {
+			c, err := s.newCredential(id, i, e)
+			if err != nil {
+				return verifyd.Business{}, nil, err
+			}
+			stored = append(stored, c)
+			creds = append(creds, c.Credential)
+		}
+	}
+	if err := s.store.CreateBusiness(ctx, b, stored); err != nil {
+		return verifyd.Business{}, nil, fmt.Errorf("create business: %w", err)
+	}
+	return b, creds, nil
+}
+
+// Businesses lists all businesses.
+func (s *Service) Businesses(ctx context.Context) ([]verifyd.Business, error) {
+	return s.store.Businesses(ctx)
+}
+
+// Business returns one business.
+func (s *Service) Business(ctx context.Context, id string) (verifyd.Business, error) {
+	return s.store.Business(ctx, id)
+}
+
+// CreateKey adds a credential to a business, for rotation: the old key keeps
+// working until it is revoked.
+func (s *Service) CreateKey(ctx context.Context, businessID string, i verifyd.Interface, e verifyd.Environment) (verifyd.Credential, error) {
+	if !i.Valid() || !e.Valid() {
+		return verifyd.Credential{}, verifyd.Errorf(verifyd.EInvalid, "interface must be identity or age and environment production or sandbox")
+	}
+	c, err := s.newCredential(businessID, i, e)
+	if err != nil {
+		return verifyd.Credential{}, err
+	}
+	if err := s.store.CreateCredential(ctx, c); err != nil {
+		return verifyd.Credential{}, err
+	}
+	return c.Credential, nil
+}
+
+// Keys lists a business's credentials without their secrets.
+func (s *Service) Keys(ctx context.Context, businessID string) ([]verifyd.Credential, error) {
+	if _, err := s.store.Business(ctx, businessID); err != nil {
+		return nil, err
+	}
+	stored, err := s.store.Credentials(ctx, businessID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]verifyd.Credential, len(stored))
+	for n, c := range stored {
+		out[n] = c.Credential
+	}
+	return out, nil
+}
+
+// RevealedKeys lists a business's active credentials with their secrets.
+// Only the operator's demo output uses it.
+func (s *Service) RevealedKeys(ctx context.Context, businessID string) ([]verifyd.Credential, error) {
+	stored, err := s.store.Credentials(ctx, businessID)
+	if err != nil {
+		return nil, err
+	}
+	var out []verifyd.Credential
+	for _, c := range stored {
+		if !c.Active() {
+			continue
+		}
+		open, err := s.open(c)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, open)
+	}
+	return out, nil
+}
+
+// RevokeKey revokes a credential; requests signed with it fail from then on.
+func (s *Service) RevokeKey(ctx context.Context, apiKey string) (verifyd.Credential, error) {
+	c, err := s.store.RevokeCredential(ctx, apiKey, s.now().UTC())
+	return c.Credential, err
+}
+
+func (s *Service) open(c verifyd.StoredCredential) (verifyd.Credential, error) {
+	secret, err := s.sealer.Open(c.SealedSecret, secretAAD(c.APIKey))
+	if err != nil {
+		return verifyd.Credential{}, fmt.Errorf("open secret of %s: %w", c.APIKey, err)
+	}
+	out := c.Credential
+	out.APISecret = string(secret)
+	return out, nil
+}
+
+// ErrUnknownKey is returned by Credential for a key that does not exist or
+// is revoked.
+var ErrUnknownKey = &verifyd.Error{Code: verifyd.EUnauthorized, Message: verifyd.MsgInvalidClient}
+
+// Credential returns the active credential with the given key, secret
+// included, or ErrUnknownKey.
+func (s *Service) Credential(ctx context.Context, apiKey string) (verifyd.Credential, error) {
+	c, err := s.store.Credential(ctx, apiKey)
+	if errors.Is(err, verifyd.ErrNotFound) || (err == nil && !c.Active()) {
+		return verifyd.Credential{}, ErrUnknownKey
+	}
+	if err != nil {
+		return verifyd.Credential{}, err
+	}
+	return s.open(c)
+}
+
+// SigningSecret returns the secret of a key even when it is revoked: a
+// verification's webhooks stay signed with the key that created it.
+func (s *Service) SigningSecret(ctx context.Context, apiKey string) (string, error) {
+	c, err := s.store.Credential(ctx, apiKey)
+	if err != nil {
+		return "", err
+	}
+	open, err := s.open(c)
+	return open.APISecret, err
+}
+
+// listOf names the redirect list a credential manages.
+func listOf(c verifyd.Credential) verifyd.RedirectList {
+	return verifyd.RedirectList{BusinessID: c.BusinessID, Interface: c.Interface, Environment: c.Environment}
+}
+
+// Redirects returns the allowed-redirect list the credential manages.
+func (s *Service) Redirects(ctx context.Context, c verifyd.Credential) ([]string, error) {
+	return s.store.Redirects(ctx, listOf(c))
+}
+
+// AddRedirects adds URLs to the credential's list.
+func (s *Service) AddRedirects(ctx context.Context, c verifyd.Credential, urls []string) error {
+	if err := verifyd.CheckRedirectList(urls); err != nil {
+		return err
+	}
+	return s.store.AddRedirects(ctx, listOf(c), urls)
+}
+
+// ReplaceRedirects replaces the credential's list.
+func (s *Service) ReplaceRedirects(ctx context.Context, c verifyd.Credential, urls []string) error {
+	if err := verifyd.CheckRedirectList(urls); err != nil {
+		return err
+	}
+	return s.store.ReplaceRedirects(ctx, listOf(c), urls)
+}
+
+// RemoveRedirects removes URLs from the credential's list.
+func (s *Service) RemoveRedirects(ctx context.Context, c verifyd.Credential, urls []string) error {
+	if err := verifyd.CheckRedirectList(urls); err != nil {
+		return err
+	}
+	return s.store.RemoveRedirects(ctx, listOf(c), urls)
+}
+
+// RedirectAllowed reports whether url is on the list of the business for
+// the given interface and environment.
+func (s *Service) RedirectAllowed(ctx context.Context, l verifyd.RedirectList, url string) (bool, error) {
+	return s.store.RedirectAllowed(ctx, l, url)
+}

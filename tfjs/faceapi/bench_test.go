@@ -1,0 +1,80 @@
+package faceapi
+
+import (
+	"image"
+	"sort"
+	"testing"
+	"time"
+)
+
+// BenchmarkFaceAPI times one descriptor (a face crop of sample1.jpg,
+// resized to 150×150 inside) and one tiny-detector pass (sample1.jpg,
+// 1920×1280, at input size 416, including decoding and NMS) in Go, and
+// the same calls of face-api on TensorFlow.js WASM in Node, measured in
+// the same run. Reported per call: go-ms/op and node-ms/op (wall time; Go's
+// is the mean over b.N calls, Node's the median of 15 calls after two
+// warm-up calls) and go-cpu-ms/op and node-cpu-ms/op (process CPU time,
+// which a busy machine distorts less). For one core: taskset -c 0 go test
+// -cpu 1 …; Node's WASM backend is single-threaded.
+func BenchmarkFaceAPI(b *testing.B) {
+	models := modelsDir(b)
+	ref := findReference(b)
+	rec, err := LoadRecognitionNet(models)
+	if err != nil {
+		b.Fatal(err)
+	}
+	det, err := LoadTinyDetector(models)
+	if err != nil {
+		b.Fatal(err)
+	}
+	img := loadSample(b, ref, "sample1.jpg")
+	dets, err := det.Detect(img, TinyDetectorOptions{})
+	if err != nil || len(dets) == 0 {
+		b.Fatalf("no face in sample1.jpg: %v", err)
+	}
+	d := dets[0].Box
+	face := Crop(img, image.Rect(int(d.X), int(d.Y), int(d.Right()+0.5), int(d.Bottom()+0.5)))
+
+	rec.Descriptor(face) // packs the filters (done once per loaded network)
+
+	dir := b.TempDir()
+	var items []refItem
+	items = addItem(b, items, dir, refItem{Name: "descriptor", Kind: "descriptor", img: face})
+	items = addItem(b, items, dir, refItem{Name: "detect", Kind: "detect", InputSize: 416, ScoreThreshold: 0.5, img: img})
+	out := runReference(b, ref, models, items, 15)
+
+	report := func(b *testing.B, cpu0 time.Duration, ref refResult) {
+		ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) / float64(b.N) }
+		b.ReportMetric(ms(b.Elapsed()), "go-ms/op")
+		if cpu0 >= 0 {
+			b.ReportMetric(ms(processCPU()-cpu0), "go-cpu-ms/op")
+		}
+		b.ReportMetric(median(ref.Ms), "node-ms/op")
+		b.ReportMetric(median(ref.CPUMs), "node-cpu-ms/op")
+	}
+	b.Run("descriptor", func(b *testing.B) {
+		cpu0 := processCPU()
+		for b.Loop() {
+			rec.Descriptor(face)
+		}
+		report(b, cpu0, out.Results[0])
+	})
+	b.Run("detect", func(b *testing.B) {
+		cpu0 := processCPU()
+		for b.Loop() {
+			if _, err := det.Detect(img, TinyDetectorOptions{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		report(b, cpu0, out.Results[1])
+	})
+}
+
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	return s[len(s)/2]
+}

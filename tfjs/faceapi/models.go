@@ -1,0 +1,138 @@
+// Package faceapi runs the face networks of the npm package
+// @vladmandic/face-api (a maintained fork of face-api.js) in pure Go, on
+// the weights that package ships: the 128-dimensional face descriptor
+// network (a port of dlib's ResNet face recognition network) and the tiny
+// face detector (a Tiny-YOLOv2 variant with depthwise separable
+// convolutions).
+//
+// The network definitions here mirror face-api's TypeScript sources
+// (src/faceRecognitionNet, src/tinyYolov2, src/tinyFaceDetector) operation
+// for operation, including their input preparation (padding to a square,
+// TensorFlow.js bilinear resizing, mean subtraction). The parity tests
+// compare the outputs with face-api itself running on TensorFlow.js's WASM
+// backend in Node.
+//
+// The weights are not in this repository. `verifyd models fetch`
+// downloads the pinned npm tarball, checks its integrity and extracts the
+// model files; Check reports whether a directory holds them.
+package faceapi
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// The pinned npm package the weights come from. Integrity is the
+// registry's dist.integrity (Subresource Integrity, sha512) of the tarball:
+// `npm view @vladmandic/face-api@1.7.15 dist.integrity`.
+const (
+	Package          = "@vladmandic/face-api"
+	Version          = "1.7.15"
+	TarballIntegrity = "sha512-WDMmK3CfNLo8jylWqMoQgf4nIst3M0fzx1dnac96wv/dvMTN4DxC/Pq1DGtduDk1lktCamQ3MIDXFnvrdHTXDw=="
+)
+
+// ModelFile is one file of the package's model/ directory.
+type ModelFile struct {
+	Name   string // file name inside model/ and in the models directory
+	Size   int64
+	SHA256 string // hex
+}
+
+// ModelFiles lists every file of model/ in the pinned tarball with its
+// SHA-256, so a models directory can be checked without the tarball.
+var ModelFiles = []ModelFile{
+	{"age_gender_model-weights_manifest.json", 8392, "74b60bf3ebf981bf4e661e9cca3a185614e10b25d797118b62e2a68d3ff2569f"},
+	{"age_gender_model.bin", 429708, "49f92bbc0afef2342c4385e4a2b0acb6d7a727c6f0aa539499719a81acf9abaa"},
+	{"face_expression_model-weights_manifest.json", 6980, "5b349c17c7836da506e03422cd6461c74085d8bb2713ad4114647dc5d28174c8"},
+	{"face_expression_model.bin", 329468, "9a9840f2cf1f4c7eab95f197512569345c00d2426754d4608b92af30e0300f3d"},
+	{"face_landmark_68_model-weights_manifest.json", 8485, "ca4886639f86e99b39fed0c155f81b63317225773bd9616716e887b0153389c9"},
+	{"face_landmark_68_model.bin", 356840, "4611ef65c87d836d03d684b30eec4d195d8b219fa1dd58fc58945831c6b9299b"},
+	{"face_landmark_68_tiny_model-weights_manifest.json", 4806, "9a1a5dd19fd814fd5095c3cb58f8e0d3193b8c5b9a6715b30a69d559aea31ad4"},
+	{"face_landmark_68_tiny_model.bin", 77224, "b98e9f2f7da76f8a6dda9741a36ed485b224b889d552de2b2c1bb16217f67bfc"},
+	{"face_recognition_model-weights_manifest.json", 19615, "cbaffa501b0b9275a12b63357a6843e7e30c054e1c9151e1a5f879b26e32986b"},
+	{"face_recognition_model.bin", 6444032, "b413e420d6840b2775fba32008db6f3cddb07d485967fb42cfcf379c16a8c589"},
+	{"ssd_mobilenetv1_model-weights_manifest.json", 28233, "888f744dffbc84f5f060d1f8427d9742341943a2dfaaf9205d10029b7e7a2955"},
+	{"ssd_mobilenetv1_model.bin", 5616957, "2835640602d53718aa6ae9a42896327eaa21beefed056c218d32ca7d79e1e2f8"},
+	{"tiny_face_detector_model-weights_manifest.json", 3219, "5d1af4849ac48d5b985f4a9b16010c512353ddd6fcc63d50fd0bc9e9e64296e5"},
+	{"tiny_face_detector_model.bin", 193321, "b7503ce7df31039b1c43316a9b865cab6a70dd748cc602d3fa28b551503c3871"},
+}
+
+// Manifest file names of the networks this package runs.
+const (
+	RecognitionManifest  = "face_recognition_model-weights_manifest.json"
+	TinyDetectorManifest = "tiny_face_detector_model-weights_manifest.json"
+)
+
+// DefaultDir is where `verifyd models fetch` puts the files and where the
+// service looks for them unless told otherwise (VERIFYD_MODELS_DIR or
+// --models-dir): "models" in the working directory.
+const DefaultDir = "models"
+
+// ErrMissing is wrapped by Check's error when files are absent.
+var ErrMissing = errors.New("face models missing")
+
+// Check verifies that dir holds every model file with the pinned size and
+// SHA-256. Its error names the problem files and, when files are missing,
+// wraps ErrMissing.
+func Check(dir string) error {
+	var missing, bad []string
+	for _, f := range ModelFiles {
+		p := filepath.Join(dir, f.Name)
+		st, err := os.Stat(p)
+		if err != nil {
+			missing = append(missing, f.Name)
+			continue
+		}
+		if st.Size() != f.Size {
+			bad = append(bad, fmt.Sprintf("%s (%d bytes, want %d)", f.Name, st.Size(), f.Size))
+			continue
+		}
+		sum, err := fileSHA256(p)
+		if err != nil {
+			return err
+		}
+		if sum != f.SHA256 {
+			bad = append(bad, f.Name+" (SHA-256 differs)")
+		}
+	}
+	switch {
+	case len(missing) == len(ModelFiles):
+		return fmt.Errorf("%w: %s has none of the %s %s model files (run `verifyd models fetch --dir %s`)",
+			ErrMissing, dir, Package, Version, dir)
+	case len(missing) > 0:
+		return fmt.Errorf("%w: %s lacks %s (run `verifyd models fetch --dir %s`)", ErrMissing, dir, strings.Join(missing, ", "), dir)
+	case len(bad) > 0:
+		return fmt.Errorf("face models in %s are not %s %s: %s (run `verifyd models fetch --force --dir %s`)",
+			dir, Package, Version, strings.Join(bad, ", "), dir)
+	}
+	return nil
+}
+
+// ModelFileNamed returns the pinned entry for a file name.
+func ModelFileNamed(name string) (ModelFile, bool) {
+	i := sort.Search(len(ModelFiles), func(i int) bool { return ModelFiles[i].Name >= name })
+	if i < len(ModelFiles) && ModelFiles[i].Name == name {
+		return ModelFiles[i], true
+	}
+	return ModelFile{}, false
+}
+
+func fileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}

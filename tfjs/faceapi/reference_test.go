@@ -1,0 +1,297 @@
+package faceapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"image"
+	"image/jpeg"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/verifyd/verifyd/internal/testdb"
+	"github.com/verifyd/verifyd/tfjs"
+)
+
+// The reference is face-api itself on TensorFlow.js's WASM backend in Node
+// (scripts/face-reference.mjs), installed by scripts/npm-face-install into
+// .cache/npm-face. The test images are the sample photos inside that npm
+// package (demo/sample1.jpg … sample6.jpg); they are not in this
+// repository.
+
+func repoRoot(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("no go.mod above the test's directory")
+		}
+		dir = parent
+	}
+}
+
+// modelsDir returns the directory with the face-api model files, skipping
+// the test when they are absent.
+func modelsDir(t testing.TB) string {
+	t.Helper()
+	dir := os.Getenv("VERIFYD_MODELS_DIR")
+	if dir == "" {
+		dir = filepath.Join(repoRoot(t), DefaultDir)
+	}
+	if err := Check(dir); err != nil {
+		testdb.Skip(t, fmt.Sprintf("face model tests need the model files: %v", err))
+	}
+	return dir
+}
+
+// reference describes the Node reference installation, skipping the test
+// when it is absent.
+type reference struct {
+	npmDir, script, samples string
+}
+
+func findReference(t testing.TB) reference {
+	t.Helper()
+	root := repoRoot(t)
+	r := reference{
+		npmDir:  filepath.Join(root, ".cache", "npm-face"),
+		script:  filepath.Join(root, "scripts", "face-reference.mjs"),
+		samples: filepath.Join(root, ".cache", "npm-face", "node_modules", "@vladmandic", "face-api", "demo"),
+	}
+	if _, err := exec.LookPath("node"); err != nil {
+		testdb.Skip(t, "face parity tests need Node.js (node on PATH) for the reference implementation")
+	}
+	for _, p := range []string{
+		filepath.Join(r.npmDir, "node_modules", "@tensorflow", "tfjs-backend-wasm", "package.json"),
+		filepath.Join(r.samples, "sample1.jpg"),
+	} {
+		if _, err := os.Stat(p); err != nil {
+			testdb.Skip(t, "face parity tests need the npm packages: run scripts/npm-face-install ("+err.Error()+")")
+		}
+	}
+	return r
+}
+
+func loadSample(t testing.TB, r reference, name string) *tfjs.Tensor {
+	t.Helper()
+	f, err := os.Open(filepath.Join(r.samples, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := jpeg.Decode(f)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return ImageTensor(img)
+}
+
+type refItem struct {
+	Name           string  `json:"name"`
+	Kind           string  `json:"kind"`
+	Raw            string  `json:"raw"`
+	Width          int     `json:"width"`
+	Height         int     `json:"height"`
+	InputSize      int     `json:"inputSize,omitempty"`
+	ScoreThreshold float64 `json:"scoreThreshold,omitempty"`
+
+	img *tfjs.Tensor
+}
+
+type refResult struct {
+	Name       string    `json:"name"`
+	Descriptor []float32 `json:"descriptor"`
+	RawShape   []int     `json:"rawShape"`
+	Raw        []float32 `json:"raw"`
+	Detections []struct {
+		X, Y, Width, Height, Score float64
+	} `json:"detections"`
+	Ms    []float64 `json:"ms"`
+	CPUMs []float64 `json:"cpuMs"`
+}
+
+type refOutput struct {
+	Versions map[string]string `json:"versions"`
+	Backend  string            `json:"backend"`
+	SIMD     bool              `json:"simd"`
+	Results  []refResult       `json:"results"`
+}
+
+// addItem writes img's pixels for the reference and appends the item.
+func addItem(t testing.TB, items []refItem, dir string, it refItem) []refItem {
+	t.Helper()
+	h, w, _ := it.img.HWC()
+	it.Raw = filepath.Join(dir, fmt.Sprintf("%d.rgb", len(items)))
+	it.Width, it.Height = w, h
+	if err := os.WriteFile(it.Raw, RGBBytes(it.img), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return append(items, it)
+}
+
+// runReference runs the Node reference on the items.
+func runReference(t testing.TB, r reference, models string, items []refItem, iterations int) refOutput {
+	t.Helper()
+	dir := t.TempDir()
+	job, err := json.Marshal(map[string]any{
+		"npmDir": r.npmDir, "modelDir": models, "iterations": iterations, "items": items,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobFile := filepath.Join(dir, "job.json")
+	if err := os.WriteFile(jobFile, job, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("node", r.script, jobFile)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("node %s: %v\n%s", r.script, err, stderr.String())
+	}
+	var out refOutput
+	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
+		t.Fatalf("reference output: %v\n%s", err, stderr.String())
+	}
+	if out.Backend != "wasm" || len(out.Results) != len(items) {
+		t.Fatalf("reference ran on backend %q with %d results for %d items", out.Backend, len(out.Results), len(items))
+	}
+	return out
+}
+
+var samples = []string{"sample1.jpg", "sample2.jpg", "sample3.jpg", "sample4.jpg", "sample5.jpg", "sample6.jpg"}
+
+// Tolerances of the parity test. The Go and WASM implementations run the
+// same float32 operations on the same weights and pixels but sum in
+// different orders, so outputs differ by rounding only.
+const (
+	// descriptorTol bounds |go - ref| / |ref| (Euclidean norms). Face
+	// matching thresholds are around 0.6 in absolute distance on
+	// descriptors of norm ~1, so 1e-3 is far below anything that matters.
+	descriptorTol = 1e-3
+	// rawTol bounds the largest absolute difference of the detector's raw
+	// output (logits, magnitudes up to ~10).
+	rawTol = 1e-3
+	// boxTol bounds box coordinate differences in pixels, scoreTol score
+	// differences.
+	boxTol   = 1.0
+	scoreTol = 1e-3
+)
+
+func TestParityWithFaceAPI(t *testing.T) {
+	models := modelsDir(t)
+	ref := findReference(t)
+	rec, err := LoadRecognitionNet(models)
+	if err != nil {
+		t.Fatal(err)
+	}
+	det, err := LoadTinyDetector(models)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	dir := t.TempDir()
+	var items []refItem
+	var goDets [][]Detection
+	for _, s := range samples {
+		img := loadSample(t, ref, s)
+		for _, size := range []int{416, 224} {
+			items = addItem(t, items, dir, refItem{Name: fmt.Sprintf("%s detect %d", s, size), Kind: "detect", InputSize: size, ScoreThreshold: 0.5, img: img})
+		}
+		// The descriptor of the whole photo exercises padding to a
+		// square and resizing; the face crops are what matching uses.
+		items = addItem(t, items, dir, refItem{Name: s + " descriptor whole", Kind: "descriptor", img: img})
+		dets, err := det.Detect(img, TinyDetectorOptions{InputSize: 416})
+		if err != nil {
+			t.Fatal(err)
+		}
+		goDets = append(goDets, dets)
+		for i, d := range dets {
+			if i == 3 {
+				break
+			}
+			r := image.Rect(int(d.Box.X), int(d.Box.Y), int(d.Box.Right()+0.5), int(d.Box.Bottom()+0.5))
+			items = addItem(t, items, dir, refItem{Name: fmt.Sprintf("%s descriptor face %d", s, i), Kind: "descriptor", img: Crop(img, r)})
+		}
+	}
+	out := runReference(t, ref, models, items, 0)
+	t.Logf("reference: %v, backend %s, simd %v", out.Versions, out.Backend, out.SIMD)
+
+	var worstDesc, worstRaw, worstBox, worstScore float64
+	faces := 0
+	for i, it := range items {
+		want := out.Results[i]
+		switch it.Kind {
+		case "descriptor":
+			got := rec.Descriptor(it.img)
+			rel := Distance(got, want.Descriptor) / norm(want.Descriptor)
+			worstDesc = max(worstDesc, rel)
+			if len(want.Descriptor) != DescriptorSize || rel > descriptorTol {
+				t.Errorf("%s: descriptor differs from face-api by %.2g (relative), tolerance %g", it.Name, rel, descriptorTol)
+			}
+		case "detect":
+			raw := det.Forward(it.img, it.InputSize)
+			if fmt.Sprint(raw.Shape) != fmt.Sprint(want.RawShape) {
+				t.Errorf("%s: raw output shape %v, face-api %v", it.Name, raw.Shape, want.RawShape)
+				continue
+			}
+			var d float64
+			for j, v := range raw.Data {
+				d = max(d, abs(float64(v)-float64(want.Raw[j])))
+			}
+			worstRaw = max(worstRaw, d)
+			if d > rawTol {
+				t.Errorf("%s: raw output differs from face-api by up to %.2g, tolerance %g", it.Name, d, rawTol)
+			}
+			got, err := det.Detect(it.img, TinyDetectorOptions{InputSize: it.InputSize, ScoreThreshold: it.ScoreThreshold})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != len(want.Detections) {
+				t.Errorf("%s: %d faces, face-api %d", it.Name, len(got), len(want.Detections))
+				continue
+			}
+			faces += len(got)
+			for j, g := range got {
+				w := want.Detections[j]
+				bd := max(abs(g.Box.X-w.X), abs(g.Box.Y-w.Y), abs(g.Box.Width-w.Width), abs(g.Box.Height-w.Height))
+				sd := abs(g.Score - w.Score)
+				worstBox, worstScore = max(worstBox, bd), max(worstScore, sd)
+				if bd > boxTol || sd > scoreTol {
+					t.Errorf("%s face %d: box %+v score %.5f, face-api box {%.2f %.2f %.2f %.2f} score %.5f",
+						it.Name, j, g.Box, g.Score, w.X, w.Y, w.Width, w.Height, w.Score)
+				}
+			}
+		}
+	}
+	if faces == 0 {
+		t.Error("no faces detected in any sample")
+	}
+	t.Logf("%d items, %d faces: worst descriptor difference %.2g (relative L2), raw detector output %.2g (abs), box %.2g px, score %.2g",
+		len(items), faces, worstDesc, worstRaw, worstBox, worstScore)
+}
+
+func norm(v []float32) float64 {
+	var s float64
+	for _, x := range v {
+		s += float64(x) * float64(x)
+	}
+	return math.Sqrt(s)
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}

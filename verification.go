@@ -1,0 +1,193 @@
+package verifyd
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Status is the state of an identity verification (SPEC "States and
+// transitions").
+type Status string
+
+// The statuses of SPEC.md.
+const (
+	StatusPending  Status = "pending"
+	StatusStarted  Status = "started"
+	StatusExpired  Status = "expired"
+	StatusFailed   Status = "failed"
+	StatusApproved Status = "approved"
+)
+
+// Terminal reports whether no further transition may leave s.
+func (s Status) Terminal() bool {
+	return s == StatusExpired || s == StatusFailed || s == StatusApproved
+}
+
+// Reason explains a failed verification. The zero value means "no reason"
+// and is sent as an empty string, as SPEC.md requires.
+type Reason string
+
+// The failure reasons of SPEC.md.
+const (
+	ReasonNone                   Reason = ""
+	ReasonExpiredID              Reason = "expired_id"
+	ReasonIDScanError            Reason = "id_scan_error"
+	ReasonIDVError               Reason = "idv_error"
+	ReasonInvalidID              Reason = "invalid_id"
+	ReasonLivenessError          Reason = "liveness_error"
+	ReasonMinor                  Reason = "minor"
+	ReasonPartialID              Reason = "partial_id"
+	ReasonPhotoMismatch          Reason = "photo_mismatch"
+	ReasonPoorIDScanError        Reason = "poor_id_scan_error"
+	ReasonPotentialFraud         Reason = "potential_fraud"
+	ReasonServerErrorUnavailable Reason = "server_error_unavailable"
+)
+
+// Reasons lists every failure reason in SPEC order.
+var Reasons = []Reason{
+	ReasonExpiredID, ReasonIDScanError, ReasonIDVError, ReasonInvalidID,
+	ReasonLivenessError, ReasonMinor, ReasonPartialID, ReasonPhotoMismatch,
+	ReasonPoorIDScanError, ReasonPotentialFraud, ReasonServerErrorUnavailable,
+}
+
+// Valid reports whether r is one of SPEC's failure reasons (not the empty
+// reason).
+func (r Reason) Valid() bool {
+	for _, v := range Reasons {
+		if r == v {
+			return true
+		}
+	}
+	return false
+}
+
+// VerificationLifetime is how long a verification may stay unfinished before
+// it expires (SPEC "Limits").
+const VerificationLifetime = 5 * 24 * time.Hour
+
+// Flow records how a verification was created: through the hosted page (B1)
+// or by direct submission of images (B2).
+type Flow string
+
+// The two flows.
+const (
+	FlowHosted Flow = "hosted"
+	FlowDirect Flow = "direct"
+)
+
+// Customer is the integrator's end user as SPEC.md describes it.
+type Customer struct {
+	ID    string `json:"id"`
+	Email string `json:"email"`
+	Phone string `json:"phone,omitempty"`
+}
+
+// Verification is one identity verification.
+type Verification struct {
+	ID          string
+	BusinessID  string
+	Environment Environment
+	// APIKey is the key that created the verification. Webhooks are signed
+	// with its secret so the receiver knows which secret to check with.
+	APIKey   string
+	Customer Customer
+	// RedirectURI is the integrator's return address ("" when none).
+	RedirectURI string
+	Webhook     string
+	Flow        Flow
+	Status      Status
+	Reason      Reason
+	// Document is what the integrator declared on direct submission.
+	Document DocumentInfo
+	// HostedTokenHash identifies the hosted page without storing its token in
+	// clear; SealedHostedToken lets the service rebuild the page URL for B3.
+	HostedTokenHash   []byte
+	SealedHostedToken []byte
+	CreatedAt         time.Time
+	UpdatedAt         time.Time
+	ExpiresAt         time.Time
+	// Review says whether a person must decide the verification.
+	Review ReviewState
+	// Submissions counts processed submissions (hosted flow retries).
+	Submissions int
+	// HostedSubmissions counts the submissions made on the hosted page, and
+	// HostedSubmittedRun is how many check runs existed when the latest one
+	// arrived: a later, non-error run has processed it.
+	HostedSubmissions  int
+	HostedSubmittedRun int
+	// DocumentHash identifies the document read from the submission
+	// (keyed hash of type, country and number) for duplicate detection.
+	DocumentHash []byte
+	// ClockOffset is how far a sandbox verification's clock was advanced
+	// (always 0 in production): it expires when now+ClockOffset reaches
+	// ExpiresAt.
+	ClockOffset time.Duration
+}
+
+// ReviewState is where a verification stands in the review queue.
+type ReviewState string
+
+// The review states.
+const (
+	ReviewNone    ReviewState = ""
+	ReviewPending ReviewState = "pending"
+	ReviewDecided ReviewState = "decided"
+)
+
+// CheckRun is one run of the verification pipeline, with each check's
+// evidence sealed at rest (it holds personal data read from documents).
+type CheckRun struct {
+	VerificationID string
+	Run            int
+	At             time.Time
+	// Outcome is approved, failed, review or error.
+	Outcome       string
+	Reason        Reason
+	SealedResults []byte
+}
+
+// DueAt returns the real time at which the verification expires.
+func (v Verification) DueAt() time.Time { return v.ExpiresAt.Add(-v.ClockOffset) }
+
+// DocumentInfo is the declared type and country of a submitted document.
+type DocumentInfo struct {
+	Type    DocumentType
+	Country string
+}
+
+// ImageKind names one of the images of a submission.
+type ImageKind string
+
+// The images of a submission.
+const (
+	ImageSelfie        ImageKind = "selfie"
+	ImageDocumentFront ImageKind = "document_front"
+	ImageDocumentBack  ImageKind = "document_back"
+)
+
+// StoredImage is one submitted image, sealed at rest.
+type StoredImage struct {
+	Kind   ImageKind
+	Format string
+	Width  int
+	Height int
+	// SHA256 of the plaintext image, kept so later checks can find reused
+	// images without decrypting every stored one.
+	SHA256 []byte
+	Sealed []byte
+}
+
+// WebhookPayload returns the exact body of the status-change notification
+// of SPEC "Events": {"id", "customer_id", "status", "reason"}.
+func WebhookPayload(v Verification) []byte {
+	b, err := json.Marshal(struct {
+		ID         string `json:"id"`
+		CustomerID string `json:"customer_id"`
+		Status     Status `json:"status"`
+		Reason     Reason `json:"reason"`
+	}{v.ID, v.Customer.ID, v.Status, v.Reason})
+	if err != nil {
+		panic(err) // strings only: cannot fail
+	}
+	return b
+}
