@@ -2,6 +2,8 @@ package verifyd
 
 import (
 	"encoding/json"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -164,6 +166,31 @@ const (
 	ImageDocumentFront ImageKind = "document_front"
 	ImageDocumentBack  ImageKind = "document_back"
 )
+
+// The hosted page's camera sends, with a selfie taken on it, a short burst
+// of smaller frames captured just after it: the liveness check rates each
+// and looks for the small movements of a live person in front of a camera.
+// Frames are optional (uploads and B2 have none).
+const (
+	MaxSelfieFrames    = 3
+	MaxSelfieFrameSize = 1 << 20
+)
+
+// SelfieFrame names the n-th frame (1-based) of a selfie burst.
+func SelfieFrame(n int) ImageKind { return ImageKind("selfie_frame_" + strconv.Itoa(n)) }
+
+// SelfieFrameIndex returns n for SelfieFrame(n), or 0 for other kinds.
+func (k ImageKind) SelfieFrameIndex() int {
+	rest, ok := strings.CutPrefix(string(k), "selfie_frame_")
+	if !ok {
+		return 0
+	}
+	n, err := strconv.Atoi(rest)
+	if err != nil || n < 1 || n > MaxSelfieFrames || SelfieFrame(n) != k {
+		return 0
+	}
+	return n
+}
 
 // StoredImage is one submitted image, sealed at rest.
 type StoredImage struct {

@@ -924,3 +924,17 @@ func TestProblemsErr(t *testing.T) {
 		}
 	})
 }
+
+func TestSelfieFrameKinds(t *testing.T) {
+	t.Parallel()
+	for n := 1; n <= verifyd.MaxSelfieFrames; n++ {
+		if got := verifyd.SelfieFrame(n).SelfieFrameIndex(); got != n {
+			t.Errorf("SelfieFrame(%d) reads back as %d", n, got)
+		}
+	}
+	for _, k := range []verifyd.ImageKind{verifyd.ImageSelfie, "selfie_frame_0", "selfie_frame_4", "selfie_frame_01", "selfie_frame_x", "selfie_frame_"} {
+		if got := k.SelfieFrameIndex(); got != 0 {
+			t.Errorf("%q reads as frame %d", k, got)
+		}
+	}
+}

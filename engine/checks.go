@@ -31,7 +31,7 @@ func (DecodeCheck) Name() string { return "decode" }
 // Run implements Check.
 func (DecodeCheck) Run(_ context.Context, in *Input) Result {
 	ev := map[string]any{}
-	for _, im := range []*Image{in.Selfie, in.Front, in.Back} {
+	for _, im := range append([]*Image{in.Selfie, in.Front, in.Back}, in.Frames...) {
 		if im == nil {
 			continue
 		}
@@ -43,7 +43,7 @@ func (DecodeCheck) Run(_ context.Context, in *Input) Result {
 		b := img.Bounds()
 		ev[string(im.Kind)] = map[string]any{"format": format, "width": b.Dx(), "height": b.Dy()}
 		min := MinDocumentSide
-		if im.Kind == verifyd.ImageSelfie {
+		if im.Kind == verifyd.ImageSelfie || im.Kind.SelfieFrameIndex() > 0 {
 			min = MinSelfieSide
 		}
 		if long := max(b.Dx(), b.Dy()); long < min {

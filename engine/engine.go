@@ -61,6 +61,9 @@ type Input struct {
 	Selfie         *Image
 	Front          *Image
 	Back           *Image
+	// Frames is the burst of camera frames taken with a hosted-page
+	// selfie, in order; empty for uploads and direct submissions.
+	Frames []*Image
 	// Now is the reference time for expiry and age.
 	Now time.Time
 	// Facts carries findings between checks, such as "mrz" → mrz.Fields.

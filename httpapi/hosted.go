@@ -91,7 +91,7 @@ func (s *Server) hostedAssetHandler(w http.ResponseWriter, r *http.Request) {
 // Limits of a hosted submission: three images and a few short fields.
 const (
 	hostedFieldLimit      = 256
-	hostedSubmissionLimit = 3*(verifyd.MaxImageBytes+1) + 1<<20
+	hostedSubmissionLimit = 3*(verifyd.MaxImageBytes+1) + verifyd.MaxSelfieFrames*(verifyd.MaxSelfieFrameSize+1) + 1<<20
 )
 
 // csrfCookie is the double-submit token's cookie: a random value the page
@@ -415,9 +415,19 @@ func readHostedForm(w http.ResponseWriter, r *http.Request) (identity.HostedSubm
 			dst = &in.Back
 		case identity.FieldSelfie:
 			dst = &in.Selfie
+		case identity.FieldSelfieFrame:
+			// Up to one frame more than allowed is kept, so too many
+			// frames are reported rather than silently dropped.
+			if len(in.Frames) <= verifyd.MaxSelfieFrames {
+				in.Frames = append(in.Frames, nil)
+				dst = &in.Frames[len(in.Frames)-1]
+			}
 		}
 		if dst != nil {
 			limit = verifyd.MaxImageBytes + 1
+			if part.FormName() == identity.FieldSelfieFrame {
+				limit = verifyd.MaxSelfieFrameSize + 1
+			}
 		}
 		b, err := readPart(part, limit)
 		if err != nil {

@@ -13,6 +13,7 @@ import (
 	"net/http/cookiejar"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -68,7 +69,10 @@ func (c *customer) open(suffix string, headers ...string) response {
 }
 
 // photos is a valid submission's images.
-type photos struct{ front, back, selfie []byte }
+type photos struct {
+	front, back, selfie []byte
+	frames              [][]byte // the camera's burst after the selfie
+}
 
 func goodPhotos(t *testing.T) photos {
 	return photos{front: testJPEG(t, 900, 600), back: testJPEG(t, 901, 600), selfie: testJPEG(t, 320, 400)}
@@ -92,6 +96,10 @@ func (c *customer) submit(fields map[string]string, p photos, asJSON bool, heade
 			continue
 		}
 		fw, _ := w.CreateFormFile(name, name+".jpg")
+		_, _ = fw.Write(data)
+	}
+	for n, data := range p.frames {
+		fw, _ := w.CreateFormFile("selfie_frame", fmt.Sprintf("frame%d.jpg", n+1))
 		_, _ = fw.Write(data)
 	}
 	_ = w.Close()
@@ -629,5 +637,64 @@ func TestHostedSandboxPanel(t *testing.T) {
 	history, _ := ts.Store.StatusEvents(context.Background(), g.id)
 	if last := history[len(history)-1]; last.Cause != verifyd.CauseSandboxControl {
 		t.Fatalf("cause: %+v", last)
+	}
+}
+
+// framesSeen is a check that records the burst frames the pipeline got.
+type framesSeen struct {
+	mu     sync.Mutex
+	widths []int
+}
+
+func (*framesSeen) Name() string { return "frames" }
+func (f *framesSeen) Run(_ context.Context, in *engine.Input) engine.Result {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.widths = f.widths[:0]
+	for _, fr := range in.Frames {
+		f.widths = append(f.widths, fr.Image.Bounds().Dx())
+	}
+	return engine.NeedsReview("frames recorded", nil)
+}
+
+// TestHostedSelfieFrames: the camera's burst after a selfie is optional,
+// bounded in number and size, stored with the submission and handed to
+// the pipeline in order.
+func TestHostedSelfieFrames(t *testing.T) {
+	t.Parallel()
+	seen := &framesSeen{}
+	ts := testserver.Start(t, "sqlite", testserver.Options{Dev: true, Pipeline: engine.NewPipeline(engine.DecodeCheck{}, seen)})
+	f := newHosted(t, ts, prd, "ada@example.com")
+	c := newCustomer(t, f.page)
+	c.open("")
+	good := goodPhotos(t)
+	frame := func(w int) []byte { return testJPEG(t, w, 480) }
+
+	p := good
+	p.frames = [][]byte{frame(640), frame(641), frame(642), frame(643)}
+	if got := problemsOf(t, c.submit(idCard, p, true)); len(got) != 1 || !strings.Contains(got["selfie_frame"], "at most 3 frames") {
+		t.Fatalf("four frames: %v", got)
+	}
+	p.frames = [][]byte{frame(640), bytes.Repeat([]byte{0xff}, verifyd.MaxSelfieFrameSize+10)}
+	if got := problemsOf(t, c.submit(idCard, p, true)); len(got) != 1 || !strings.Contains(got["selfie_frame"], "frame 2 is larger than 1024 KiB") {
+		t.Fatalf("oversized frame: %v", got)
+	}
+	p.frames = [][]byte{frame(640), []byte("not an image")}
+	if got := problemsOf(t, c.submit(idCard, p, true)); len(got) != 1 || got["selfie_frame"] == "" {
+		t.Fatalf("undecodable frame: %v", got)
+	}
+
+	p.frames = [][]byte{frame(640), frame(641), frame(642)}
+	c.submit(idCard, p, true).wantStatus(t, 202)
+	c.waitPhase("review")
+	seen.mu.Lock()
+	widths := slices.Clone(seen.widths)
+	seen.mu.Unlock()
+	if !slices.Equal(widths, []int{640, 641, 642}) {
+		t.Fatalf("pipeline frames %v, want widths 640, 641, 642 in order", widths)
+	}
+	images, err := ts.Store.Images(context.Background(), f.id)
+	if err != nil || len(images) != 6 {
+		t.Fatalf("stored images: %v, %d", err, len(images))
 	}
 }

@@ -188,6 +188,10 @@ type HostedSubmission struct {
 	Front        []byte
 	Back         []byte
 	Selfie       []byte
+	// Frames is the optional burst the page's camera captured after the
+	// selfie (at most verifyd.MaxSelfieFrames, each at most
+	// verifyd.MaxSelfieFrameSize bytes).
+	Frames [][]byte
 }
 
 // Field names of a hosted submission, as the form sends them and as
@@ -198,6 +202,7 @@ const (
 	FieldFront           = "front"
 	FieldBack            = "back"
 	FieldSelfie          = "selfie"
+	FieldSelfieFrame     = "selfie_frame"
 )
 
 // SubmitHosted accepts a submission from the hosted page: it validates and
@@ -247,6 +252,18 @@ func (s *Service) submitHosted(ctx context.Context, v View, in HostedSubmission)
 		fields = append(fields, field{FieldBack, verifyd.ImageDocumentBack, in.Back})
 	}
 	fields = append(fields, field{FieldSelfie, verifyd.ImageSelfie, in.Selfie})
+	switch {
+	case len(in.Frames) > verifyd.MaxSelfieFrames:
+		p.Add(FieldSelfieFrame, fmt.Sprintf("at most %d frames are accepted", verifyd.MaxSelfieFrames))
+	default:
+		for n, b := range in.Frames {
+			if len(b) > verifyd.MaxSelfieFrameSize {
+				p.Add(FieldSelfieFrame, fmt.Sprintf("frame %d is larger than %d KiB", n+1, verifyd.MaxSelfieFrameSize>>10))
+				continue
+			}
+			fields = append(fields, field{FieldSelfieFrame, verifyd.SelfieFrame(n + 1), b})
+		}
+	}
 	images := make([]verifyd.Image, len(fields))
 	for n, f := range fields {
 		im, problem := verifyd.DecodeImageBytes(f.data)

@@ -198,6 +198,11 @@ func (s *Service) pipelineInput(ctx context.Context, v verifyd.Verification) (*e
 		return nil
 	}
 	in.Selfie, in.Front, in.Back = pick(verifyd.ImageSelfie), pick(verifyd.ImageDocumentFront), pick(verifyd.ImageDocumentBack)
+	for n := 1; n <= verifyd.MaxSelfieFrames; n++ {
+		if f := pick(verifyd.SelfieFrame(n)); f != nil {
+			in.Frames = append(in.Frames, f)
+		}
+	}
 	return in, nil
 }
 

@@ -54,6 +54,7 @@
   var summary = document.getElementById('error-summary');
   var submit = document.getElementById('submit');
   var photos = {};      // field → Blob taken with the camera or re-encoded
+  var selfieFrames = []; // the burst taken with a camera selfie (Blobs)
   var canCamera = !!(navigator.mediaDevices && navigator.mediaDevices.getUserMedia) && window.isSecureContext;
   var maxBytes = 10 * 1024 * 1024;
   var accepted = ['image/jpeg', 'image/png', 'image/webp'];
@@ -163,6 +164,7 @@
     input.addEventListener('change', function () {
       var file = input.files && input.files[0];
       delete photos[field];
+      if (field === 'selfie') { selfieFrames = []; }
       if (!file) { return; }
       normalise(file).then(function (blob) {
         if (blob) { photos[field] = blob; }
@@ -239,22 +241,48 @@
     }).catch(cameraFailed);
   }
 
+  // grab draws the current video frame, scaled to at most maxSide pixels,
+  // and resolves to a JPEG.
+  function grab(maxSide, quality) {
+    var scale = Math.min(1, maxSide / Math.max(video.videoWidth, video.videoHeight));
+    var c = document.createElement('canvas');
+    c.width = Math.round(video.videoWidth * scale);
+    c.height = Math.round(video.videoHeight * scale);
+    c.getContext('2d').drawImage(video, 0, 0, c.width, c.height);
+    return new Promise(function (resolve) { c.toBlob(resolve, 'image/jpeg', quality); });
+  }
+
+  // After a selfie, the camera keeps three smaller frames 200 ms apart: the
+  // server's liveness check rates each and looks for the small movements
+  // of a live person (docs/faces.md, "Liveness").
+  function burst() {
+    var out = [];
+    function next() {
+      if (out.length === BURST || !stream) { return Promise.resolve(out); }
+      return new Promise(function (r) { setTimeout(r, 200); })
+        .then(function () { return stream ? grab(640, 0.85) : null; })
+        .then(function (b) { if (b) { out.push(b); } return b ? next() : out; });
+    }
+    return next();
+  }
+  var BURST = 3;
+
   shoot.addEventListener('click', function () {
     if (!stream || !video.videoWidth) { return; }
-    var c = document.createElement('canvas');
-    c.width = video.videoWidth;
-    c.height = video.videoHeight;
-    c.getContext('2d').drawImage(video, 0, 0, c.width, c.height);
     var field = current.field;
+    var face = guide.classList.contains('guide-face');
     shoot.disabled = true;
-    c.toBlob(function (blob) {
+    grab(1e9, 0.92).then(function (blob) {
       if (!blob) { cameraFailed(); return; }
-      photos[field] = blob;
-      fileInput(field).value = '';
-      setPreview(field, blob);
-      closeCamera();
-      announce(t('photo_taken', label(field)));
-    }, 'image/jpeg', 0.92);
+      return (face ? burst() : Promise.resolve([])).then(function (frames) {
+        photos[field] = blob;
+        if (field === 'selfie') { selfieFrames = frames; }
+        fileInput(field).value = '';
+        setPreview(field, blob);
+        closeCamera();
+        announce(t('photo_taken', label(field)));
+      });
+    });
   });
   cancel.addEventListener('click', closeCamera);
   dialog.addEventListener('cancel', function (e) { e.preventDefault(); closeCamera(); });
@@ -282,6 +310,9 @@
 
     var data = new FormData(form);
     Object.keys(photos).forEach(function (f) { data.set(f, photos[f], f + '.jpg'); });
+    if (photos.selfie) {
+      selfieFrames.forEach(function (b, i) { data.append('selfie_frame', b, 'frame' + (i + 1) + '.jpg'); });
+    }
     if (!needsBack()) { data.delete('back'); }
     submit.disabled = true;
     announce(t('sending'));

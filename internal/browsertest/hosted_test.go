@@ -339,14 +339,20 @@ func TestSandboxCameraFlow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The selfie came with the camera's burst of three frames.
 	images, err := ts.Identity.Images(context.Background(), v)
-	if err != nil || len(images) != 3 {
+	if err != nil || len(images) != 3+verifyd.MaxSelfieFrames {
 		t.Fatalf("images: %v %d", err, len(images))
 	}
 	for kind, im := range images {
 		cfg, format, err := image.DecodeConfig(bytes.NewReader(im.Bytes))
 		if err != nil || format != "jpeg" || cfg.Width != 640 || cfg.Height != 480 {
 			t.Fatalf("%s: %v %s %dx%d", kind, err, format, cfg.Width, cfg.Height)
+		}
+	}
+	for n := 1; n <= verifyd.MaxSelfieFrames; n++ {
+		if _, ok := images[verifyd.SelfieFrame(n)]; !ok {
+			t.Errorf("no %s stored", verifyd.SelfieFrame(n))
 		}
 	}
 	if v.Document.Type != verifyd.DocIDCard || v.Document.Country != "deu" {

@@ -1,0 +1,347 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"image/color"
+	"math"
+	"slices"
+
+	"github.com/verifyd/verifyd"
+)
+
+// Face is one face a FaceAnalyzer found in a photo.
+type Face struct {
+	// Box is where the face is, in the photo's pixels.
+	Box image.Rectangle
+	// Score is the detector's confidence in [0, 1].
+	Score float64
+	// Descriptor is the face's embedding; the Euclidean distance between
+	// two descriptors says how alike the faces are (0: identical).
+	Descriptor []float32
+}
+
+// FaceAnalyzer finds the faces in a photo and describes each one. The
+// face models (tfjs/faceapi) implement it.
+type FaceAnalyzer interface {
+	Faces(ctx context.Context, img image.Image) ([]Face, error)
+}
+
+// Liveness is what a LivenessScorer says about one face crop: two
+// independent scores in [0, 1], higher meaning more likely a live person
+// in front of the camera rather than a printed photo, a screen or a mask.
+type Liveness struct {
+	Real float64 `json:"real"` // anti-spoofing model
+	Live float64 `json:"live"` // liveness model
+}
+
+// LivenessScorer rates one face of a photo.
+type LivenessScorer interface {
+	Liveness(ctx context.Context, img image.Image, face image.Rectangle) (Liveness, error)
+}
+
+// FaceThresholds are the bands the face checks decide by. Scores between
+// a pass and a fail threshold are borderline and go to a person. They are
+// configuration (verifyd serve --face-*, --liveness-*); the defaults and
+// the data they come from are in docs/accuracy.md.
+type FaceThresholds struct {
+	// MatchDistance: a selfie-to-document descriptor distance at or below
+	// it is the same person.
+	MatchDistance float64
+	// MismatchDistance: a distance at or above it is another person
+	// (photo_mismatch). Between the two, review.
+	MismatchDistance float64
+	// MinFaceScore is the detector confidence a face needs to count.
+	MinFaceScore float64
+	// MinFacePixels is the smallest face side, in pixels, worth comparing;
+	// smaller faces go to review as too small to judge.
+	MinFacePixels int
+	// LivenessPass: both liveness scores at or above it pass.
+	LivenessPass float64
+	// LivenessFail: either score below it fails with liveness_error.
+	// Between the two, review.
+	LivenessFail float64
+}
+
+// DefaultFaceThresholds are calibrated in docs/accuracy.md ("Faces").
+var DefaultFaceThresholds = FaceThresholds{
+	MatchDistance:    0.50,
+	MismatchDistance: 0.60,
+	MinFaceScore:     0.5,
+	MinFacePixels:    40,
+	LivenessPass:     0.5,
+	LivenessFail:     0.05,
+}
+
+// Validate reports thresholds that cannot be applied.
+func (t FaceThresholds) Validate() error {
+	switch {
+	case !(t.MatchDistance > 0 && t.MatchDistance <= t.MismatchDistance):
+		return fmt.Errorf("face thresholds: need 0 < match distance (%g) <= mismatch distance (%g)", t.MatchDistance, t.MismatchDistance)
+	case t.MinFaceScore < 0 || t.MinFaceScore > 1:
+		return fmt.Errorf("face thresholds: minimum face score %g is not in [0, 1]", t.MinFaceScore)
+	case !(t.LivenessFail >= 0 && t.LivenessFail <= t.LivenessPass && t.LivenessPass <= 1):
+		return fmt.Errorf("face thresholds: need 0 <= liveness fail (%g) <= liveness pass (%g) <= 1", t.LivenessFail, t.LivenessPass)
+	}
+	return nil
+}
+
+// The facts FaceMatchCheck sets for the liveness check: the selfie's face
+// box (image.Rectangle) and descriptor ([]float32).
+const (
+	FactSelfieFace       = "selfie_face"
+	FactSelfieDescriptor = "selfie_descriptor"
+)
+
+// FaceMatchCheck compares the face on the selfie with the photo of the
+// holder on the document. The selfie must show exactly one face: none
+// fails with photo_mismatch (nobody to match); several go to review,
+// because a second person in the frame may be a bystander or a coached
+// customer. A document face the detector cannot find goes to review, not
+// to a failure: small, glared or printed portraits are where detectors
+// miss, and the customer is not at fault.
+type FaceMatchCheck struct {
+	Faces      FaceAnalyzer
+	Thresholds FaceThresholds
+}
+
+// Name implements Check.
+func (FaceMatchCheck) Name() string { return "face" }
+
+// Run implements Check.
+func (c FaceMatchCheck) Run(ctx context.Context, in *Input) Result {
+	if in.Selfie == nil || in.Selfie.Image == nil || in.Front == nil || in.Front.Image == nil {
+		return Errored(errors.New("face check: the selfie or the document front was not decoded"), nil)
+	}
+	t := c.Thresholds
+	selfie, err := c.Faces.Faces(ctx, in.Selfie.Image)
+	if err != nil {
+		return Errored(fmt.Errorf("selfie faces: %w", err), nil)
+	}
+	selfie = t.Usable(selfie)
+	ev := map[string]any{"selfie_faces": faceEvidence(selfie)}
+	switch {
+	case len(selfie) == 0:
+		return Failed(verifyd.ReasonPhotoMismatch, "no face found on the selfie", ev)
+	case len(selfie) > 1:
+		return NeedsReview(fmt.Sprintf("%d faces on the selfie: check who is verifying", len(selfie)), ev)
+	}
+	in.Facts[FactSelfieFace] = selfie[0].Box
+	in.Facts[FactSelfieDescriptor] = selfie[0].Descriptor
+
+	doc, err := c.Faces.Faces(ctx, in.Front.Image)
+	if err != nil {
+		return Errored(fmt.Errorf("document faces: %w", err), ev)
+	}
+	doc = t.Usable(doc)
+	ev["document_faces"] = faceEvidence(doc)
+	if len(doc) == 0 {
+		return NeedsReview("no face found on the document: compare the selfie with the document photo", ev)
+	}
+	// A document shows one portrait, sometimes with a small ghost copy
+	// (a security feature): compare with the closest face, which is the
+	// one a person would compare with.
+	best, bestAt := math.Inf(1), 0
+	for i, f := range doc {
+		if d := Distance(selfie[0].Descriptor, f.Descriptor); d < best {
+			best, bestAt = d, i
+		}
+	}
+	ev["distance"] = round3(best)
+	ev["document_face"] = bestAt
+	ev["match_distance"], ev["mismatch_distance"] = t.MatchDistance, t.MismatchDistance
+	small := min(selfie[0].Box.Dx(), selfie[0].Box.Dy(), doc[bestAt].Box.Dx(), doc[bestAt].Box.Dy()) < t.MinFacePixels
+	switch {
+	case best >= t.MismatchDistance:
+		return Failed(verifyd.ReasonPhotoMismatch,
+			fmt.Sprintf("the selfie does not match the document photo (distance %.3f ≥ %.2f)", best, t.MismatchDistance), ev)
+	case small:
+		return NeedsReview(fmt.Sprintf("a face is smaller than %d px: too small to compare automatically", t.MinFacePixels), ev)
+	case best > t.MatchDistance:
+		return NeedsReview(fmt.Sprintf("borderline face match (distance %.3f between %.2f and %.2f)", best, t.MatchDistance, t.MismatchDistance), ev)
+	}
+	return Passed(fmt.Sprintf("the selfie matches the document photo (distance %.3f ≤ %.2f)", best, t.MatchDistance), ev)
+}
+
+// Usable drops faces the detector is not confident about.
+func (t FaceThresholds) Usable(faces []Face) []Face {
+	out := faces[:0:0]
+	for _, f := range faces {
+		if f.Score >= t.MinFaceScore {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// LivenessCheck rates the selfie's face for signs of a presentation
+// attack (a printed photo, a screen, a mask). It runs after
+// FaceMatchCheck, on the face that check found. When the hosted page's
+// camera sent a burst of frames with the selfie, each frame must show the
+// same single face, the frames must differ from each other (a live scene
+// always does; an injected still image does not), and the frames' median
+// score counts alongside the selfie's.
+type LivenessCheck struct {
+	Scorer LivenessScorer
+	// Faces finds the face on each frame; nil ignores the frames.
+	Faces      FaceAnalyzer
+	Thresholds FaceThresholds
+}
+
+// Name implements Check.
+func (LivenessCheck) Name() string { return "liveness" }
+
+// MinFrameMotion is the mean absolute difference, in 0–255 grey levels
+// over the face region, below which consecutive frames count as the same
+// still image. A camera's sensor noise alone gives about 1–3.
+const MinFrameMotion = 0.25
+
+// Run implements Check.
+func (c LivenessCheck) Run(ctx context.Context, in *Input) Result {
+	box, ok := in.Facts[FactSelfieFace].(image.Rectangle)
+	if !ok || in.Selfie == nil || in.Selfie.Image == nil {
+		return NeedsReview("no selfie face to rate for liveness", nil)
+	}
+	s, err := c.Scorer.Liveness(ctx, in.Selfie.Image, box)
+	if err != nil {
+		return Errored(fmt.Errorf("liveness: %w", err), nil)
+	}
+	t := c.Thresholds
+	ev := map[string]any{"real": round3(s.Real), "live": round3(s.Live), "pass": t.LivenessPass, "fail": t.LivenessFail}
+	low := math.Min(s.Real, s.Live)
+	if len(in.Frames) > 0 && c.Faces != nil {
+		frameLow, r := c.frames(ctx, in, ev)
+		if r != nil {
+			return *r
+		}
+		low = math.Min(low, frameLow)
+	}
+	switch {
+	case low < t.LivenessFail:
+		return Failed(verifyd.ReasonLivenessError,
+			fmt.Sprintf("the selfie looks like a presentation attack (score %.3f < %.2f)", low, t.LivenessFail), ev)
+	case low < t.LivenessPass:
+		return NeedsReview(fmt.Sprintf("borderline liveness (score %.3f between %.2f and %.2f)", low, t.LivenessFail, t.LivenessPass), ev)
+	}
+	return Passed(fmt.Sprintf("the selfie looks live (score %.3f ≥ %.2f)", low, t.LivenessPass), ev)
+}
+
+// frames rates the burst: it returns the median of the frames' scores, or
+// a decided result when the frames alone settle the matter.
+func (c LivenessCheck) frames(ctx context.Context, in *Input, ev map[string]any) (float64, *Result) {
+	t := c.Thresholds
+	selfie, _ := in.Facts[FactSelfieDescriptor].([]float32)
+	var scores []float64
+	var boxes []image.Rectangle
+	var imgs []image.Image
+	var frameEv []map[string]any
+	ev["frames"] = &frameEv
+	for n, f := range in.Frames {
+		if f == nil || f.Image == nil {
+			continue
+		}
+		fe := map[string]any{"frame": n + 1}
+		frameEv = append(frameEv, fe)
+		faces, err := c.Faces.Faces(ctx, f.Image)
+		if err != nil {
+			r := Errored(fmt.Errorf("faces on frame %d: %w", n+1, err), ev)
+			return 0, &r
+		}
+		faces = t.Usable(faces)
+		fe["faces"] = len(faces)
+		if len(faces) != 1 {
+			r := NeedsReview(fmt.Sprintf("frame %d of the selfie burst shows %d faces", n+1, len(faces)), ev)
+			return 0, &r
+		}
+		if d := Distance(selfie, faces[0].Descriptor); selfie != nil {
+			fe["distance"] = round3(d)
+			if d >= t.MismatchDistance {
+				r := Failed(verifyd.ReasonLivenessError,
+					fmt.Sprintf("frame %d of the selfie burst shows another person than the selfie (distance %.3f)", n+1, d), ev)
+				return 0, &r
+			}
+		}
+		s, err := c.Scorer.Liveness(ctx, f.Image, faces[0].Box)
+		if err != nil {
+			r := Errored(fmt.Errorf("liveness of frame %d: %w", n+1, err), ev)
+			return 0, &r
+		}
+		fe["real"], fe["live"] = round3(s.Real), round3(s.Live)
+		scores = append(scores, math.Min(s.Real, s.Live))
+		boxes = append(boxes, faces[0].Box)
+		imgs = append(imgs, f.Image)
+	}
+	if len(scores) == 0 {
+		r := NeedsReview("the selfie burst's frames could not be read", ev)
+		return 0, &r
+	}
+	if len(scores) > 1 {
+		motion := 0.0
+		for i := 1; i < len(scores); i++ {
+			motion = math.Max(motion, FaceMotion(imgs[i-1], imgs[i], boxes[i]))
+		}
+		ev["motion"] = round3(motion)
+		if motion < MinFrameMotion {
+			r := NeedsReview(fmt.Sprintf("the selfie burst's frames are identical (motion %.3f): possibly an injected still image", motion), ev)
+			return 0, &r
+		}
+	}
+	slices.Sort(scores)
+	median := scores[len(scores)/2]
+	ev["frames_median"] = round3(median)
+	return median, nil
+}
+
+// FaceMotion is the mean absolute difference in grey levels between two
+// frames over box, sampled on a 32×32 grid so its cost does not depend on
+// the frame size.
+func FaceMotion(a, b image.Image, box image.Rectangle) float64 {
+	box = box.Intersect(a.Bounds()).Intersect(b.Bounds())
+	if box.Empty() {
+		return 0
+	}
+	const grid = 32
+	var sum float64
+	for gy := range grid {
+		y := box.Min.Y + (2*gy+1)*box.Dy()/(2*grid)
+		for gx := range grid {
+			x := box.Min.X + (2*gx+1)*box.Dx()/(2*grid)
+			sum += math.Abs(grey(a.At(x, y)) - grey(b.At(x, y)))
+		}
+	}
+	return sum / (grid * grid)
+}
+
+func grey(c color.Color) float64 {
+	r, g, b, _ := c.RGBA()
+	return (0.299*float64(r) + 0.587*float64(g) + 0.114*float64(b)) / 257
+}
+
+// Distance is the Euclidean distance between two face descriptors; +Inf
+// when their lengths differ, so a mix-up never reads as a match.
+func Distance(a, b []float32) float64 {
+	if len(a) != len(b) || len(a) == 0 {
+		return math.Inf(1)
+	}
+	var s float64
+	for i := range a {
+		d := float64(a[i]) - float64(b[i])
+		s += d * d
+	}
+	return math.Sqrt(s)
+}
+
+func faceEvidence(faces []Face) []map[string]any {
+	out := make([]map[string]any, 0, len(faces))
+	for _, f := range faces {
+		out = append(out, map[string]any{
+			"box":   []int{f.Box.Min.X, f.Box.Min.Y, f.Box.Dx(), f.Box.Dy()},
+			"score": round3(f.Score),
+		})
+	}
+	return out
+}
+
+func round3(v float64) float64 { return math.Round(v*1000) / 1000 }

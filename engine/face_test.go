@@ -1,0 +1,247 @@
+package engine_test
+
+import (
+	"context"
+	"errors"
+	"image"
+	"image/color"
+	"math"
+	"testing"
+
+	"github.com/verifyd/verifyd"
+	"github.com/verifyd/verifyd/engine"
+)
+
+// byPhoto answers FaceAnalyzer calls from a table keyed by the photo's
+// width, so one test input can give the selfie and the document different
+// faces. The real analyzer is exercised by internal/app's face tests; this
+// table tests the decision bands alone.
+type byPhoto map[int][]engine.Face
+
+func (b byPhoto) Faces(_ context.Context, img image.Image) ([]engine.Face, error) {
+	f, ok := b[img.Bounds().Dx()]
+	if !ok {
+		return nil, errors.New("analyzer exploded")
+	}
+	return f, nil
+}
+
+// descriptorAt returns a descriptor at distance d from the zero vector.
+func descriptorAt(d float64) []float32 {
+	v := make([]float32, 128)
+	v[0] = float32(d)
+	return v
+}
+
+func face(size int, score, d float64) engine.Face {
+	return engine.Face{Box: image.Rect(10, 10, 10+size, 10+size), Score: score, Descriptor: descriptorAt(d)}
+}
+
+func TestFaceMatchCheck(t *testing.T) {
+	t.Parallel()
+	const selfieW, docW = 640, 1000
+	me := face(200, 0.9, 0)
+	tests := []struct {
+		name    string
+		selfie  []engine.Face
+		doc     []engine.Face
+		outcome engine.Outcome
+		reason  verifyd.Reason
+		dist    float64 // expected evidence distance; NaN: none
+	}{
+		{"same person", []engine.Face{me}, []engine.Face{face(120, 0.8, 0.3)}, engine.Pass, "", 0.3},
+		{"at the match threshold", []engine.Face{me}, []engine.Face{face(120, 0.8, 0.5)}, engine.Pass, "", 0.5},
+		{"borderline goes to review", []engine.Face{me}, []engine.Face{face(120, 0.8, 0.55)}, engine.Review, "", 0.55},
+		{"another person fails", []engine.Face{me}, []engine.Face{face(120, 0.8, 0.6)}, engine.Fail, verifyd.ReasonPhotoMismatch, 0.6},
+		{"closest document face counts (ghost image)", []engine.Face{me},
+			[]engine.Face{face(120, 0.9, 0.9), face(40, 0.7, 0.2)}, engine.Pass, "", 0.2},
+		{"no selfie face fails", nil, []engine.Face{face(120, 0.8, 0.3)}, engine.Fail, verifyd.ReasonPhotoMismatch, math.NaN()},
+		{"unsure selfie face is no face", []engine.Face{face(200, 0.3, 0)}, []engine.Face{face(120, 0.8, 0.3)},
+			engine.Fail, verifyd.ReasonPhotoMismatch, math.NaN()},
+		{"two selfie faces go to review", []engine.Face{me, face(150, 0.8, 1)}, []engine.Face{face(120, 0.8, 0.3)},
+			engine.Review, "", math.NaN()},
+		{"no document face goes to review", []engine.Face{me}, nil, engine.Review, "", math.NaN()},
+		{"tiny document face goes to review", []engine.Face{me}, []engine.Face{face(20, 0.8, 0.1)}, engine.Review, "", 0.1},
+		{"tiny but clearly another person fails", []engine.Face{me}, []engine.Face{face(20, 0.8, 0.9)},
+			engine.Fail, verifyd.ReasonPhotoMismatch, 0.9},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c := engine.FaceMatchCheck{Faces: byPhoto{selfieW: tt.selfie, docW: tt.doc}, Thresholds: engine.DefaultFaceThresholds}
+			in := &engine.Input{
+				Selfie: &engine.Image{Image: image.NewGray(image.Rect(0, 0, selfieW, 480))},
+				Front:  &engine.Image{Image: image.NewGray(image.Rect(0, 0, docW, 700))},
+				Facts:  map[string]any{},
+			}
+			r := c.Run(context.Background(), in)
+			if r.Outcome != tt.outcome || r.Reason != tt.reason {
+				t.Fatalf("got %s %q (%s), want %s %q", r.Outcome, r.Reason, r.Detail, tt.outcome, tt.reason)
+			}
+			d, ok := r.Evidence["distance"].(float64)
+			if math.IsNaN(tt.dist) {
+				if ok {
+					t.Errorf("distance %v in evidence, want none", d)
+				}
+			} else if !ok || math.Abs(d-tt.dist) > 1e-9 {
+				t.Errorf("evidence distance = %v, want %v", r.Evidence["distance"], tt.dist)
+			}
+			if _, ok := r.Evidence["selfie_faces"]; !ok {
+				t.Errorf("evidence lacks selfie_faces: %v", r.Evidence)
+			}
+			_, hasFact := in.Facts[engine.FactSelfieFace]
+			if hasFact != (len(c.Thresholds.Usable(tt.selfie)) == 1) {
+				t.Errorf("selfie face fact set = %v with %d selfie faces", hasFact, len(tt.selfie))
+			}
+		})
+	}
+
+	t.Run("analyzer error is our error", func(t *testing.T) {
+		c := engine.FaceMatchCheck{Faces: byPhoto{}, Thresholds: engine.DefaultFaceThresholds}
+		in := &engine.Input{Selfie: &engine.Image{Image: image.NewGray(image.Rect(0, 0, 5, 5))},
+			Front: &engine.Image{Image: image.NewGray(image.Rect(0, 0, 5, 5))}, Facts: map[string]any{}}
+		if r := c.Run(context.Background(), in); r.Outcome != engine.Error {
+			t.Fatalf("outcome %s, want error", r.Outcome)
+		}
+	})
+}
+
+type fixedLiveness struct {
+	s   engine.Liveness
+	err error
+	box *image.Rectangle
+}
+
+func (f fixedLiveness) Liveness(_ context.Context, _ image.Image, box image.Rectangle) (engine.Liveness, error) {
+	*f.box = box
+	return f.s, f.err
+}
+
+func TestLivenessCheck(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		s       engine.Liveness
+		noFace  bool
+		err     error
+		outcome engine.Outcome
+		reason  verifyd.Reason
+	}{
+		{"live", engine.Liveness{Real: 0.97, Live: 0.9}, false, nil, engine.Pass, ""},
+		{"one low score is borderline", engine.Liveness{Real: 0.97, Live: 0.2}, false, nil, engine.Review, ""},
+		{"spoof fails", engine.Liveness{Real: 0.01, Live: 0.9}, false, nil, engine.Fail, verifyd.ReasonLivenessError},
+		{"no face from the match check", engine.Liveness{Real: 1, Live: 1}, true, nil, engine.Review, ""},
+		{"scorer error", engine.Liveness{}, false, errors.New("bad"), engine.Error, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var got image.Rectangle
+			want := image.Rect(1, 2, 30, 40)
+			c := engine.LivenessCheck{Scorer: fixedLiveness{tt.s, tt.err, &got}, Thresholds: engine.DefaultFaceThresholds}
+			in := &engine.Input{Selfie: &engine.Image{Image: image.NewGray(image.Rect(0, 0, 50, 50))}, Facts: map[string]any{}}
+			if !tt.noFace {
+				in.Facts[engine.FactSelfieFace] = want
+			}
+			r := c.Run(context.Background(), in)
+			if r.Outcome != tt.outcome || r.Reason != tt.reason {
+				t.Fatalf("got %s %q (%s), want %s %q", r.Outcome, r.Reason, r.Detail, tt.outcome, tt.reason)
+			}
+			if !tt.noFace && got != want {
+				t.Errorf("scorer saw box %v, want %v", got, want)
+			}
+		})
+	}
+}
+
+func TestFaceThresholdsValidate(t *testing.T) {
+	t.Parallel()
+	ok := engine.DefaultFaceThresholds
+	if err := ok.Validate(); err != nil {
+		t.Fatalf("defaults: %v", err)
+	}
+	bad := []func(*engine.FaceThresholds){
+		func(t *engine.FaceThresholds) { t.MatchDistance = 0.7 },
+		func(t *engine.FaceThresholds) { t.MatchDistance = 0 },
+		func(t *engine.FaceThresholds) { t.MinFaceScore = 2 },
+		func(t *engine.FaceThresholds) { t.LivenessFail = 0.9 },
+		func(t *engine.FaceThresholds) { t.LivenessPass = 1.5 },
+	}
+	for i, f := range bad {
+		th := ok
+		f(&th)
+		if th.Validate() == nil {
+			t.Errorf("case %d: %+v accepted", i, th)
+		}
+	}
+}
+
+func TestDistance(t *testing.T) {
+	t.Parallel()
+	if d := engine.Distance([]float32{0, 3}, []float32{4, 0}); d != 5 {
+		t.Errorf("distance = %v, want 5", d)
+	}
+	if d := engine.Distance([]float32{1}, []float32{1, 2}); !math.IsInf(d, 1) {
+		t.Errorf("mismatched lengths = %v, want +Inf", d)
+	}
+}
+
+// frame is a grey test frame of width w whose pixels depend on seed, so two
+// seeds differ (motion) and one seed repeated does not.
+func frame(w int, seed uint8) *engine.Image {
+	img := image.NewGray(image.Rect(0, 0, w, 300))
+	for y := range 300 {
+		for x := range w {
+			img.SetGray(x, y, color.Gray{uint8(x*7+y*3) + seed*13})
+		}
+	}
+	return &engine.Image{Image: img}
+}
+
+func TestLivenessCheckFrames(t *testing.T) {
+	t.Parallel()
+	me := face(200, 0.9, 0)
+	live := engine.Liveness{Real: 0.9, Live: 0.9}
+	tests := []struct {
+		name    string
+		frames  []*engine.Image
+		faces   byPhoto
+		outcome engine.Outcome
+		reason  verifyd.Reason
+	}{
+		{"same face, moving", []*engine.Image{frame(301, 1), frame(302, 2), frame(303, 3)},
+			byPhoto{301: {me}, 302: {face(190, 0.9, 0.1)}, 303: {me}}, engine.Pass, ""},
+		{"identical frames (injected still)", []*engine.Image{frame(301, 1), frame(302, 1)},
+			byPhoto{301: {me}, 302: {me}}, engine.Review, ""},
+		{"another person in a frame", []*engine.Image{frame(301, 1), frame(302, 2)},
+			byPhoto{301: {me}, 302: {face(200, 0.9, 0.8)}}, engine.Fail, verifyd.ReasonLivenessError},
+		{"no face in a frame", []*engine.Image{frame(301, 1), frame(302, 2)},
+			byPhoto{301: {me}, 302: nil}, engine.Review, ""},
+		{"one frame is enough to rate", []*engine.Image{frame(301, 1)}, byPhoto{301: {me}}, engine.Pass, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var box image.Rectangle
+			c := engine.LivenessCheck{Scorer: fixedLiveness{live, nil, &box}, Faces: tt.faces, Thresholds: engine.DefaultFaceThresholds}
+			in := &engine.Input{Selfie: &engine.Image{Image: image.NewGray(image.Rect(0, 0, 640, 480))}, Frames: tt.frames,
+				Facts: map[string]any{engine.FactSelfieFace: me.Box, engine.FactSelfieDescriptor: me.Descriptor}}
+			r := c.Run(context.Background(), in)
+			if r.Outcome != tt.outcome || r.Reason != tt.reason {
+				t.Fatalf("got %s %q (%s), want %s %q", r.Outcome, r.Reason, r.Detail, tt.outcome, tt.reason)
+			}
+		})
+	}
+}
+
+func TestFaceMotion(t *testing.T) {
+	t.Parallel()
+	a, b := frame(100, 1).Image, frame(100, 2).Image
+	box := image.Rect(10, 10, 90, 90)
+	if m := engine.FaceMotion(a, a, box); m != 0 {
+		t.Errorf("motion of a frame with itself = %v", m)
+	}
+	if m := engine.FaceMotion(a, b, box); m < engine.MinFrameMotion {
+		t.Errorf("motion between different frames = %v", m)
+	}
+}
