@@ -260,8 +260,10 @@ func decidable(v verifyd.Verification) bool {
 	return v.Review == verifyd.ReviewPending && v.Status == verifyd.StatusStarted
 }
 
-// imageOrder shows the selfie first, then the document.
-var imageOrder = []verifyd.ImageKind{verifyd.ImageSelfie, verifyd.ImageDocumentFront, verifyd.ImageDocumentBack}
+// imageOrder shows the selfie first, then the document, then the selfie's
+// burst frames.
+var imageOrder = []verifyd.ImageKind{verifyd.ImageSelfie, verifyd.ImageDocumentFront, verifyd.ImageDocumentBack,
+	verifyd.SelfieFrame(1), verifyd.SelfieFrame(2), verifyd.SelfieFrame(3)}
 
 // Item returns a verification of any business with its images, evidence
 // and history.

@@ -448,6 +448,9 @@ var imageLabels = map[verifyd.ImageKind]string{
 	verifyd.ImageSelfie:        "Selfie",
 	verifyd.ImageDocumentFront: "Document, front",
 	verifyd.ImageDocumentBack:  "Document, back",
+	verifyd.SelfieFrame(1):     "Selfie burst, frame 1",
+	verifyd.SelfieFrame(2):     "Selfie burst, frame 2",
+	verifyd.SelfieFrame(3):     "Selfie burst, frame 3",
 }
 
 // evidenceText shows one evidence value: text and numbers as they are,
