@@ -119,3 +119,16 @@ func (FaceUnavailableCheck) Name() string { return "face" }
 func (FaceUnavailableCheck) Run(context.Context, *Input) Result {
 	return NeedsReview("automatic face matching is not available: compare the selfie with the document photo", nil)
 }
+
+// LivenessUnavailableCheck stands where the liveness check runs when its
+// models are missing: nobody has judged whether the selfie shows a live
+// person, so a person must.
+type LivenessUnavailableCheck struct{}
+
+// Name implements Check.
+func (LivenessUnavailableCheck) Name() string { return "liveness" }
+
+// Run implements Check.
+func (LivenessUnavailableCheck) Run(context.Context, *Input) Result {
+	return NeedsReview("automatic liveness checks are not available: check that the selfie shows a live person", nil)
+}

@@ -67,11 +67,11 @@ type FaceThresholds struct {
 
 // DefaultFaceThresholds are calibrated in docs/accuracy.md ("Faces").
 var DefaultFaceThresholds = FaceThresholds{
-	MatchDistance:    0.50,
-	MismatchDistance: 0.60,
+	MatchDistance:    0.38,
+	MismatchDistance: 0.65,
 	MinFaceScore:     0.5,
 	MinFacePixels:    40,
-	LivenessPass:     0.5,
+	LivenessPass:     0.3,
 	LivenessFail:     0.05,
 }
 

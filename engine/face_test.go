@@ -41,6 +41,8 @@ func TestFaceMatchCheck(t *testing.T) {
 	t.Parallel()
 	const selfieW, docW = 640, 1000
 	me := face(200, 0.9, 0)
+	th := engine.DefaultFaceThresholds
+	mid := (th.MatchDistance + th.MismatchDistance) / 2
 	tests := []struct {
 		name    string
 		selfie  []engine.Face
@@ -50,9 +52,9 @@ func TestFaceMatchCheck(t *testing.T) {
 		dist    float64 // expected evidence distance; NaN: none
 	}{
 		{"same person", []engine.Face{me}, []engine.Face{face(120, 0.8, 0.3)}, engine.Pass, "", 0.3},
-		{"at the match threshold", []engine.Face{me}, []engine.Face{face(120, 0.8, 0.5)}, engine.Pass, "", 0.5},
-		{"borderline goes to review", []engine.Face{me}, []engine.Face{face(120, 0.8, 0.55)}, engine.Review, "", 0.55},
-		{"another person fails", []engine.Face{me}, []engine.Face{face(120, 0.8, 0.6)}, engine.Fail, verifyd.ReasonPhotoMismatch, 0.6},
+		{"at the match threshold", []engine.Face{me}, []engine.Face{face(120, 0.8, th.MatchDistance)}, engine.Pass, "", th.MatchDistance},
+		{"borderline goes to review", []engine.Face{me}, []engine.Face{face(120, 0.8, mid)}, engine.Review, "", mid},
+		{"another person fails", []engine.Face{me}, []engine.Face{face(120, 0.8, th.MismatchDistance+0.001)}, engine.Fail, verifyd.ReasonPhotoMismatch, th.MismatchDistance + 0.001},
 		{"closest document face counts (ghost image)", []engine.Face{me},
 			[]engine.Face{face(120, 0.9, 0.9), face(40, 0.7, 0.2)}, engine.Pass, "", 0.2},
 		{"no selfie face fails", nil, []engine.Face{face(120, 0.8, 0.3)}, engine.Fail, verifyd.ReasonPhotoMismatch, math.NaN()},
@@ -128,7 +130,7 @@ func TestLivenessCheck(t *testing.T) {
 		reason  verifyd.Reason
 	}{
 		{"live", engine.Liveness{Real: 0.97, Live: 0.9}, false, nil, engine.Pass, ""},
-		{"one low score is borderline", engine.Liveness{Real: 0.97, Live: 0.2}, false, nil, engine.Review, ""},
+		{"one low score is borderline", engine.Liveness{Real: 0.97, Live: 0.1}, false, nil, engine.Review, ""},
 		{"spoof fails", engine.Liveness{Real: 0.01, Live: 0.9}, false, nil, engine.Fail, verifyd.ReasonLivenessError},
 		{"no face from the match check", engine.Liveness{Real: 1, Live: 1}, true, nil, engine.Review, ""},
 		{"scorer error", engine.Liveness{}, false, errors.New("bad"), engine.Error, ""},

@@ -8,14 +8,25 @@
 //   {"npmDir": ".cache/npm-face",          // where scripts/npm-face-install put the packages
 //    "modelDir": "models",                 // face-api model files (verifyd models fetch)
 //    "iterations": 0,                      // > 0: also time each item this many times
-//    "items": [{"name": "...", "kind": "descriptor" | "detect",
+//    "items": [{"name": "...", "kind": "descriptor" | "detect" | "landmarks" | "faces",
 //               "raw": "file.rgb", "width": W, "height": H,  // H*W*3 bytes, RGB
-//               "inputSize": 416, "scoreThreshold": 0.5}]}   // detect only
+//               "inputSize": 416, "scoreThreshold": 0.5}]}   // detect and faces only
+//
+// Kinds: "descriptor" is faceRecognitionNet.computeFaceDescriptor of the
+// image; "detect" tinyFaceDetector.forward (raw grid) and locateFaces;
+// "landmarks" faceLandmark68Net.detectLandmarks of the image (a face
+// crop); "faces" the whole pipeline detectAllFaces(img, new
+// TinyFaceDetectorOptions(...)).withFaceLandmarks().withFaceDescriptors().
 //
 // Output: {"versions": {...}, "backend": "wasm", "results": [{"name",
 // "descriptor": [...128] | "raw": [...] (detector output grid),
-// "detections": [{"x","y","width","height","score"}], "ms": [...] (wall
-// time per run), "cpuMs": [...] (process CPU time per run)}]}
+// "detections": [{"x","y","width","height","score"}],
+// "landmarks": [[x, y] ...68],
+// "faces": [{"x","y","width","height","score" (detection), "landmarks",
+//            "aligned": {"x","y","width","height"} (the crop the
+//            descriptor was computed on), "descriptor"}],
+// "ms": [...] (wall time per run), "cpuMs": [...] (process CPU time per
+// run)}]}
 import { createRequire } from 'node:module';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -33,6 +44,9 @@ await tf.ready();
 if (tf.getBackend() !== 'wasm') throw new Error(`backend is ${tf.getBackend()}, want wasm`);
 await faceapi.nets.faceRecognitionNet.loadFromDisk(job.modelDir);
 await faceapi.nets.tinyFaceDetector.loadFromDisk(job.modelDir);
+await faceapi.nets.faceLandmark68Net.loadFromDisk(job.modelDir);
+
+const points = (landmarks) => landmarks.positions.map((p) => [p.x, p.y]);
 
 const results = [];
 for (const item of job.items) {
@@ -52,6 +66,27 @@ for (const item of job.items) {
     raw.dispose();
     run = async () => faceapi.nets.tinyFaceDetector.locateFaces(img, options);
     res.detections = (await run()).map((d) => ({ x: d.box.x, y: d.box.y, width: d.box.width, height: d.box.height, score: d.score }));
+  } else if (item.kind === 'landmarks') {
+    run = async () => faceapi.nets.faceLandmark68Net.detectLandmarks(img);
+    res.landmarks = points(await run());
+  } else if (item.kind === 'faces') {
+    const options = new faceapi.TinyFaceDetectorOptions({ inputSize: item.inputSize, scoreThreshold: item.scoreThreshold });
+    run = async () => faceapi.detectAllFaces(img, options).withFaceLandmarks().withFaceDescriptors();
+    res.faces = (await run()).map((r) => {
+      // The box withFaceDescriptors cuts out (ComputeFaceDescriptorsTasks
+      // and extractFaceTensors).
+      const aligned = r.landmarks.align(null, { useDlibAlignment: true }).clipAtImageBorders(item.width, item.height);
+      return {
+        x: r.detection.box.x,
+        y: r.detection.box.y,
+        width: r.detection.box.width,
+        height: r.detection.box.height,
+        score: r.detection.score,
+        landmarks: points(r.landmarks),
+        aligned: { x: aligned.x, y: aligned.y, width: aligned.width, height: aligned.height },
+        descriptor: Array.from(r.descriptor),
+      };
+    });
   } else {
     throw new Error(`unknown kind ${item.kind}`);
   }

@@ -9,53 +9,102 @@ import (
 // with A (the im2col patches of a feature map) packed into panels of mr
 // rows and B (the filter) packed once into panels of nr columns, both
 // interleaved along K so the inner kernel reads them sequentially. The
-// kernel keeps an mr×nr block of C in registers; Go's register allocator
-// has 15 usable floating-point registers on amd64 and spills larger
-// blocks (measured: 3×3 runs fastest, both with and without FMA).
+// kernel keeps an mr×nr block of C in registers.
+//
+// Two micro-kernels exist, each with its own panel sizes:
+//
+//   - goKernel, 3×3, in Go: the reference, and the kernel on every
+//     platform without the assembly one. Go's register allocator has 15
+//     usable floating-point registers on amd64 and spills larger blocks
+//     (measured: 3×3 runs fastest, both with and without FMA).
+//   - asmKernel (gemm_amd64.s), 6×16 with AVX2 and FMA: chosen at run
+//     time on amd64 CPUs (and operating systems) that support both.
+//
+// A matrix is packed for one kernel and remembers which (packedA.kern,
+// packedB.kern); the kernel for new packings is activeKernel().
+
+// microKernel is an inner kernel and the panel sizes it reads.
+type microKernel struct {
+	name   string
+	mr, nr int
+	// full sets the mr×nr block of c (row stride ldc) to the product of
+	// an A panel and a B panel (k > 0).
+	full func(k int, a, b, c []float32, ldc int)
+	// rows is full for a panel of which only the first rows < mr rows are
+	// valid; c has those rows only.
+	rows func(rows, k int, a, b, c []float32, ldc int)
+}
+
+// maxTile bounds mr×nr over the kernels (the edge-tile buffer).
+const maxTile = 6 * 16
+
+// goMR and goNR are the Go kernel's panel sizes.
 const (
-	mr = 3
-	nr = 3
+	goMR = 3
+	goNR = 3
 )
+
+var goKernel = &microKernel{name: "go", mr: goMR, nr: goNR, full: kernel, rows: kernelRows}
+
+// useAsm selects the assembly kernel where there is one; tests turn it off
+// to run the Go kernel on machines that have both. Matrices already
+// packed (filters cached in a Conv2D) keep the layout they were packed
+// with, so set it before building networks.
+var useAsm = true
+
+// activeKernel is the kernel new packings are made for.
+func activeKernel() *microKernel {
+	if k := asmKernel(); useAsm && k != nil {
+		return k
+	}
+	return goKernel
+}
 
 // packedB is a K×N matrix packed into ceil(N/nr) panels of K×nr values
 // (columns past N are zero).
 type packedB struct {
 	k, n int
+	kern *microKernel
 	data []float32
 }
 
 // packB packs the row-major K×N matrix b.
 func packB(b []float32, k, n int) packedB {
+	kern := activeKernel()
+	nr := kern.nr
 	panels := (n + nr - 1) / nr
-	p := packedB{k: k, n: n, data: make([]float32, panels*k*nr)}
+	p := packedB{k: k, n: n, kern: kern, data: make([]float32, panels*k*nr)}
 	for pi := 0; pi < panels; pi++ {
 		dst := p.data[pi*k*nr : (pi+1)*k*nr]
 		for kk := 0; kk < k; kk++ {
-			for j := 0; j < nr; j++ {
-				if col := pi*nr + j; col < n {
-					dst[kk*nr+j] = b[kk*n+col]
-				}
-			}
+			row := b[kk*n : (kk+1)*n]
+			d := dst[kk*nr : (kk+1)*nr]
+			copy(d, row[min(n, pi*nr):min(n, (pi+1)*nr)])
 		}
 	}
 	return p
 }
 
 // packedA is an M×K matrix packed into ceil(M/mr) panels of K×mr values
-// (rows past M are zero).
+// (rows past M are zero): element (row, kk) is at
+// data[(row/mr)*k*mr + kk*mr + row%mr].
 type packedA struct {
 	m, k int
+	mr   int // kern.mr
+	kern *microKernel
 	data []float32
 }
 
 func newPackedA(m, k int) packedA {
-	panels := (m + mr - 1) / mr
-	return packedA{m: m, k: k, data: make([]float32, panels*k*mr)}
+	kern := activeKernel()
+	panels := (m + kern.mr - 1) / kern.mr
+	return packedA{m: m, k: k, mr: kern.mr, kern: kern, data: make([]float32, panels*k*kern.mr)}
 }
 
 // packA packs the row-major M×K matrix a.
 func packA(a []float32, m, k int) packedA {
 	p := newPackedA(m, k)
+	mr := p.mr
 	for row := 0; row < m; row++ {
 		pi, i := row/mr, row%mr
 		dst := p.data[pi*k*mr:]
@@ -94,9 +143,14 @@ func gemmBatchN(jobs []gemmJob, workers int) {
 		if job.a.k != job.b.k {
 			panic("tfjs: gemm inner dimensions differ")
 		}
+		if job.a.kern != job.b.kern {
+			panic("tfjs: gemm operands packed for different kernels")
+		}
+		mr, nr := job.a.kern.mr, job.a.kern.nr
 		mPanels := (job.a.m + mr - 1) / mr
 		nPanels := (job.b.n + nr - 1) / nr
-		nb := (nPanels + nBlock(job.a.k) - 1) / nBlock(job.a.k)
+		nbk := nBlock(job.a.k, nr)
+		nb := (nPanels + nbk - 1) / nbk
 		mb := (mPanels + mBlock - 1) / mBlock
 		for ai := 0; ai < mb; ai++ {
 			for bi := 0; bi < nb; bi++ {
@@ -131,49 +185,59 @@ func gemmBatchN(jobs []gemmJob, workers int) {
 	wg.Wait()
 }
 
-// Work items are blocks of mBlock A panels × nBlock(k) B panels; a B block
-// is sized to stay in L1/L2 while the A panels stream past it.
+// Work items are blocks of mBlock A panels × nBlock(k, nr) B panels; a B
+// block is sized to stay in L1/L2 while the A panels stream past it.
 const mBlock = 16
 
-func nBlock(k int) int { return max(1, (64<<10)/(4*k*nr)) }
+func nBlock(k, nr int) int { return max(1, (64<<10)/(4*k*nr)) }
 
 func gemmBlock(job gemmJob, ai, bi int) {
 	a, b, c := job.a, job.b, job.c
 	m, n, k := a.m, b.n, a.k
+	kern := a.kern
+	mr, nr := kern.mr, kern.nr
 	mPanels := (m + mr - 1) / mr
 	nPanels := (n + nr - 1) / nr
-	nb := nBlock(k)
-	var tmp [mr * nr]float32
+	nb := nBlock(k, nr)
+	if k == 0 { // no kernel call; c is the zero matrix
+		clear(c[:m*n])
+		return
+	}
+	var tmp [maxTile]float32
 	for ap := ai * mBlock; ap < min(mPanels, (ai+1)*mBlock); ap++ {
 		apan := a.data[ap*k*mr : (ap+1)*k*mr]
+		row := ap * mr
+		rows := min(mr, m-row)
 		for bp := bi * nb; bp < min(nPanels, (bi+1)*nb); bp++ {
 			bpan := b.data[bp*k*nr : (bp+1)*k*nr]
-			row, col := ap*mr, bp*nr
-			if row+mr <= m && col+nr <= n {
-				kernel(k, apan, bpan, c[row*n+col:], n)
+			col := bp * nr
+			cols := min(nr, n-col)
+			if rows == mr && cols == nr {
+				kern.full(k, apan, bpan, c[row*n+col:], n)
 				continue
 			}
-			if rows := m - row; rows < mr {
-				// The last panel's missing rows are zeros: skip them (small
-				// products, e.g. Winograd on a 4×4 map, have M = 1).
-				kernelRows(rows, k, apan, bpan, tmp[:], nr)
+			if rows < mr {
+				// The last panel's missing rows are zeros: skip them where
+				// the kernel can (small products, e.g. Winograd on a 4×4
+				// map, have M = 1).
+				kern.rows(rows, k, apan, bpan, tmp[:rows*nr], nr)
 			} else {
-				kernel(k, apan, bpan, tmp[:], nr)
+				kern.full(k, apan, bpan, tmp[:mr*nr], nr)
 			}
-			for i := 0; i < mr && row+i < m; i++ {
-				for j := 0; j < nr && col+j < n; j++ {
-					c[(row+i)*n+col+j] = tmp[i*nr+j]
-				}
+			for i := 0; i < rows; i++ {
+				copy(c[(row+i)*n+col:(row+i)*n+col+cols], tmp[i*nr:i*nr+cols])
 			}
 		}
 	}
 }
 
-// kernel sets the mr×nr block of c (row stride ldc) to the product of an A
-// panel and a B panel. Written so that Go's compiler keeps the 9
-// accumulators and 6 operands in registers; built with GOAMD64=v3 (or on
-// arm64) each multiply-add becomes one fused instruction.
+// kernel, the Go micro-kernel, sets the 3×3 block of c (row stride ldc)
+// to the product of an A panel and a B panel. Written so that Go's
+// compiler keeps the 9 accumulators and 6 operands in registers; built
+// with GOAMD64=v3 (or on arm64) each multiply-add becomes one fused
+// instruction.
 func kernel(k int, a, b []float32, c []float32, ldc int) {
+	const mr, nr = goMR, goNR
 	var c00, c01, c02, c10, c11, c12, c20, c21, c22 float32
 	a = a[:k*mr]
 	b = b[:k*nr]
@@ -200,6 +264,7 @@ func kernel(k int, a, b []float32, c []float32, ldc int) {
 
 // kernelRows is kernel for a panel with only rows < mr valid rows.
 func kernelRows(rows, k int, a, b []float32, c []float32, ldc int) {
+	const mr, nr = goMR, goNR
 	a = a[:k*mr]
 	b = b[:k*nr]
 	for i := 0; i < rows; i++ {

@@ -180,7 +180,8 @@ func activate(v []float32, act Activation) {
 			v[i] = max(x, 0)
 		}
 	case Leaky:
-		for i, x := range v {
+		for i := leakyVec(v); i < len(v); i++ {
+			x := v[i]
 			m := x * leakySlope
 			v[i] = max(x-m, 0) + m
 		}
@@ -193,6 +194,7 @@ func im2col(x *Tensor, kh, kw, stride int, pad Pad, oh, ow int) packedA {
 	h, w, cin := x.HWC()
 	k := kh * kw * cin
 	a := newPackedA(oh*ow, k)
+	mr := a.mr
 	parallelRows(oh, func(y0, y1 int) {
 		for oy := y0; oy < y1; oy++ {
 			for ox := 0; ox < ow; ox++ {
@@ -317,7 +319,7 @@ func depthwise3x3(x, filter *Tensor, padTop int, out *Tensor) {
 					}
 					s0, s1, s2 = s0[:len(d)], s1[:len(d)], s2[:len(d)]
 					f0, f1, f2 := f0[:len(d)], f1[:len(d)], f2[:len(d)]
-					for i := range d {
+					for i := dw3Vec(d, s0, s1, s2, f0, f1, f2); i < len(d); i++ {
 						d[i] += s0[i]*f0[i] + s1[i]*f1[i] + s2[i]*f2[i]
 					}
 				}
@@ -409,7 +411,7 @@ func maxPool2(x *Tensor, stride int, out *Tensor) {
 				a, b := r0[ix0*c:(ix0+1)*c], r0[ix1*c:(ix1+1)*c]
 				e, f := r1[ix0*c:(ix0+1)*c], r1[ix1*c:(ix1+1)*c]
 				a, b, e, f = a[:len(d)], b[:len(d)], e[:len(d)], f[:len(d)]
-				for i := range d {
+				for i := max4Vec(d, a, b, e, f); i < len(d); i++ {
 					m := a[i]
 					if b[i] > m {
 						m = b[i]

@@ -70,7 +70,7 @@ func newWinogradFilter(filter *Tensor) *winogradFilter {
 
 // winogradBlock is how many tiles are transformed and multiplied together:
 // their transformed inputs and products (36 × block × channels) stay in
-// cache between the three stages. A multiple of mr.
+// cache between the three stages. A multiple of every kernel's mr (3, 6).
 const winogradBlock = 66
 
 // apply computes the stride-1 convolution of x with explicit padding
@@ -149,6 +149,7 @@ func (w *winogradFilter) block(g winogradGeom, t0, t1 int, s *winogradScratch, w
 	for i := range v {
 		v[i].m = n
 	}
+	mr := v[0].mr
 	zero := make([]float32, c)
 	parallelRowsN(n, workers, func(r0, r1 int) {
 		var d [36][]float32

@@ -48,6 +48,11 @@ type Config struct {
 	WebhookTimeout time.Duration
 	// Pipeline overrides the production verification pipeline (tests).
 	Pipeline *engine.Pipeline
+	// Faces, when set, runs the face checks of the production pipeline;
+	// without it every verification with a selfie goes to review.
+	Faces *FaceModels
+	// FaceThresholds are the face checks' bands (zero: the defaults).
+	FaceThresholds engine.FaceThresholds
 }
 
 // App is the assembled service.
@@ -77,7 +82,7 @@ func New(ctx context.Context, db *sqlstore.DB, sealer *seal.Sealer, cfg Config) 
 	a := &App{Store: db}
 	a.Tenants = tenant.New(db, sealer, cfg.Rand, cfg.Now)
 	if cfg.Pipeline == nil {
-		cfg.Pipeline = ProductionPipeline(db, sealer)
+		cfg.Pipeline = ProductionPipeline(db, sealer, cfg.Faces, cfg.FaceThresholds)
 	}
 	a.Identity = identity.New(db, sealer, cfg.Rand, cfg.Now, identity.Config{
 		AllowHTTPWebhooks: cfg.Dev,
@@ -138,7 +143,9 @@ func New(ctx context.Context, db *sqlstore.DB, sealer *seal.Sealer, cfg Config) 
 // ProductionPipeline is the chain of checks that decides production
 // submissions. Without a database (db nil, as in "verifyd inspect") the
 // consistency check, which compares with other customers, is left out.
-func ProductionPipeline(db *sqlstore.DB, sealer *seal.Sealer) *engine.Pipeline {
+// Without face models (faces nil) nobody has compared the selfie with the
+// document, so the face check sends every verification to review.
+func ProductionPipeline(db *sqlstore.DB, sealer *seal.Sealer, faces *FaceModels, th engine.FaceThresholds) *engine.Pipeline {
 	checks := []engine.Check{
 		engine.DecodeCheck{},
 		engine.NewQualityCheck(),
@@ -147,7 +154,18 @@ func ProductionPipeline(db *sqlstore.DB, sealer *seal.Sealer) *engine.Pipeline {
 	if db != nil {
 		checks = append(checks, engine.ConsistencyCheck{Lookup: db, DocumentHash: identity.DocumentHasher(sealer)})
 	}
-	checks = append(checks, engine.FaceUnavailableCheck{})
+	if th == (engine.FaceThresholds{}) {
+		th = engine.DefaultFaceThresholds
+	}
+	if faces == nil {
+		return engine.NewPipeline(append(checks, engine.FaceUnavailableCheck{})...)
+	}
+	checks = append(checks, engine.FaceMatchCheck{Faces: faces, Thresholds: th})
+	if faces.liveness != nil {
+		checks = append(checks, engine.LivenessCheck{Scorer: faces, Faces: faces, Thresholds: th})
+	} else {
+		checks = append(checks, engine.LivenessUnavailableCheck{})
+	}
 	return engine.NewPipeline(checks...)
 }
 

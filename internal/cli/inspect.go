@@ -46,7 +46,7 @@ func (e *env) inspect(ctx context.Context, args []string) error {
 		*f.dst = &engine.Image{Kind: f.kind, Bytes: b}
 	}
 	start := time.Now()
-	d, err := app.ProductionPipeline(nil, nil).Run(ctx, in)
+	d, err := app.ProductionPipeline(nil, nil, nil, engine.FaceThresholds{}).Run(ctx, in)
 	out := struct {
 		Decision string          `json:"decision"`
 		Reason   verifyd.Reason  `json:"reason"`

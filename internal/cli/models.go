@@ -22,24 +22,60 @@ import (
 	"strings"
 	"time"
 
+	"github.com/verifyd/verifyd/internal/app"
 	"github.com/verifyd/verifyd/tfjs/faceapi"
+	"github.com/verifyd/verifyd/tfjs/human"
 )
 
 // defaultRegistry is the npm registry `verifyd models fetch` downloads from.
 const defaultRegistry = "https://registry.npmjs.org"
 
-// maxTarball bounds the tarball download (the pinned one is 12.7 MB).
+// maxTarball bounds a tarball download (the pinned ones are 12.7 MB for
+// face-api and 28.6 MB for human).
 const maxTarball = 64 << 20
+
+// modelFile is one file to extract from a tarball, with its pinned size and
+// SHA-256 (hex).
+type modelFile struct {
+	Name   string
+	Size   int64
+	SHA256 string
+}
 
 // modelSource is what `models fetch` downloads: an npm package version,
 // the Subresource Integrity of its tarball, and the files to extract from
-// its model/ directory with their sizes and SHA-256.
+// one of its directories with their sizes and SHA-256. check reports
+// whether a models directory already holds them.
 type modelSource struct {
+	label     string // what the files are, in messages: "face models"
 	registry  string
 	pkg       string
 	version   string
 	integrity string
-	files     []faceapi.ModelFile
+	tarDir    string // directory inside the tarball, e.g. "package/model/"
+	files     []modelFile
+	check     func(dir string) error
+}
+
+// modelSources lists the pinned packages `models fetch` installs into one
+// models directory: face-api's networks (face detection and matching) and
+// human's anti-spoofing and liveness models.
+func modelSources(registry string) []modelSource {
+	face := modelSource{
+		label: "face models", registry: registry, pkg: faceapi.Package, version: faceapi.Version,
+		integrity: faceapi.TarballIntegrity, tarDir: "package/model/", check: faceapi.Check,
+	}
+	for _, f := range faceapi.ModelFiles {
+		face.files = append(face.files, modelFile(f))
+	}
+	live := modelSource{
+		label: "liveness models", registry: registry, pkg: human.Package, version: human.Version,
+		integrity: human.TarballIntegrity, tarDir: human.TarballDir, check: human.Check,
+	}
+	for _, f := range human.ModelFiles {
+		live.files = append(live.files, modelFile(f))
+	}
+	return []modelSource{face, live}
 }
 
 func (e *env) modelsDirFlag(fs *flag.FlagSet, name string) *string {
@@ -53,56 +89,87 @@ func (e *env) modelsFetch(ctx context.Context, args []string) error {
 			"checks the tarball against the pinned integrity hash",
 			"  "+faceapi.TarballIntegrity,
 			"and extracts the files of its model/ directory (13 MB) into DIR, checking each file's pinned SHA-256.",
-			"Does nothing when DIR already holds them (unless --force). The files are not part of the repository;",
-			"without them verifyd serve routes face checks to manual review."))
+			fmt.Sprintf("Then the same for the liveness models: %s@%s, integrity", human.Package, human.Version),
+			"  "+human.TarballIntegrity,
+			"of whose models/ directory only antispoof.{json,bin} and liveness.{json,bin} (1.5 MB) are extracted.",
+			"Does nothing for a package whose files DIR already holds (unless --force). The files are not part of",
+			"the repository; without them verifyd serve routes face checks to manual review."))
 	dir := e.modelsDirFlag(fs, "dir")
 	registry := fs.String("registry", e.envOr("VERIFYD_NPM_REGISTRY", defaultRegistry), "npm registry base URL (env VERIFYD_NPM_REGISTRY)")
 	force := fs.Bool("force", false, "download and extract even when DIR already holds the files")
 	if help, err := e.parse(fs, args); help || err != nil {
 		return err
 	}
-	src := modelSource{
-		registry: *registry, pkg: faceapi.Package, version: faceapi.Version,
-		integrity: faceapi.TarballIntegrity, files: faceapi.ModelFiles,
-	}
-	if !*force && faceapi.Check(*dir) == nil {
-		fmt.Fprintf(e.stdout, "face models %s@%s already present in %s\n", src.pkg, src.version, *dir)
-		return nil
-	}
 	client := &http.Client{Timeout: 10 * time.Minute}
-	n, err := fetchModels(ctx, client, src, *dir)
-	if err != nil {
-		return fmt.Errorf("models fetch: %w", err)
+	return e.fetchSources(ctx, client, modelSources(*registry), *dir, *force)
+}
+
+// fetchSources fetches each source whose files dir does not hold yet (all
+// of them with force), one output line per source.
+func (e *env) fetchSources(ctx context.Context, client *http.Client, srcs []modelSource, dir string, force bool) error {
+	for _, src := range srcs {
+		if !force && src.check(dir) == nil {
+			fmt.Fprintf(e.stdout, "%s %s@%s already present in %s\n", src.label, src.pkg, src.version, dir)
+			continue
+		}
+		n, err := fetchModels(ctx, client, src, dir)
+		if err != nil {
+			return fmt.Errorf("models fetch: %s@%s: %w", src.pkg, src.version, err)
+		}
+		fmt.Fprintf(e.stdout, "fetched %s@%s (integrity verified): %d model files in %s\n", src.pkg, src.version, n, dir)
 	}
-	fmt.Fprintf(e.stdout, "fetched %s@%s (integrity verified): %d model files in %s\n", src.pkg, src.version, n, *dir)
 	return nil
 }
 
 func (e *env) modelsCheck(_ context.Context, args []string) error {
 	fs := e.flags("models check", "models check [--dir DIR]",
-		fmt.Sprintf("Checks that DIR holds the face model files of %s@%s (sizes and SHA-256).", faceapi.Package, faceapi.Version))
+		fmt.Sprintf("Checks that DIR holds the face model files of %s@%s and the liveness model files of %s@%s (sizes and SHA-256).",
+			faceapi.Package, faceapi.Version, human.Package, human.Version))
 	dir := e.modelsDirFlag(fs, "dir")
 	if help, err := e.parse(fs, args); help || err != nil {
 		return err
 	}
-	if err := faceapi.Check(*dir); err != nil {
-		return err
-	}
-	fmt.Fprintf(e.stdout, "face models %s@%s present in %s\n", faceapi.Package, faceapi.Version, *dir)
-	return nil
+	return e.checkSources(modelSources(""), *dir)
 }
 
-// logFaceModels says at start-up whether the face model files are there.
-// Face matching is not wired into the verification engine yet: either way
-// the face check routes verifications to manual review.
-func logFaceModels(logger *slog.Logger, dir string) {
+// checkSources checks every source, printing a line for each one present
+// and returning the errors of the others.
+func (e *env) checkSources(srcs []modelSource, dir string) error {
+	var errs []error
+	for _, src := range srcs {
+		if err := src.check(dir); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		fmt.Fprintf(e.stdout, "%s %s@%s present in %s\n", src.label, src.pkg, src.version, dir)
+	}
+	return errors.Join(errs...)
+}
+
+// loadFaceModels loads the face and liveness models for the production
+// pipeline and says at start-up what runs: with no face models every
+// verification with a selfie goes to review; without the liveness models
+// face matching runs and liveness goes to review. Nothing is faked.
+func loadFaceModels(logger *slog.Logger, dir string) (*app.FaceModels, error) {
 	if err := faceapi.Check(dir); err != nil {
 		logger.Warn("face models unavailable: face checks go to manual review; run `verifyd models fetch`",
 			"models_dir", dir, "error", err.Error())
-		return
+		return nil, nil
 	}
-	logger.Info("face models present; face matching is not enabled in this version, face checks go to manual review",
+	m, err := app.LoadFaceModels(dir)
+	if err != nil {
+		return nil, err
+	}
+	logger.Info("face models loaded: selfie-to-document face matching is on",
 		"models_dir", dir, "package", faceapi.Package+"@"+faceapi.Version)
+	if err := human.Check(dir); err != nil {
+		logger.Warn("liveness models unavailable: liveness checks go to manual review; run `verifyd models fetch`",
+			"models_dir", dir, "error", err.Error())
+	} else {
+		logger.Info("liveness models loaded: passive liveness checks are on",
+			"models_dir", dir, "package", human.Package+"@"+human.Version)
+	}
+	return m, nil
 }
 
 // fetchModels downloads and verifies src's tarball and extracts its model
@@ -129,7 +196,7 @@ func fetchModels(ctx context.Context, client *http.Client, src modelSource, dir 
 	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
 		return 0, err
 	}
-	return extractModels(tmp, src.files, dir)
+	return extractModels(tmp, src.tarDir, src.files, dir)
 }
 
 // tarballURL reads the version's metadata from the registry and returns
@@ -212,10 +279,11 @@ func download(ctx context.Context, client *http.Client, tarball, integrity strin
 	return nil
 }
 
-// extractModels extracts the listed files of the tarball's package/model/
-// directory into dir, checking each against its pinned size and SHA-256.
-func extractModels(r io.Reader, files []faceapi.ModelFile, dir string) (int, error) {
-	want := map[string]faceapi.ModelFile{}
+// extractModels extracts the listed files of the tarball's directory
+// tarDir (e.g. "package/model/") into dir, checking each against its
+// pinned size and SHA-256. Other files are not extracted.
+func extractModels(r io.Reader, tarDir string, files []modelFile, dir string) (int, error) {
+	want := map[string]modelFile{}
 	for _, f := range files {
 		want[f.Name] = f
 	}
@@ -236,7 +304,7 @@ func extractModels(r io.Reader, files []faceapi.ModelFile, dir string) (int, err
 		if hdr.Typeflag != tar.TypeReg {
 			continue
 		}
-		name, ok := strings.CutPrefix(path.Clean(hdr.Name), "package/model/")
+		name, ok := strings.CutPrefix(path.Clean(hdr.Name), tarDir)
 		if !ok || strings.Contains(name, "/") {
 			continue
 		}
@@ -259,7 +327,7 @@ func extractModels(r io.Reader, files []faceapi.ModelFile, dir string) (int, err
 		}
 	}
 	if len(missing) > 0 {
-		return 0, fmt.Errorf("tarball lacks model/%s", strings.Join(missing, ", model/"))
+		return 0, fmt.Errorf("tarball lacks %s%s", tarDir, strings.Join(missing, ", "+tarDir))
 	}
 	return len(done), nil
 }

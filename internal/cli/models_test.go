@@ -10,6 +10,8 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -20,9 +22,15 @@ import (
 	"github.com/verifyd/verifyd/tfjs/faceapi"
 )
 
-// fakePackage builds an npm tarball holding the given model files plus
-// some other files, and returns it with the pinned file list.
-func fakePackage(t *testing.T, models map[string]string) ([]byte, []faceapi.ModelFile) {
+// fakePackage builds an npm tarball holding the given model files in
+// package/model/ plus some other files, and returns it with the pinned file
+// list.
+func fakePackage(t *testing.T, models map[string]string) ([]byte, []modelFile) {
+	return fakePackageIn(t, "package/model/", models)
+}
+
+// fakePackageIn is fakePackage with the model files in tarDir.
+func fakePackageIn(t *testing.T, tarDir string, models map[string]string) ([]byte, []modelFile) {
 	t.Helper()
 	var buf bytes.Buffer
 	gz := gzip.NewWriter(&buf)
@@ -35,13 +43,13 @@ func fakePackage(t *testing.T, models map[string]string) ([]byte, []faceapi.Mode
 	}
 	add("package/package.json", `{"name":"x"}`)
 	add("package/demo/sample1.jpg", "not a model")
-	var files []faceapi.ModelFile
+	var files []modelFile
 	for name, body := range models {
-		add("package/model/"+name, body)
+		add(tarDir+name, body)
 		sum := sha256.Sum256([]byte(body))
-		files = append(files, faceapi.ModelFile{Name: name, Size: int64(len(body)), SHA256: hex.EncodeToString(sum[:])})
+		files = append(files, modelFile{Name: name, Size: int64(len(body)), SHA256: hex.EncodeToString(sum[:])})
 	}
-	add("package/model/extra.bin", "not pinned, not extracted")
+	add(tarDir+"extra.bin", "not pinned, not extracted")
 	tw.Close()
 	gz.Close()
 	return buf.Bytes(), files
@@ -55,17 +63,33 @@ func sri(b []byte) string {
 // fakeRegistry serves one package version's metadata and tarball.
 func fakeRegistry(t *testing.T, tarball []byte, integrity string) *httptest.Server {
 	t.Helper()
+	return fakeRegistryOf(t, map[string]fakeDist{"pkg": {tarball, integrity}})
+}
+
+// fakeDist is a tarball and the integrity the registry lists for it.
+type fakeDist struct {
+	tarball   []byte
+	integrity string
+}
+
+// fakeRegistryOf serves version 1.2.3 of the packages @scope/NAME.
+func fakeRegistryOf(t *testing.T, pkgs map[string]fakeDist) *httptest.Server {
+	t.Helper()
 	var srv *httptest.Server
 	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch r.URL.EscapedPath() {
-		case "/@scope%2Fpkg/1.2.3", "/@scope%2fpkg/1.2.3":
-			json.NewEncoder(w).Encode(map[string]any{"name": "@scope/pkg", "version": "1.2.3",
-				"dist": map[string]string{"tarball": srv.URL + "/@scope/pkg/-/pkg-1.2.3.tgz", "integrity": integrity}})
-		case "/@scope/pkg/-/pkg-1.2.3.tgz":
-			w.Write(tarball)
-		default:
-			http.NotFound(w, r)
+		p := r.URL.EscapedPath()
+		for name, d := range pkgs {
+			switch p {
+			case "/@scope%2F" + name + "/1.2.3", "/@scope%2f" + name + "/1.2.3":
+				json.NewEncoder(w).Encode(map[string]any{"name": "@scope/" + name, "version": "1.2.3",
+					"dist": map[string]string{"tarball": srv.URL + "/@scope/" + name + "/-/" + name + "-1.2.3.tgz", "integrity": d.integrity}})
+				return
+			case "/@scope/" + name + "/-/" + name + "-1.2.3.tgz":
+				w.Write(d.tarball)
+				return
+			}
 		}
+		http.NotFound(w, r)
 	}))
 	t.Cleanup(srv.Close)
 	return srv
@@ -75,7 +99,7 @@ func TestFetchModels(t *testing.T) {
 	ctx := context.Background()
 	tgz, files := fakePackage(t, map[string]string{"a-weights_manifest.json": "[]", "a.bin": "\x00\x01\x02"})
 	srv := fakeRegistry(t, tgz, sri(tgz))
-	src := modelSource{registry: srv.URL, pkg: "@scope/pkg", version: "1.2.3", integrity: sri(tgz), files: files}
+	src := modelSource{registry: srv.URL, pkg: "@scope/pkg", version: "1.2.3", integrity: sri(tgz), tarDir: "package/model/", files: files}
 
 	dir := filepath.Join(t.TempDir(), "models")
 	n, err := fetchModels(ctx, srv.Client(), src, dir)
@@ -111,7 +135,7 @@ func TestFetchModels(t *testing.T) {
 	}
 	// A model file that is not the pinned one is refused and not written.
 	src.registry = srv.URL
-	src.files = append([]faceapi.ModelFile(nil), files...)
+	src.files = append([]modelFile(nil), files...)
 	for i := range src.files {
 		if src.files[i].Name == "a.bin" {
 			src.files[i].SHA256 = strings.Repeat("0", 64)
@@ -125,7 +149,7 @@ func TestFetchModels(t *testing.T) {
 		t.Error("a.bin written despite the hash mismatch")
 	}
 	// A pinned file the tarball lacks is an error.
-	src.files = append(files, faceapi.ModelFile{Name: "missing.bin", Size: 1, SHA256: strings.Repeat("0", 64)})
+	src.files = append(files, modelFile{Name: "missing.bin", Size: 1, SHA256: strings.Repeat("0", 64)})
 	if _, err := fetchModels(ctx, srv.Client(), src, t.TempDir()); err == nil || !strings.Contains(err.Error(), "missing.bin") {
 		t.Errorf("missing file: %v", err)
 	}
@@ -137,5 +161,151 @@ func TestModelsCheckCommand(t *testing.T) {
 	err := Run(context.Background(), []string{"models", "check", "--dir", dir}, func(string) string { return "" }, strings.NewReader(""), &out, &errOut)
 	if err == nil || !strings.Contains(err.Error(), "verifyd models fetch") {
 		t.Errorf("check of an empty directory: %v", err)
+	}
+}
+
+// TestModelSourcesPinned checks what `models fetch` installs: face-api's
+// model/ directory and, from human, exactly the four liveness files of its
+// models/ directory.
+func TestModelSourcesPinned(t *testing.T) {
+	srcs := modelSources("https://registry.example")
+	if len(srcs) != 2 {
+		t.Fatalf("%d model sources, want 2", len(srcs))
+	}
+	face, live := srcs[0], srcs[1]
+	if face.pkg != faceapi.Package || face.version != faceapi.Version || face.integrity != faceapi.TarballIntegrity ||
+		face.tarDir != "package/model/" || len(face.files) != len(faceapi.ModelFiles) {
+		t.Errorf("face source: %s@%s %s, %d files", face.pkg, face.version, face.tarDir, len(face.files))
+	}
+	if live.pkg != "@vladmandic/human" || live.version != "3.3.6" ||
+		live.integrity != "sha512-Nr5mPfq1gQ+uKeXY5uM3Fj8UxvF5CEh2s6txM5wRThqaW0mF9huooOuZSrT8hhGho0hGaXLFdAwfD/2+teCv6A==" ||
+		live.tarDir != "package/models/" || live.registry != "https://registry.example" {
+		t.Errorf("liveness source: %s@%s %s %s from %s", live.pkg, live.version, live.integrity, live.tarDir, live.registry)
+	}
+	var names []string
+	for _, f := range live.files {
+		if f.Size <= 0 || len(f.SHA256) != 64 {
+			t.Errorf("%s pinned with size %d, SHA-256 %q", f.Name, f.Size, f.SHA256)
+		}
+		names = append(names, f.Name)
+	}
+	if got := strings.Join(names, " "); got != "antispoof.bin antispoof.json liveness.bin liveness.json" {
+		t.Errorf("liveness files %s", got)
+	}
+}
+
+// checkFiles is a source's check for test sources: every file present
+// with its pinned SHA-256.
+func checkFiles(files []modelFile) func(string) error {
+	return func(dir string) error {
+		for _, f := range files {
+			b, err := os.ReadFile(filepath.Join(dir, f.Name))
+			if err != nil {
+				return err
+			}
+			if sum := sha256.Sum256(b); hex.EncodeToString(sum[:]) != f.SHA256 {
+				return errors.New(f.Name + " differs")
+			}
+		}
+		return nil
+	}
+}
+
+// TestFetchSourcesWithLiveness runs the fetch of both packages into one
+// directory, as `models fetch` does: the face package's model/ files and
+// only the pinned files of the liveness package's models/ directory (human
+// ships ~20 other models there).
+func TestFetchSourcesWithLiveness(t *testing.T) {
+	ctx := context.Background()
+	faceTgz, faceFiles := fakePackage(t, map[string]string{"a-weights_manifest.json": "[]", "a.bin": "\x00\x01"})
+	liveTgz, liveFiles := fakePackageIn(t, "package/models/", map[string]string{
+		"antispoof.json": `{"format":"graph-model"}`, "antispoof.bin": "\x03", "liveness.json": "{}", "liveness.bin": "\x04\x05",
+	})
+	srv := fakeRegistryOf(t, map[string]fakeDist{"face": {faceTgz, sri(faceTgz)}, "human": {liveTgz, sri(liveTgz)}})
+	srcs := []modelSource{
+		{label: "face models", registry: srv.URL, pkg: "@scope/face", version: "1.2.3", integrity: sri(faceTgz),
+			tarDir: "package/model/", files: faceFiles, check: checkFiles(faceFiles)},
+		{label: "liveness models", registry: srv.URL, pkg: "@scope/human", version: "1.2.3", integrity: sri(liveTgz),
+			tarDir: "package/models/", files: liveFiles, check: checkFiles(liveFiles)},
+	}
+	dir := filepath.Join(t.TempDir(), "models")
+	var out bytes.Buffer
+	e := &env{stdout: &out}
+	if err := e.fetchSources(ctx, srv.Client(), srcs, dir, false); err != nil {
+		t.Fatal(err)
+	}
+	want := "fetched @scope/face@1.2.3 (integrity verified): 2 model files in " + dir + "\n" +
+		"fetched @scope/human@1.2.3 (integrity verified): 4 model files in " + dir + "\n"
+	if out.String() != want {
+		t.Errorf("output:\n%s\nwant:\n%s", out.String(), want)
+	}
+	entries, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if got := strings.Join(names, " "); got != "a-weights_manifest.json a.bin antispoof.bin antispoof.json liveness.bin liveness.json" {
+		t.Errorf("directory holds %s", got)
+	}
+
+	// A second run finds both present and downloads nothing.
+	out.Reset()
+	if err := e.fetchSources(ctx, srv.Client(), srcs, dir, false); err != nil {
+		t.Fatal(err)
+	}
+	want = "face models @scope/face@1.2.3 already present in " + dir + "\n" +
+		"liveness models @scope/human@1.2.3 already present in " + dir + "\n"
+	if out.String() != want {
+		t.Errorf("second run:\n%s\nwant:\n%s", out.String(), want)
+	}
+
+	// An altered liveness file: check reports it, the face line is still
+	// printed, and fetch replaces only the liveness package's files.
+	if err := os.WriteFile(filepath.Join(dir, "liveness.bin"), []byte("xx"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	if err := e.checkSources(srcs, dir); err == nil || !strings.Contains(err.Error(), "liveness.bin") {
+		t.Errorf("check with an altered liveness.bin: %v", err)
+	}
+	if want := "face models @scope/face@1.2.3 present in " + dir + "\n"; out.String() != want {
+		t.Errorf("check output %q, want %q", out.String(), want)
+	}
+	out.Reset()
+	if err := e.fetchSources(ctx, srv.Client(), srcs, dir, false); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "face models @scope/face@1.2.3 already present") ||
+		!strings.Contains(out.String(), "fetched @scope/human@1.2.3") {
+		t.Errorf("refetch output:\n%s", out.String())
+	}
+	if err := checkFiles(liveFiles)(dir); err != nil {
+		t.Errorf("after refetch: %v", err)
+	}
+
+	// A liveness tarball that is not the pinned one stops the fetch with
+	// the package named.
+	other := append([]byte(nil), liveTgz...)
+	other[len(other)-1] ^= 1
+	bad := fakeRegistryOf(t, map[string]fakeDist{"face": {faceTgz, sri(faceTgz)}, "human": {other, sri(liveTgz)}})
+	for i := range srcs {
+		srcs[i].registry = bad.URL
+	}
+	err := e.fetchSources(ctx, bad.Client(), srcs, t.TempDir(), false)
+	if err == nil || !strings.Contains(err.Error(), "@scope/human@1.2.3") || !strings.Contains(err.Error(), "refusing") {
+		t.Errorf("tampered liveness tarball: %v", err)
+	}
+}
+
+// TestLogFaceModels checks the start-up log names each model set.
+func TestLogFaceModels(t *testing.T) {
+	var buf bytes.Buffer
+	m, err := loadFaceModels(slog.New(slog.NewTextHandler(&buf, nil)), t.TempDir())
+	if m != nil || err != nil {
+		t.Fatalf("empty models directory: %v, %v", m, err)
+	}
+	out := buf.String()
+	if !strings.Contains(out, "level=WARN msg=\"face models unavailable") {
+		t.Errorf("log for an empty models directory:\n%s", out)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/verifyd/verifyd"
+	"github.com/verifyd/verifyd/engine"
 	"github.com/verifyd/verifyd/httpapi"
 	"github.com/verifyd/verifyd/internal/app"
 	"github.com/verifyd/verifyd/queue"
@@ -52,12 +53,26 @@ func (e *env) serve(ctx context.Context, args []string) error {
 		bases[m.mount] = fs.String(m.flag, e.getenv(m.env), fmt.Sprintf("public base URL of the %s interface (env %s)", m.mount, m.env))
 	}
 	modelsDir := e.modelsDirFlag(fs, "models-dir")
+	th := engine.DefaultFaceThresholds
+	fs.Float64Var(&th.MatchDistance, "face-match-distance", th.MatchDistance,
+		"selfie-to-document descriptor distance at or below which the faces match (docs/accuracy.md)")
+	fs.Float64Var(&th.MismatchDistance, "face-mismatch-distance", th.MismatchDistance,
+		"distance at or above which the verification fails with photo_mismatch; between the two: review")
+	fs.Float64Var(&th.LivenessPass, "liveness-pass", th.LivenessPass, "liveness score at or above which the selfie passes")
+	fs.Float64Var(&th.LivenessFail, "liveness-fail", th.LivenessFail,
+		"liveness score below which the verification fails with liveness_error; between the two: review")
 	sf := e.addStoreFlags(fs)
 	if help, err := e.parse(fs, args); help || err != nil {
 		return err
 	}
 	logger := e.serverLogger(*logFormat, *dev)
-	logFaceModels(logger, *modelsDir)
+	if err := th.Validate(); err != nil {
+		return err
+	}
+	faces, err := loadFaceModels(logger, *modelsDir)
+	if err != nil {
+		return err
+	}
 
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {
@@ -89,6 +104,7 @@ func (e *env) serve(ctx context.Context, args []string) error {
 	a, err := app.New(ctx, db, sealer, app.Config{
 		BaseURLs: defaults, Dev: *dev, Now: e.now, Rand: e.rand, Logger: logger, Registry: reg,
 		Queue: queue.Config{PollInterval: *pollInterval, RescueAfter: *rescueAfter},
+		Faces: faces, FaceThresholds: th,
 	})
 	if err != nil {
 		return err

@@ -48,6 +48,9 @@ type Options struct {
 	WebhookTimeout time.Duration
 	// Pipeline replaces the production verification pipeline.
 	Pipeline *engine.Pipeline
+	// Faces runs the production pipeline's face checks (see
+	// internal/facetest); without it they go to review.
+	Faces *app.FaceModels
 }
 
 // FastBackoff is the retry delay of test servers: 50 ms doubling to at
@@ -118,6 +121,7 @@ func Start(t testing.TB, dialect string, opts Options) *Server {
 	a, err := app.New(ctx, db, sealer, app.Config{
 		BaseURLs: s.BaseURLs, Dev: opts.Dev, Now: opts.Now, Rand: rand.Reader, Logger: opts.Logger,
 		Registry: s.Registry, Resolver: opts.Resolver, WebhookTimeout: opts.WebhookTimeout, Pipeline: opts.Pipeline,
+		Faces: opts.Faces,
 		Queue: queue.Config{PollInterval: 20 * time.Millisecond, RescueAfter: opts.RescueAfter,
 			MaxAttempts: opts.MaxAttempts, Backoff: FastBackoff, ProcessBackoff: FastBackoff},
 	})

@@ -8,10 +8,13 @@ import (
 )
 
 // BenchmarkFaceAPI times one descriptor (a face crop of sample1.jpg,
-// resized to 150×150 inside) and one tiny-detector pass (sample1.jpg,
-// 1920×1280, at input size 416, including decoding and NMS) in Go, and
-// the same calls of face-api on TensorFlow.js WASM in Node, measured in
-// the same run. Reported per call: go-ms/op and node-ms/op (wall time; Go's
+// resized to 150×150 inside), one tiny-detector pass (sample1.jpg,
+// 1920×1280, at input size 416, including decoding and NMS), the
+// landmarks of that face crop, and the whole pipeline on sample1.jpg
+// (Analyzer.Faces at 416: detection, then landmarks and descriptor of
+// each of its 3 faces; face-api's detectAllFaces().withFaceLandmarks()
+// .withFaceDescriptors()) in Go, and the same calls of face-api on
+// TensorFlow.js WASM in Node, measured in the same run. Reported per call: go-ms/op and node-ms/op (wall time; Go's
 // is the mean over b.N calls, Node's the median of 15 calls after two
 // warm-up calls) and go-cpu-ms/op and node-cpu-ms/op (process CPU time,
 // which a busy machine distorts less). For one core: taskset -c 0 go test
@@ -27,6 +30,14 @@ func BenchmarkFaceAPI(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	lm, err := LoadLandmarkNet(models)
+	if err != nil {
+		b.Fatal(err)
+	}
+	an, err := LoadAnalyzer(models)
+	if err != nil {
+		b.Fatal(err)
+	}
 	img := loadSample(b, ref, "sample1.jpg")
 	dets, err := det.Detect(img, TinyDetectorOptions{})
 	if err != nil || len(dets) == 0 {
@@ -35,12 +46,19 @@ func BenchmarkFaceAPI(b *testing.B) {
 	d := dets[0].Box
 	face := Crop(img, image.Rect(int(d.X), int(d.Y), int(d.Right()+0.5), int(d.Bottom()+0.5)))
 
-	rec.Descriptor(face) // packs the filters (done once per loaded network)
+	// Pack the filters (done once per loaded network).
+	rec.Descriptor(face)
+	lm.Landmarks(face)
+	if _, err := an.Faces(img, TinyDetectorOptions{}); err != nil {
+		b.Fatal(err)
+	}
 
 	dir := b.TempDir()
 	var items []refItem
 	items = addItem(b, items, dir, refItem{Name: "descriptor", Kind: "descriptor", img: face})
 	items = addItem(b, items, dir, refItem{Name: "detect", Kind: "detect", InputSize: 416, ScoreThreshold: 0.5, img: img})
+	items = addItem(b, items, dir, refItem{Name: "landmarks", Kind: "landmarks", img: face})
+	items = addItem(b, items, dir, refItem{Name: "faces", Kind: "faces", InputSize: 416, ScoreThreshold: 0.5, img: img})
 	out := runReference(b, ref, models, items, 15)
 
 	report := func(b *testing.B, cpu0 time.Duration, ref refResult) {
@@ -67,6 +85,22 @@ func BenchmarkFaceAPI(b *testing.B) {
 			}
 		}
 		report(b, cpu0, out.Results[1])
+	})
+	b.Run("landmarks", func(b *testing.B) {
+		cpu0 := processCPU()
+		for b.Loop() {
+			lm.Landmarks(face)
+		}
+		report(b, cpu0, out.Results[2])
+	})
+	b.Run("faces", func(b *testing.B) {
+		cpu0 := processCPU()
+		for b.Loop() {
+			if _, err := an.Faces(img, TinyDetectorOptions{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		report(b, cpu0, out.Results[3])
 	})
 }
 

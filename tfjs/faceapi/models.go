@@ -1,16 +1,20 @@
 // Package faceapi runs the face networks of the npm package
 // @vladmandic/face-api (a maintained fork of face-api.js) in pure Go, on
 // the weights that package ships: the 128-dimensional face descriptor
-// network (a port of dlib's ResNet face recognition network) and the tiny
+// network (a port of dlib's ResNet face recognition network), the tiny
 // face detector (a Tiny-YOLOv2 variant with depthwise separable
-// convolutions).
+// convolutions) and the 68-point face landmark network. Analyzer chains
+// them as face-api's detectAllFaces().withFaceLandmarks()
+// .withFaceDescriptors() does.
 //
 // The network definitions here mirror face-api's TypeScript sources
-// (src/faceRecognitionNet, src/tinyYolov2, src/tinyFaceDetector) operation
-// for operation, including their input preparation (padding to a square,
-// TensorFlow.js bilinear resizing, mean subtraction). The parity tests
-// compare the outputs with face-api itself running on TensorFlow.js's WASM
-// backend in Node.
+// (src/faceRecognitionNet, src/tinyYolov2, src/tinyFaceDetector,
+// src/faceLandmarkNet, src/faceFeatureExtractor) operation for operation,
+// including their input preparation (padding to a square, TensorFlow.js
+// bilinear resizing, mean subtraction) and the pipeline's box rounding and
+// alignment (src/globalApi, src/classes). The parity tests compare the
+// outputs with face-api itself running on TensorFlow.js's WASM backend in
+// Node.
 //
 // The weights are not in this repository. `verifyd models fetch`
 // downloads the pinned npm tarball, checks its integrity and extracts the

@@ -116,8 +116,19 @@ type refResult struct {
 	Detections []struct {
 		X, Y, Width, Height, Score float64
 	} `json:"detections"`
-	Ms    []float64 `json:"ms"`
-	CPUMs []float64 `json:"cpuMs"`
+	Landmarks [][2]float64 `json:"landmarks"`
+	Faces     []refFace    `json:"faces"`
+	Ms        []float64    `json:"ms"`
+	CPUMs     []float64    `json:"cpuMs"`
+}
+
+// refFace is one result of face-api's detectAllFaces().withFaceLandmarks()
+// .withFaceDescriptors().
+type refFace struct {
+	X, Y, Width, Height, Score float64
+	Landmarks                  [][2]float64 `json:"landmarks"`
+	Aligned                    Box          `json:"aligned"`
+	Descriptor                 []float32    `json:"descriptor"`
 }
 
 type refOutput struct {
@@ -186,6 +197,12 @@ const (
 	// differences.
 	boxTol   = 1.0
 	scoreTol = 1e-3
+	// landmarkTol bounds landmark coordinate differences in pixels. The
+	// network regresses coordinates relative to its 112×112 input, so
+	// rounding differences of its outputs are scaled up by image/112
+	// (up to ~17× for the whole 1920-px photos, ~3× for face crops);
+	// 0.05 px is far below the pixel the aligned box is rounded to.
+	landmarkTol = 0.05
 )
 
 func TestParityWithFaceAPI(t *testing.T) {
@@ -196,6 +213,14 @@ func TestParityWithFaceAPI(t *testing.T) {
 		t.Fatal(err)
 	}
 	det, err := LoadTinyDetector(models)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lm, err := LoadLandmarkNet(models)
+	if err != nil {
+		t.Fatal(err)
+	}
+	an, err := LoadAnalyzer(models)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,6 +236,10 @@ func TestParityWithFaceAPI(t *testing.T) {
 		// The descriptor of the whole photo exercises padding to a
 		// square and resizing; the face crops are what matching uses.
 		items = addItem(t, items, dir, refItem{Name: s + " descriptor whole", Kind: "descriptor", img: img})
+		// The landmark net on the whole photo exercises its padding
+		// to a square; on face crops, what the pipeline does.
+		items = addItem(t, items, dir, refItem{Name: s + " landmarks whole", Kind: "landmarks", img: img})
+		items = addItem(t, items, dir, refItem{Name: s + " faces 416", Kind: "faces", InputSize: 416, ScoreThreshold: 0.5, img: img})
 		dets, err := det.Detect(img, TinyDetectorOptions{InputSize: 416})
 		if err != nil {
 			t.Fatal(err)
@@ -222,16 +251,59 @@ func TestParityWithFaceAPI(t *testing.T) {
 			}
 			r := image.Rect(int(d.Box.X), int(d.Box.Y), int(d.Box.Right()+0.5), int(d.Box.Bottom()+0.5))
 			items = addItem(t, items, dir, refItem{Name: fmt.Sprintf("%s descriptor face %d", s, i), Kind: "descriptor", img: Crop(img, r)})
+			items = addItem(t, items, dir, refItem{Name: fmt.Sprintf("%s landmarks face %d", s, i), Kind: "landmarks", img: Crop(img, r)})
 		}
 	}
 	out := runReference(t, ref, models, items, 0)
 	t.Logf("reference: %v, backend %s, simd %v", out.Versions, out.Backend, out.SIMD)
 
-	var worstDesc, worstRaw, worstBox, worstScore float64
-	faces := 0
+	var worstDesc, worstRaw, worstBox, worstScore, worstLm, worstLmNet, worstPipeDesc float64
+	faces, pipeFaces := 0, 0
 	for i, it := range items {
 		want := out.Results[i]
 		switch it.Kind {
+		case "landmarks":
+			d := landmarkDiff(lm.Landmarks(it.img), want.Landmarks)
+			worstLmNet = max(worstLmNet, d)
+			if d > landmarkTol {
+				t.Errorf("%s: landmarks differ from face-api by up to %.2g px, tolerance %g", it.Name, d, landmarkTol)
+			}
+		case "faces":
+			got, err := an.Faces(it.img, TinyDetectorOptions{InputSize: it.InputSize, ScoreThreshold: it.ScoreThreshold})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != len(want.Faces) {
+				t.Errorf("%s: %d faces, face-api %d", it.Name, len(got), len(want.Faces))
+				continue
+			}
+			pipeFaces += len(got)
+			for j, g := range got {
+				w := want.Faces[j]
+				b := g.Detection.Box
+				bd := max(abs(b.X-w.X), abs(b.Y-w.Y), abs(b.Width-w.Width), abs(b.Height-w.Height))
+				worstBox, worstScore = max(worstBox, bd), max(worstScore, abs(g.Detection.Score-w.Score))
+				if bd > boxTol || abs(g.Detection.Score-w.Score) > scoreTol {
+					t.Errorf("%s face %d: detection %+v, face-api box {%.2f %.2f %.2f %.2f} score %.5f",
+						it.Name, j, g.Detection, w.X, w.Y, w.Width, w.Height, w.Score)
+				}
+				d := landmarkDiff(g.Landmarks, w.Landmarks)
+				worstLm = max(worstLm, d)
+				if d > landmarkTol {
+					t.Errorf("%s face %d: landmarks differ from face-api by up to %.2g px, tolerance %g", it.Name, j, d, landmarkTol)
+				}
+				// The aligned box is made of whole pixels (rounded
+				// down from the landmarks): equal unless a landmark
+				// difference crosses a pixel boundary.
+				if g.Aligned != w.Aligned {
+					t.Errorf("%s face %d: aligned box %+v, face-api %+v", it.Name, j, g.Aligned, w.Aligned)
+				}
+				rel := Distance(g.Descriptor, w.Descriptor) / norm(w.Descriptor)
+				worstPipeDesc = max(worstPipeDesc, rel)
+				if len(w.Descriptor) != DescriptorSize || rel > descriptorTol {
+					t.Errorf("%s face %d: descriptor differs from face-api by %.2g (relative), tolerance %g", it.Name, j, rel, descriptorTol)
+				}
+			}
 		case "descriptor":
 			got := rec.Descriptor(it.img)
 			rel := Distance(got, want.Descriptor) / norm(want.Descriptor)
@@ -274,11 +346,26 @@ func TestParityWithFaceAPI(t *testing.T) {
 			}
 		}
 	}
-	if faces == 0 {
-		t.Error("no faces detected in any sample")
+	if faces == 0 || pipeFaces == 0 {
+		t.Errorf("no faces found in any sample (%d detections, %d pipeline faces)", faces, pipeFaces)
 	}
-	t.Logf("%d items, %d faces: worst descriptor difference %.2g (relative L2), raw detector output %.2g (abs), box %.2g px, score %.2g",
-		len(items), faces, worstDesc, worstRaw, worstBox, worstScore)
+	t.Logf("%d items, %d faces, %d pipeline faces: worst descriptor difference %.2g (relative L2), raw detector output %.2g (abs), box %.2g px, score %.2g",
+		len(items), faces, pipeFaces, worstDesc, worstRaw, worstBox, worstScore)
+	t.Logf("landmark net alone %.2g px; pipeline: landmarks %.2g px, descriptor %.2g (relative L2), aligned boxes equal",
+		worstLmNet, worstLm, worstPipeDesc)
+}
+
+// landmarkDiff is the largest coordinate difference between two sets of
+// landmarks in pixels (+Inf when their numbers differ).
+func landmarkDiff(got []Point, want [][2]float64) float64 {
+	if len(got) != LandmarkCount || len(want) != len(got) {
+		return math.Inf(1)
+	}
+	var d float64
+	for i, p := range got {
+		d = max(d, abs(p.X-want[i][0]), abs(p.Y-want[i][1]))
+	}
+	return d
 }
 
 func norm(v []float32) float64 {

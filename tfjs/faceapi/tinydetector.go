@@ -210,7 +210,11 @@ func (d *TinyDetector) decode(out *tfjs.Tensor, imgW, imgH int, opts TinyDetecto
 				ctY := (float64(row) + sigmoid(float64(v[1]))) / nc * cfy
 				bw := math.Exp(float64(v[2])) * anchor[0] / nc * cfx
 				bh := math.Exp(float64(v[3])) * anchor[1] / nc * cfy
-				cands = append(cands, cand{Box{X: ctX - bw/2, Y: ctY - bh/2, Width: bw, Height: bh}, score})
+				// face-api builds a BoundingBox(x, y, x+w, y+h) and
+				// takes width = right - left, which can differ from w in
+				// the last bit; kept so later rounding down matches.
+				x, y := ctX-bw/2, ctY-bh/2
+				cands = append(cands, cand{Box{X: x, Y: y, Width: float64(x+bw) - x, Height: float64(y+bh) - y}, score})
 			}
 		}
 	}

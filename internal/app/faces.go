@@ -1,0 +1,138 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"image"
+	"math"
+	"runtime"
+	"slices"
+
+	xdraw "golang.org/x/image/draw"
+
+	"github.com/verifyd/verifyd/engine"
+	"github.com/verifyd/verifyd/tfjs/faceapi"
+	"github.com/verifyd/verifyd/tfjs/human"
+)
+
+// faceMaxSide bounds the long side of a photo the face models look at. A
+// 12 MP phone photo would make a 140 MB float tensor; at 1600 px a selfie's
+// face is still several hundred pixels, and a document's portrait (about a
+// fifth of an ID card's width, a third of the photo) over 100.
+const faceMaxSide = 1600
+
+// faceInputSizes are the tiny detector's input sides, tried in order
+// until a face is found. The detector's anchor boxes span about 1.6 to 10
+// cells of 32 input pixels: at 608 it finds a document's portrait (a
+// tenth of the photo's width) but misses a close-up selfie's face (half
+// the width, beyond its largest anchor); at 320 the close-up fits.
+var faceInputSizes = []int{608, 320}
+
+// FaceModels runs the face networks for the engine's face checks. Loading
+// takes a few hundred milliseconds and about 25 MB; the networks are
+// shared by all verifications.
+type FaceModels struct {
+	analyzer *faceapi.Analyzer
+	// slots bounds concurrent inferences: each uses all cores already
+	// (tfjs splits its matrix products), so running more at once only
+	// multiplies memory.
+	slots chan struct{}
+	// liveness is nil when the liveness models are absent.
+	liveness func(img image.Image, face image.Rectangle) (engine.Liveness, error)
+}
+
+// LoadFaceModels loads the face networks from a models directory written
+// by `verifyd models fetch`; it fails when they are absent or altered.
+func LoadFaceModels(dir string) (*FaceModels, error) {
+	if err := faceapi.Check(dir); err != nil {
+		return nil, err
+	}
+	a, err := faceapi.LoadAnalyzer(dir)
+	if err != nil {
+		return nil, fmt.Errorf("face models: %w", err)
+	}
+	m := &FaceModels{analyzer: a, slots: make(chan struct{}, max(1, runtime.GOMAXPROCS(0)/2))}
+	// The liveness models are a separate package; without them face
+	// matching still runs and liveness goes to review.
+	if human.Check(dir) == nil {
+		l, err := human.LoadLiveness(dir)
+		if err != nil {
+			return nil, fmt.Errorf("liveness models: %w", err)
+		}
+		m.liveness = func(img image.Image, face image.Rectangle) (engine.Liveness, error) {
+			small, scale := shrink(img, faceMaxSide)
+			b := img.Bounds()
+			box := image.Rect(int(float64(face.Min.X-b.Min.X)/scale), int(float64(face.Min.Y-b.Min.Y)/scale),
+				int(float64(face.Max.X-b.Min.X)/scale), int(float64(face.Max.Y-b.Min.Y)/scale))
+			s, err := l.Score(faceapi.ImageTensor(small), human.EnlargeBox(box, human.DefaultBoxScale))
+			return engine.Liveness{Real: s.Real, Live: s.Live}, err
+		}
+	}
+	return m, nil
+}
+
+// HasLiveness reports whether the liveness models were loaded.
+func (m *FaceModels) HasLiveness() bool { return m.liveness != nil }
+
+// Faces implements engine.FaceAnalyzer.
+func (m *FaceModels) Faces(ctx context.Context, img image.Image) ([]engine.Face, error) {
+	select {
+	case m.slots <- struct{}{}:
+		defer func() { <-m.slots }()
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	small, scale := shrink(img, faceMaxSide)
+	t := faceapi.ImageTensor(small)
+	var found []faceapi.Face
+	for _, size := range faceInputSizes {
+		var err error
+		if found, err = m.analyzer.Faces(t, faceapi.TinyDetectorOptions{InputSize: size, ScoreThreshold: 0.3}); err != nil {
+			return nil, err
+		}
+		if slices.ContainsFunc(found, func(f faceapi.Face) bool { return f.Detection.Score >= 0.5 }) {
+			break
+		}
+	}
+	b := img.Bounds()
+	out := make([]engine.Face, len(found))
+	for i, f := range found {
+		d := f.Detection.Box
+		out[i] = engine.Face{
+			Box: image.Rect(b.Min.X+int(math.Round(d.X*scale)), b.Min.Y+int(math.Round(d.Y*scale)),
+				b.Min.X+int(math.Round(d.Right()*scale)), b.Min.Y+int(math.Round(d.Bottom()*scale))).Intersect(b),
+			Score:      f.Detection.Score,
+			Descriptor: f.Descriptor,
+		}
+	}
+	return out, nil
+}
+
+// shrink scales img so its long side is at most maxSide, returning the
+// factor from the result's coordinates back to img's.
+func shrink(img image.Image, maxSide int) (image.Image, float64) {
+	b := img.Bounds()
+	long := max(b.Dx(), b.Dy())
+	if long <= maxSide {
+		return img, 1
+	}
+	s := float64(maxSide) / float64(long)
+	w, h := max(1, int(math.Round(float64(b.Dx())*s))), max(1, int(math.Round(float64(b.Dy())*s)))
+	dst := image.NewRGBA(image.Rect(0, 0, w, h))
+	xdraw.CatmullRom.Scale(dst, dst.Bounds(), img, b, xdraw.Src, nil)
+	return dst, float64(b.Dx()) / float64(w)
+}
+
+// Liveness implements engine.LivenessScorer.
+func (m *FaceModels) Liveness(ctx context.Context, img image.Image, face image.Rectangle) (engine.Liveness, error) {
+	if m.liveness == nil {
+		return engine.Liveness{}, fmt.Errorf("liveness models: %w", engine.ErrUnavailable)
+	}
+	select {
+	case m.slots <- struct{}{}:
+		defer func() { <-m.slots }()
+	case <-ctx.Done():
+		return engine.Liveness{}, ctx.Err()
+	}
+	return m.liveness(img, face)
+}
