@@ -1,0 +1,263 @@
+//go:build unix
+
+package app_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"image"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/verifyd/verifyd/internal/docgen"
+	"github.com/verifyd/verifyd/internal/facetest"
+	"github.com/verifyd/verifyd/internal/testdb"
+	"github.com/verifyd/verifyd/mrz"
+	"github.com/verifyd/verifyd/tfjs"
+	"github.com/verifyd/verifyd/tfjs/faceapi"
+)
+
+// pairOptions are the detector options of the engine's first pass
+// (app.faceInputSizes[0], score threshold 0.3).
+var pairOptions = faceapi.TinyDetectorOptions{InputSize: 608, ScoreThreshold: 0.3}
+
+// BenchmarkPair times the face work of one verification: one selfie
+// (facetest.People()[2].Selfie(), 720×960) and one document photo (a
+// German ID card composed by docgen around the same person's Portrait(),
+// photographed with docgen.Mild(), 1600×1200), against face-api on
+// TensorFlow.js WASM in Node measured in the same run.
+//
+//   - analyzer: faceapi.Analyzer.Faces on both images at input size 608,
+//     score threshold 0.3 (detection, landmarks, alignment, descriptor of
+//     every face), on tensors made before timing. Node: the same RGB bytes
+//     through detectAllFaces(img, new TinyFaceDetectorOptions({inputSize:
+//     608, scoreThreshold: 0.3})).withFaceLandmarks().withFaceDescriptors()
+//     (scripts/face-reference.mjs, kind "faces"), one thread.
+//   - engine: what the engine calls per verification without a selfie
+//     burst: app.FaceModels.Faces on both images (image conversion, the
+//     detector retried at 320 when no face scores 0.5 at 608) and
+//     FaceModels.Liveness on the selfie's face (engine.LivenessCheck
+//     rates the selfie only). Node has no counterpart; its figures are
+//     those of the analyzer pair, for comparison.
+//
+// Reported per pair: go-ms/op, go-cpu-ms/op (process user+system time),
+// node-ms/op, node-cpu-ms/op (the sum over the two images of the median
+// of 15 calls after two warm-up calls). Node runs once per invocation of
+// go test, before the sub-benchmarks, so with -count its figures repeat;
+// -v logs them per image. For one core:
+//
+//	taskset -c 1 go test ./internal/app -run '^$' -bench Pair -cpu 1 -benchtime 10x -count 3
+func BenchmarkPair(b *testing.B) {
+	person := facetest.People(b)[2]
+	models := facetest.Models(b)
+	dir := facetest.ModelsDir(b)
+	ref := pairReference(b)
+	an, err := faceapi.LoadAnalyzer(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+
+	selfie := person.Selfie()
+	gen := docgen.NewGenerator(12, time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC))
+	spec := gen.Spec(mrz.TD1)
+	spec.Fields.IssuingState, spec.Fields.Nationality, spec.Fields.DocumentCode = "D", "D", "ID"
+	spec.Face = person.Portrait()
+	doc, err := docgen.Render(spec)
+	if errors.Is(err, docgen.ErrNoFont) {
+		testdb.Skip(b, err.Error())
+	}
+	if err != nil {
+		b.Fatal(err)
+	}
+	photo, err := docgen.Photograph(doc, docgen.Mild(), 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	imgs := []image.Image{selfie, photo.Image}
+	tensors := []*tfjs.Tensor{faceapi.ImageTensor(selfie), faceapi.ImageTensor(photo.Image)}
+
+	// Warm up (filters packed once per network) and check that both
+	// images show a face.
+	ctx := context.Background()
+	goFaces := make([]int, len(tensors))
+	scores := make([][]float64, len(tensors))
+	for i, t := range tensors {
+		f, err := an.Faces(t, pairOptions)
+		if err != nil {
+			b.Fatal(err)
+		}
+		goFaces[i] = len(f)
+		for _, face := range f {
+			scores[i] = append(scores[i], face.Detection.Score)
+		}
+	}
+	var selfieFace image.Rectangle
+	for i, img := range imgs {
+		f, err := models.Faces(ctx, img)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(f) == 0 {
+			b.Fatalf("no face in the %s", []string{"selfie", "document photo"}[i])
+		}
+		if i == 0 {
+			selfieFace = f[0].Box
+		}
+	}
+	if _, err := models.Liveness(ctx, selfie, selfieFace); err != nil && models.HasLiveness() {
+		b.Fatal(err)
+	}
+
+	out := pairNode(b, ref, dir, tensors)
+	var nodeMs, nodeCPU float64
+	for i, r := range out.Results {
+		if len(r.Faces) != goFaces[i] {
+			b.Fatalf("%s: %d faces in Go, %d in face-api", r.Name, goFaces[i], len(r.Faces))
+		}
+		nodeMs += median(r.Ms)
+		nodeCPU += median(r.CPUMs)
+		b.Logf("face-api %s: CPU ms median %.1f, min %.1f, max %.1f over %d calls; wall median %.1f",
+			r.Name, median(r.CPUMs), slices.Min(r.CPUMs), slices.Max(r.CPUMs), len(r.CPUMs), median(r.Ms))
+	}
+	b.Logf("faces at 608/0.3: selfie %d (scores %.3f), document %d (scores %.3f); reference %v, backend %s, simd %v",
+		goFaces[0], scores[0], goFaces[1], scores[1], out.Versions, out.Backend, out.SIMD)
+
+	report := func(b *testing.B, cpu0 time.Duration) {
+		ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) / float64(b.N) }
+		b.ReportMetric(ms(b.Elapsed()), "go-ms/op")
+		b.ReportMetric(ms(processCPU()-cpu0), "go-cpu-ms/op")
+		b.ReportMetric(nodeMs, "node-ms/op")
+		b.ReportMetric(nodeCPU, "node-cpu-ms/op")
+	}
+	b.Run("analyzer", func(b *testing.B) {
+		cpu0 := processCPU()
+		for b.Loop() {
+			for _, t := range tensors {
+				if _, err := an.Faces(t, pairOptions); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		report(b, cpu0)
+	})
+	b.Run("engine", func(b *testing.B) {
+		if !models.HasLiveness() {
+			testdb.Skip(b, "the engine pair benchmark needs the liveness models (go run ./cmd/verifyd models fetch)")
+		}
+		cpu0 := processCPU()
+		for b.Loop() {
+			var box image.Rectangle
+			for i, img := range imgs {
+				f, err := models.Faces(ctx, img)
+				if err != nil || len(f) == 0 {
+					b.Fatalf("faces: %d, %v", len(f), err)
+				}
+				if i == 0 {
+					box = f[0].Box
+				}
+			}
+			if _, err := models.Liveness(ctx, selfie, box); err != nil {
+				b.Fatal(err)
+			}
+		}
+		report(b, cpu0)
+	})
+}
+
+// processCPU is the process's user+system CPU time so far.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// nodeReference is the Node installation of face-api
+// (scripts/npm-face-install) and its driver script.
+type nodeReference struct{ npmDir, script string }
+
+func pairReference(t testing.TB) nodeReference {
+	t.Helper()
+	root := facetest.RepoRoot(t)
+	r := nodeReference{
+		npmDir: filepath.Join(root, ".cache", "npm-face"),
+		script: filepath.Join(root, "scripts", "face-reference.mjs"),
+	}
+	if _, err := exec.LookPath("node"); err != nil {
+		testdb.Skip(t, "the face pair benchmark needs Node.js (node on PATH) for the reference implementation")
+	}
+	if _, err := os.Stat(filepath.Join(r.npmDir, "node_modules", "@tensorflow", "tfjs-backend-wasm", "package.json")); err != nil {
+		testdb.Skip(t, "the face pair benchmark needs the npm packages: run scripts/npm-face-install ("+err.Error()+")")
+	}
+	return r
+}
+
+type nodeOutput struct {
+	Versions map[string]string `json:"versions"`
+	Backend  string            `json:"backend"`
+	SIMD     bool              `json:"simd"`
+	Results  []struct {
+		Name  string            `json:"name"`
+		Faces []json.RawMessage `json:"faces"`
+		Ms    []float64         `json:"ms"`
+		CPUMs []float64         `json:"cpuMs"`
+	} `json:"results"`
+}
+
+// pairNode runs face-api's whole pipeline on each tensor's RGB bytes
+// (scripts/face-reference.mjs, kind "faces"), timing 15 calls of each.
+func pairNode(t testing.TB, r nodeReference, models string, tensors []*tfjs.Tensor) nodeOutput {
+	t.Helper()
+	dir := t.TempDir()
+	var items []map[string]any
+	for i, img := range tensors {
+		h, w, _ := img.HWC()
+		raw := filepath.Join(dir, []string{"selfie.rgb", "document.rgb"}[i])
+		if err := os.WriteFile(raw, faceapi.RGBBytes(img), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		items = append(items, map[string]any{
+			"name": []string{"selfie", "document"}[i], "kind": "faces", "raw": raw, "width": w, "height": h,
+			"inputSize": pairOptions.InputSize, "scoreThreshold": pairOptions.ScoreThreshold,
+		})
+	}
+	job, err := json.Marshal(map[string]any{"npmDir": r.npmDir, "modelDir": models, "iterations": 15, "items": items})
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobFile := filepath.Join(dir, "job.json")
+	if err := os.WriteFile(jobFile, job, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("node", r.script, jobFile)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("node %s: %v\n%s", r.script, err, stderr.String())
+	}
+	var out nodeOutput
+	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
+		t.Fatalf("reference output: %v\n%s", err, stderr.String())
+	}
+	if out.Backend != "wasm" || len(out.Results) != len(items) {
+		t.Fatalf("reference ran on backend %q with %d results for %d items", out.Backend, len(out.Results), len(items))
+	}
+	return out
+}
+
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := slices.Clone(v)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
