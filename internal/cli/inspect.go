@@ -9,6 +9,7 @@ import (
 	"github.com/verifyd/verifyd"
 	"github.com/verifyd/verifyd/engine"
 	"github.com/verifyd/verifyd/internal/app"
+	"github.com/verifyd/verifyd/tfjs/faceapi"
 )
 
 func (e *env) inspect(ctx context.Context, args []string) error {
@@ -16,14 +17,24 @@ func (e *env) inspect(ctx context.Context, args []string) error {
 		lines("Runs the production verification pipeline on image files and prints JSON with the decision,",
 			"the reason and every check's evidence (the MRZ fields read included). It is how operators debug",
 			"a decision. The consistency check, which compares with other customers' submissions in the",
-			"database, is not run. Without --selfie the selfie-dependent checks see no selfie."))
+			"database, is not run. Without --selfie the selfie-dependent checks see no selfie. The face and",
+			"liveness checks run when the models are in --models-dir (verifyd models fetch); otherwise they",
+			"say review."))
 	docType := fs.String("type", "Passport", "document type: IdCard, DriverLicense, Passport or ResidencePermit")
 	country := fs.String("country", "", `the declared issuing country, lowercase 3 letters such as "gbr" (required)`)
 	front := fs.String("front", "", "photo of the document's front (required)")
 	back := fs.String("back", "", "photo of the document's back")
 	selfie := fs.String("selfie", "", "photo of the holder's face")
+	modelsDir := e.modelsDirFlag(fs, "models-dir")
 	if help, err := e.parse(fs, args); help || err != nil {
 		return err
+	}
+	var faces *app.FaceModels
+	if faceapi.Check(*modelsDir) == nil {
+		var err error
+		if faces, err = app.LoadFaceModels(*modelsDir); err != nil {
+			return err
+		}
 	}
 	if *front == "" || *country == "" || !verifyd.DocumentType(*docType).Valid() {
 		fmt.Fprintln(e.stderr, "verifyd inspect: --front, --country and a valid --type are required")
@@ -46,7 +57,7 @@ func (e *env) inspect(ctx context.Context, args []string) error {
 		*f.dst = &engine.Image{Kind: f.kind, Bytes: b}
 	}
 	start := time.Now()
-	d, err := app.ProductionPipeline(nil, nil, nil, engine.FaceThresholds{}).Run(ctx, in)
+	d, err := app.ProductionPipeline(nil, nil, faces, engine.FaceThresholds{}).Run(ctx, in)
 	out := struct {
 		Decision string          `json:"decision"`
 		Reason   verifyd.Reason  `json:"reason"`

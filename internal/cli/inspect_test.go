@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/verifyd/verifyd/internal/docgen"
+	"github.com/verifyd/verifyd/internal/facetest"
 	"github.com/verifyd/verifyd/internal/testdb"
 	"github.com/verifyd/verifyd/mrz"
 )
@@ -98,6 +99,52 @@ func TestInspect(t *testing.T) {
 				}
 			}
 			t.Fatalf("no document result:\n%s", stdout)
+		})
+	}
+}
+
+// TestInspectFaces runs the face checks through the operator command: a
+// passport composed around a face from the sample photos, with a selfie
+// of the same person and of another person.
+func TestInspectFaces(t *testing.T) {
+	t.Parallel()
+	people := facetest.People(t)
+	models := facetest.ModelsDir(t)
+	now := time.Now().UTC()
+	fields := mrz.Fields{Format: mrz.TD3, DocumentCode: "P", IssuingState: "GBR", DocumentNumber: "533401372",
+		Surname: "SMITH", GivenNames: "ANNA MARIA", Nationality: "GBR", BirthDate: mrz.Date{Year: 1988, Month: 3, Day: 9},
+		Sex: "F", ExpiryDate: mrz.Date{Year: now.Year() + 4, Month: 6, Day: 30}}
+	holder, other := people[0], people[5]
+	front := photo(t, docgen.Spec{Fields: fields, Face: holder.Portrait(), Seed: 9})
+	for _, tt := range []struct {
+		name, decision, reason string
+		selfie                 facetest.Person
+	}{
+		{"same person", "approved", "", holder},
+		{"another person", "failed", "photo_mismatch", other},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			selfie := filepath.Join(t.TempDir(), "selfie.jpg")
+			f, err := os.Create(selfie)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := jpeg.Encode(f, tt.selfie.Selfie(), &jpeg.Options{Quality: 90}); err != nil {
+				t.Fatal(err)
+			}
+			f.Close()
+			stdout, stderr, err := run(t, nil, "inspect", "--type", "Passport", "--country", "gbr", "--front", front,
+				"--selfie", selfie, "--models-dir", models)
+			if err != nil {
+				t.Fatalf("inspect: %v %s", err, stderr)
+			}
+			var out struct{ Decision, Reason string }
+			if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+				t.Fatal(err)
+			}
+			if out.Decision != tt.decision || out.Reason != tt.reason {
+				t.Fatalf("decision %s %q, want %s %q:\n%s", out.Decision, out.Reason, tt.decision, tt.reason, stdout)
+			}
 		})
 	}
 }
