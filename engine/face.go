@@ -97,9 +97,9 @@ const (
 
 // FaceMatchCheck compares the face on the selfie with the photo of the
 // holder on the document. The selfie must show exactly one face: none
-// fails with photo_mismatch (nobody to match); several go to review,
-// because a second person in the frame may be a bystander or a coached
-// customer. A document face the detector cannot find goes to review, not
+// goes to review (a person sees whether the detector missed it); several
+// go to review too, because a second person in the frame may be a
+// bystander or a coached customer. A document face the detector cannot find goes to review, not
 // to a failure: small, glared or printed portraits are where detectors
 // miss, and the customer is not at fault.
 type FaceMatchCheck struct {
@@ -124,7 +124,9 @@ func (c FaceMatchCheck) Run(ctx context.Context, in *Input) Result {
 	ev := map[string]any{"selfie_faces": faceEvidence(selfie)}
 	switch {
 	case len(selfie) == 0:
-		return Failed(verifyd.ReasonPhotoMismatch, "no face found on the selfie", ev)
+		// Not a failure: the detector misses some close-ups and turned
+		// heads, and photo_mismatch is final (no retry on the hosted page).
+		return NeedsReview("no face found on the selfie: check that it shows the customer's face", ev)
 	case len(selfie) > 1:
 		return NeedsReview(fmt.Sprintf("%d faces on the selfie: check who is verifying", len(selfie)), ev)
 	}

@@ -519,6 +519,33 @@ func (n *graphNode) constInput(i int, what string) (*Tensor, error) {
 	return in.value, nil
 }
 
+// fusedInputs checks the fused_ops and the inputs of a fused operation
+// (_FusedConv2D, _FusedMatMul): the data, a constant weight (what names it
+// in errors) and, when fused_ops starts with BiasAdd, a constant bias. It
+// returns the weight, the bias (nil without BiasAdd) and the activation.
+func (n *graphNode) fusedInputs(a graphAttrs, what string) (weight, bias *Tensor, act Activation, err error) {
+	hasBias, act, err := a.fusedOps()
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	want := 2
+	if hasBias {
+		want = 3
+	}
+	if err := n.wantInputs(want); err != nil {
+		return nil, nil, 0, err
+	}
+	if weight, err = n.constInput(1, what); err != nil {
+		return nil, nil, 0, err
+	}
+	if hasBias {
+		if bias, err = n.constInput(2, "bias"); err != nil {
+			return nil, nil, 0, err
+		}
+	}
+	return weight, bias, act, nil
+}
+
 // prepare checks a node's attributes and inputs and sets up its run
 // function (or value, for constants).
 func (n *graphNode) prepare(d *graphNodeDef, w Weights) error {
@@ -737,18 +764,7 @@ func (n *graphNode) prepareConv(a graphAttrs) error {
 	if err != nil {
 		return err
 	}
-	bias, act, err := a.fusedOps()
-	if err != nil {
-		return err
-	}
-	want := 2
-	if bias {
-		want = 3
-	}
-	if err := n.wantInputs(want); err != nil {
-		return err
-	}
-	filter, err := n.constInput(1, "filter")
+	filter, bias, act, err := n.fusedInputs(a, "filter")
 	if err != nil {
 		return err
 	}
@@ -756,15 +772,11 @@ func (n *graphNode) prepareConv(a graphAttrs) error {
 	if err != nil {
 		return err
 	}
-	if bias {
-		b, err := n.constInput(2, "bias")
-		if err != nil {
-			return err
+	if bias != nil {
+		if len(bias.Shape) != 1 || bias.Shape[0] != conv.Cout {
+			return fmt.Errorf("bias of shape %v for %d output channels", bias.Shape, conv.Cout)
 		}
-		if len(b.Shape) != 1 || b.Shape[0] != conv.Cout {
-			return fmt.Errorf("bias of shape %v for %d output channels", b.Shape, conv.Cout)
-		}
-		conv.Bias = b.Data
+		conv.Bias = bias.Data
 	}
 	conv.Act = act
 	n.run = func(in []*Tensor) (*Tensor, error) {
@@ -801,18 +813,7 @@ func (n *graphNode) prepareMatMul(a graphAttrs) error {
 	if err != nil {
 		return err
 	}
-	bias, act, err := a.fusedOps()
-	if err != nil {
-		return err
-	}
-	want := 2
-	if bias {
-		want = 3
-	}
-	if err := n.wantInputs(want); err != nil {
-		return err
-	}
-	m, err := n.constInput(1, "weight matrix")
+	m, bias, act, err := n.fusedInputs(a, "weight matrix")
 	if err != nil {
 		return err
 	}
@@ -824,15 +825,11 @@ func (n *graphNode) prepareMatMul(a graphAttrs) error {
 	}
 	k, cols := m.Shape[0], m.Shape[1]
 	var b []float32
-	if bias {
-		bt, err := n.constInput(2, "bias")
-		if err != nil {
-			return err
+	if bias != nil {
+		if len(bias.Shape) != 1 || bias.Shape[0] != cols {
+			return fmt.Errorf("bias of shape %v for %d columns", bias.Shape, cols)
 		}
-		if len(bt.Shape) != 1 || bt.Shape[0] != cols {
-			return fmt.Errorf("bias of shape %v for %d columns", bt.Shape, cols)
-		}
-		b = bt.Data
+		b = bias.Data
 	}
 	n.run = func(in []*Tensor) (*Tensor, error) {
 		x := in[0]

@@ -3,13 +3,11 @@
 package app_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"image"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"syscall"
@@ -18,6 +16,7 @@ import (
 
 	"github.com/verifyd/verifyd/internal/docgen"
 	"github.com/verifyd/verifyd/internal/facetest"
+	"github.com/verifyd/verifyd/internal/noderef"
 	"github.com/verifyd/verifyd/internal/testdb"
 	"github.com/verifyd/verifyd/mrz"
 	"github.com/verifyd/verifyd/tfjs"
@@ -180,41 +179,23 @@ func processCPU() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// nodeReference is the Node installation of face-api
-// (scripts/npm-face-install) and its driver script.
-type nodeReference struct{ npmDir, script string }
-
-func pairReference(t testing.TB) nodeReference {
+// pairReference returns the Node installation of face-api and its driver
+// script, skipping the benchmark when they are absent.
+func pairReference(t testing.TB) noderef.Reference {
 	t.Helper()
-	root := facetest.RepoRoot(t)
-	r := nodeReference{
-		npmDir: filepath.Join(root, ".cache", "npm-face"),
-		script: filepath.Join(root, "scripts", "face-reference.mjs"),
-	}
-	if _, err := exec.LookPath("node"); err != nil {
-		testdb.Skip(t, "the face pair benchmark needs Node.js (node on PATH) for the reference implementation")
-	}
-	if _, err := os.Stat(filepath.Join(r.npmDir, "node_modules", "@tensorflow", "tfjs-backend-wasm", "package.json")); err != nil {
-		testdb.Skip(t, "the face pair benchmark needs the npm packages: run scripts/npm-face-install ("+err.Error()+")")
-	}
-	return r
+	return noderef.Find(t, "the face pair benchmark needs", "face-reference.mjs")
 }
 
-type nodeOutput struct {
-	Versions map[string]string `json:"versions"`
-	Backend  string            `json:"backend"`
-	SIMD     bool              `json:"simd"`
-	Results  []struct {
-		Name  string            `json:"name"`
-		Faces []json.RawMessage `json:"faces"`
-		Ms    []float64         `json:"ms"`
-		CPUMs []float64         `json:"cpuMs"`
-	} `json:"results"`
+type nodeResult struct {
+	Name  string            `json:"name"`
+	Faces []json.RawMessage `json:"faces"`
+	Ms    []float64         `json:"ms"`
+	CPUMs []float64         `json:"cpuMs"`
 }
 
 // pairNode runs face-api's whole pipeline on each tensor's RGB bytes
 // (scripts/face-reference.mjs, kind "faces"), timing 15 calls of each.
-func pairNode(t testing.TB, r nodeReference, models string, tensors []*tfjs.Tensor) nodeOutput {
+func pairNode(t testing.TB, r noderef.Reference, models string, tensors []*tfjs.Tensor) noderef.Output[nodeResult] {
 	t.Helper()
 	dir := t.TempDir()
 	var items []map[string]any
@@ -229,28 +210,8 @@ func pairNode(t testing.TB, r nodeReference, models string, tensors []*tfjs.Tens
 			"inputSize": pairOptions.InputSize, "scoreThreshold": pairOptions.ScoreThreshold,
 		})
 	}
-	job, err := json.Marshal(map[string]any{"npmDir": r.npmDir, "modelDir": models, "iterations": 15, "items": items})
-	if err != nil {
-		t.Fatal(err)
-	}
-	jobFile := filepath.Join(dir, "job.json")
-	if err := os.WriteFile(jobFile, job, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command("node", r.script, jobFile)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("node %s: %v\n%s", r.script, err, stderr.String())
-	}
-	var out nodeOutput
-	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
-		t.Fatalf("reference output: %v\n%s", err, stderr.String())
-	}
-	if out.Backend != "wasm" || len(out.Results) != len(items) {
-		t.Fatalf("reference ran on backend %q with %d results for %d items", out.Backend, len(out.Results), len(items))
-	}
-	return out
+	job := map[string]any{"npmDir": r.NpmDir, "modelDir": models, "iterations": 15, "items": items}
+	return noderef.Run[nodeResult](t, r, job, len(items))
 }
 
 func median(v []float64) float64 {

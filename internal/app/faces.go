@@ -22,11 +22,13 @@ import (
 const faceMaxSide = 1600
 
 // faceInputSizes are the tiny detector's input sides, tried in order
-// until a face is found. The detector's anchor boxes span about 1.6 to 10
-// cells of 32 input pixels: at 608 it finds a document's portrait (a
-// tenth of the photo's width) but misses a close-up selfie's face (half
-// the width, beyond its largest anchor); at 320 the close-up fits.
-var faceInputSizes = []int{608, 320}
+// until a face scores at least 0.5. The detector sees faces best at about
+// 2–5 of its 32-pixel cells (its anchors span 1.6 to 10 cells): at 800 it
+// finds a document's portrait (a face of ~120 px in a 1600 px photo;
+// measured on composed documents, 608 and 416 often score it below 0.5),
+// but a close-up selfie's face (half the width) is beyond its largest
+// anchor there and is found at one of the smaller sizes.
+var faceInputSizes = []int{800, 608, 416, 320}
 
 // FaceModels runs the face networks for the engine's face checks. Loading
 // takes a few hundred milliseconds and about 25 MB; the networks are

@@ -39,7 +39,7 @@ func TestProductionFaceChecks(t *testing.T) {
 	t.Parallel()
 	people := facetest.People(t)
 	faces := facetest.Models(t)
-	holder, other := people[2], people[9]
+	holder, other := people[14], people[9]
 
 	ts := testserver.Start(t, "sqlite", testserver.Options{Dev: true, Faces: faces})
 	hk := newHooks(t, ts)
@@ -100,6 +100,7 @@ func TestProductionFaceChecks(t *testing.T) {
 		if phase != "approved" {
 			t.Fatalf("phase %q, want approved; checks:%s", phase, explain(t, id))
 		}
+		t.Logf("checks:%s", explain(t, id))
 		hk.waitFor(t, id, "started:", "approved:")
 		images, err := ts.Store.Images(context.Background(), id)
 		if err != nil || len(images) != 3+verifyd.MaxSelfieFrames {
@@ -119,6 +120,7 @@ func TestProductionFaceChecks(t *testing.T) {
 		if phase != "failed" {
 			t.Fatalf("phase %q, want failed; checks:%s", phase, explain(t, id))
 		}
+		t.Logf("checks:%s", explain(t, id))
 		hk.waitFor(t, id, "started:", "failed:photo_mismatch")
 	})
 }
@@ -138,15 +140,7 @@ func composedID(t *testing.T, portrait image.Image, seed uint64) (front, back []
 	if err != nil {
 		t.Fatal(err)
 	}
-	shots := make([][]byte, 2)
-	for n := range shots {
-		p, err := docgen.Photograph(doc, docgen.Mild(), uint64(n+1))
-		if err != nil {
-			t.Fatal(err)
-		}
-		shots[n] = p.JPEG
-	}
-	return shots[0], shots[1]
+	return photographSides(t, doc)
 }
 
 func jpegOf(t *testing.T, img image.Image) []byte {

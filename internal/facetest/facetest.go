@@ -24,33 +24,13 @@ import (
 	"github.com/verifyd/verifyd/tfjs/faceapi"
 )
 
-// RepoRoot returns the directory holding go.mod above the working
-// directory (tests run in their package's directory).
-func RepoRoot(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test's directory")
-		}
-		dir = parent
-	}
-}
-
 // ModelsDir returns the checked models directory (VERIFYD_MODELS_DIR or
 // models/ at the repository root).
 func ModelsDir(t testing.TB) string {
 	t.Helper()
 	dir := os.Getenv("VERIFYD_MODELS_DIR")
 	if dir == "" {
-		dir = filepath.Join(RepoRoot(t), faceapi.DefaultDir)
+		dir = filepath.Join(testdb.RepoRoot(t), faceapi.DefaultDir)
 	}
 	if err := faceapi.Check(dir); err != nil {
 		testdb.Skip(t, fmt.Sprintf("face tests need the model files (go run ./cmd/verifyd models fetch): %v", err))
@@ -61,7 +41,7 @@ func ModelsDir(t testing.TB) string {
 // SampleDir returns the directory of the npm package's sample photos.
 func SampleDir(t testing.TB) string {
 	t.Helper()
-	dir := filepath.Join(RepoRoot(t), ".cache", "npm-face", "node_modules", "@vladmandic", "face-api", "demo")
+	dir := filepath.Join(testdb.RepoRoot(t), ".cache", "npm-face", "node_modules", "@vladmandic", "face-api", "demo")
 	if _, err := os.Stat(filepath.Join(dir, "sample1.jpg")); err != nil {
 		testdb.Skip(t, "face tests need the sample photos of @vladmandic/face-api: run scripts/npm-face-install")
 	}

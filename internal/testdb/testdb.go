@@ -39,6 +39,26 @@ func Skip(t testing.TB, why string) {
 	t.Skipf("SKIPPED: %s", why)
 }
 
+// RepoRoot returns the directory holding go.mod above the working
+// directory (tests run in their package's directory).
+func RepoRoot(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("no go.mod above the test's directory")
+		}
+		dir = parent
+	}
+}
+
 // URL returns the URL of a new empty database of the given dialect.
 func URL(t testing.TB, dialect string) string {
 	t.Helper()

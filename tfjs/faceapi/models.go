@@ -22,15 +22,10 @@
 package faceapi
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
-	"fmt"
-	"io"
-	"os"
-	"path/filepath"
 	"sort"
-	"strings"
+
+	"github.com/verifyd/verifyd/tfjs"
 )
 
 // The pinned npm package the weights come from. Integrity is the
@@ -43,29 +38,25 @@ const (
 )
 
 // ModelFile is one file of the package's model/ directory.
-type ModelFile struct {
-	Name   string // file name inside model/ and in the models directory
-	Size   int64
-	SHA256 string // hex
-}
+type ModelFile = tfjs.ModelFile
 
 // ModelFiles lists every file of model/ in the pinned tarball with its
 // SHA-256, so a models directory can be checked without the tarball.
 var ModelFiles = []ModelFile{
-	{"age_gender_model-weights_manifest.json", 8392, "74b60bf3ebf981bf4e661e9cca3a185614e10b25d797118b62e2a68d3ff2569f"},
-	{"age_gender_model.bin", 429708, "49f92bbc0afef2342c4385e4a2b0acb6d7a727c6f0aa539499719a81acf9abaa"},
-	{"face_expression_model-weights_manifest.json", 6980, "5b349c17c7836da506e03422cd6461c74085d8bb2713ad4114647dc5d28174c8"},
-	{"face_expression_model.bin", 329468, "9a9840f2cf1f4c7eab95f197512569345c00d2426754d4608b92af30e0300f3d"},
-	{"face_landmark_68_model-weights_manifest.json", 8485, "ca4886639f86e99b39fed0c155f81b63317225773bd9616716e887b0153389c9"},
-	{"face_landmark_68_model.bin", 356840, "4611ef65c87d836d03d684b30eec4d195d8b219fa1dd58fc58945831c6b9299b"},
-	{"face_landmark_68_tiny_model-weights_manifest.json", 4806, "9a1a5dd19fd814fd5095c3cb58f8e0d3193b8c5b9a6715b30a69d559aea31ad4"},
-	{"face_landmark_68_tiny_model.bin", 77224, "b98e9f2f7da76f8a6dda9741a36ed485b224b889d552de2b2c1bb16217f67bfc"},
-	{"face_recognition_model-weights_manifest.json", 19615, "cbaffa501b0b9275a12b63357a6843e7e30c054e1c9151e1a5f879b26e32986b"},
-	{"face_recognition_model.bin", 6444032, "b413e420d6840b2775fba32008db6f3cddb07d485967fb42cfcf379c16a8c589"},
-	{"ssd_mobilenetv1_model-weights_manifest.json", 28233, "888f744dffbc84f5f060d1f8427d9742341943a2dfaaf9205d10029b7e7a2955"},
-	{"ssd_mobilenetv1_model.bin", 5616957, "2835640602d53718aa6ae9a42896327eaa21beefed056c218d32ca7d79e1e2f8"},
-	{"tiny_face_detector_model-weights_manifest.json", 3219, "5d1af4849ac48d5b985f4a9b16010c512353ddd6fcc63d50fd0bc9e9e64296e5"},
-	{"tiny_face_detector_model.bin", 193321, "b7503ce7df31039b1c43316a9b865cab6a70dd748cc602d3fa28b551503c3871"},
+	{Name: "age_gender_model-weights_manifest.json", Size: 8392, SHA256: "74b60bf3ebf981bf4e661e9cca3a185614e10b25d797118b62e2a68d3ff2569f"},
+	{Name: "age_gender_model.bin", Size: 429708, SHA256: "49f92bbc0afef2342c4385e4a2b0acb6d7a727c6f0aa539499719a81acf9abaa"},
+	{Name: "face_expression_model-weights_manifest.json", Size: 6980, SHA256: "5b349c17c7836da506e03422cd6461c74085d8bb2713ad4114647dc5d28174c8"},
+	{Name: "face_expression_model.bin", Size: 329468, SHA256: "9a9840f2cf1f4c7eab95f197512569345c00d2426754d4608b92af30e0300f3d"},
+	{Name: "face_landmark_68_model-weights_manifest.json", Size: 8485, SHA256: "ca4886639f86e99b39fed0c155f81b63317225773bd9616716e887b0153389c9"},
+	{Name: "face_landmark_68_model.bin", Size: 356840, SHA256: "4611ef65c87d836d03d684b30eec4d195d8b219fa1dd58fc58945831c6b9299b"},
+	{Name: "face_landmark_68_tiny_model-weights_manifest.json", Size: 4806, SHA256: "9a1a5dd19fd814fd5095c3cb58f8e0d3193b8c5b9a6715b30a69d559aea31ad4"},
+	{Name: "face_landmark_68_tiny_model.bin", Size: 77224, SHA256: "b98e9f2f7da76f8a6dda9741a36ed485b224b889d552de2b2c1bb16217f67bfc"},
+	{Name: "face_recognition_model-weights_manifest.json", Size: 19615, SHA256: "cbaffa501b0b9275a12b63357a6843e7e30c054e1c9151e1a5f879b26e32986b"},
+	{Name: "face_recognition_model.bin", Size: 6444032, SHA256: "b413e420d6840b2775fba32008db6f3cddb07d485967fb42cfcf379c16a8c589"},
+	{Name: "ssd_mobilenetv1_model-weights_manifest.json", Size: 28233, SHA256: "888f744dffbc84f5f060d1f8427d9742341943a2dfaaf9205d10029b7e7a2955"},
+	{Name: "ssd_mobilenetv1_model.bin", Size: 5616957, SHA256: "2835640602d53718aa6ae9a42896327eaa21beefed056c218d32ca7d79e1e2f8"},
+	{Name: "tiny_face_detector_model-weights_manifest.json", Size: 3219, SHA256: "5d1af4849ac48d5b985f4a9b16010c512353ddd6fcc63d50fd0bc9e9e64296e5"},
+	{Name: "tiny_face_detector_model.bin", Size: 193321, SHA256: "b7503ce7df31039b1c43316a9b865cab6a70dd748cc602d3fa28b551503c3871"},
 }
 
 // Manifest file names of the networks this package runs.
@@ -86,37 +77,10 @@ var ErrMissing = errors.New("face models missing")
 // SHA-256. Its error names the problem files and, when files are missing,
 // wraps ErrMissing.
 func Check(dir string) error {
-	var missing, bad []string
-	for _, f := range ModelFiles {
-		p := filepath.Join(dir, f.Name)
-		st, err := os.Stat(p)
-		if err != nil {
-			missing = append(missing, f.Name)
-			continue
-		}
-		if st.Size() != f.Size {
-			bad = append(bad, fmt.Sprintf("%s (%d bytes, want %d)", f.Name, st.Size(), f.Size))
-			continue
-		}
-		sum, err := fileSHA256(p)
-		if err != nil {
-			return err
-		}
-		if sum != f.SHA256 {
-			bad = append(bad, f.Name+" (SHA-256 differs)")
-		}
-	}
-	switch {
-	case len(missing) == len(ModelFiles):
-		return fmt.Errorf("%w: %s has none of the %s %s model files (run `verifyd models fetch --dir %s`)",
-			ErrMissing, dir, Package, Version, dir)
-	case len(missing) > 0:
-		return fmt.Errorf("%w: %s lacks %s (run `verifyd models fetch --dir %s`)", ErrMissing, dir, strings.Join(missing, ", "), dir)
-	case len(bad) > 0:
-		return fmt.Errorf("face models in %s are not %s %s: %s (run `verifyd models fetch --force --dir %s`)",
-			dir, Package, Version, strings.Join(bad, ", "), dir)
-	}
-	return nil
+	return tfjs.PinnedFiles{
+		Package: Package, Version: Version, Files: ModelFiles, ErrMissing: ErrMissing,
+		Noun: "model files", Models: "face models",
+	}.Check(dir)
 }
 
 // ModelFileNamed returns the pinned entry for a file name.
@@ -126,17 +90,4 @@ func ModelFileNamed(name string) (ModelFile, bool) {
 		return ModelFiles[i], true
 	}
 	return ModelFile{}, false
-}
-
-func fileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }

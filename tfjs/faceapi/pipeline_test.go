@@ -81,7 +81,7 @@ func TestRescaleRoundTrip(t *testing.T) {
 // install) around its most confident face, skipping when it is absent.
 func sampleFace(t testing.TB) *tfjs.Tensor {
 	t.Helper()
-	p := filepath.Join(repoRoot(t), ".cache", "npm-face", "node_modules", "@vladmandic", "face-api", "demo", "sample1.jpg")
+	p := filepath.Join(testdb.RepoRoot(t), ".cache", "npm-face", "node_modules", "@vladmandic", "face-api", "demo", "sample1.jpg")
 	f, err := os.Open(p)
 	if err != nil {
 		testdb.Skip(t, "the test needs face-api's sample photos: run scripts/npm-face-install ("+err.Error()+")")

@@ -1,17 +1,15 @@
 package faceapi
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"image"
 	"image/jpeg"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
+	"github.com/verifyd/verifyd/internal/noderef"
 	"github.com/verifyd/verifyd/internal/testdb"
 	"github.com/verifyd/verifyd/tfjs"
 )
@@ -22,31 +20,13 @@ import (
 // package (demo/sample1.jpg … sample6.jpg); they are not in this
 // repository.
 
-func repoRoot(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test's directory")
-		}
-		dir = parent
-	}
-}
-
 // modelsDir returns the directory with the face-api model files, skipping
 // the test when they are absent.
 func modelsDir(t testing.TB) string {
 	t.Helper()
 	dir := os.Getenv("VERIFYD_MODELS_DIR")
 	if dir == "" {
-		dir = filepath.Join(repoRoot(t), DefaultDir)
+		dir = filepath.Join(testdb.RepoRoot(t), DefaultDir)
 	}
 	if err := Check(dir); err != nil {
 		testdb.Skip(t, fmt.Sprintf("face model tests need the model files: %v", err))
@@ -54,37 +34,16 @@ func modelsDir(t testing.TB) string {
 	return dir
 }
 
-// reference describes the Node reference installation, skipping the test
-// when it is absent.
-type reference struct {
-	npmDir, script, samples string
+// findReference returns the Node reference, skipping the test when it is
+// absent.
+func findReference(t testing.TB) noderef.Reference {
+	t.Helper()
+	return noderef.Find(t, "face parity tests need", "face-reference.mjs", "@vladmandic/face-api/demo/sample1.jpg")
 }
 
-func findReference(t testing.TB) reference {
+func loadSample(t testing.TB, r noderef.Reference, name string) *tfjs.Tensor {
 	t.Helper()
-	root := repoRoot(t)
-	r := reference{
-		npmDir:  filepath.Join(root, ".cache", "npm-face"),
-		script:  filepath.Join(root, "scripts", "face-reference.mjs"),
-		samples: filepath.Join(root, ".cache", "npm-face", "node_modules", "@vladmandic", "face-api", "demo"),
-	}
-	if _, err := exec.LookPath("node"); err != nil {
-		testdb.Skip(t, "face parity tests need Node.js (node on PATH) for the reference implementation")
-	}
-	for _, p := range []string{
-		filepath.Join(r.npmDir, "node_modules", "@tensorflow", "tfjs-backend-wasm", "package.json"),
-		filepath.Join(r.samples, "sample1.jpg"),
-	} {
-		if _, err := os.Stat(p); err != nil {
-			testdb.Skip(t, "face parity tests need the npm packages: run scripts/npm-face-install ("+err.Error()+")")
-		}
-	}
-	return r
-}
-
-func loadSample(t testing.TB, r reference, name string) *tfjs.Tensor {
-	t.Helper()
-	f, err := os.Open(filepath.Join(r.samples, name))
+	f, err := os.Open(filepath.Join(r.Samples, name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,12 +90,7 @@ type refFace struct {
 	Descriptor                 []float32    `json:"descriptor"`
 }
 
-type refOutput struct {
-	Versions map[string]string `json:"versions"`
-	Backend  string            `json:"backend"`
-	SIMD     bool              `json:"simd"`
-	Results  []refResult       `json:"results"`
-}
+type refOutput = noderef.Output[refResult]
 
 // addItem writes img's pixels for the reference and appends the item.
 func addItem(t testing.TB, items []refItem, dir string, it refItem) []refItem {
@@ -151,33 +105,11 @@ func addItem(t testing.TB, items []refItem, dir string, it refItem) []refItem {
 }
 
 // runReference runs the Node reference on the items.
-func runReference(t testing.TB, r reference, models string, items []refItem, iterations int) refOutput {
+func runReference(t testing.TB, r noderef.Reference, models string, items []refItem, iterations int) refOutput {
 	t.Helper()
-	dir := t.TempDir()
-	job, err := json.Marshal(map[string]any{
-		"npmDir": r.npmDir, "modelDir": models, "iterations": iterations, "items": items,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	jobFile := filepath.Join(dir, "job.json")
-	if err := os.WriteFile(jobFile, job, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command("node", r.script, jobFile)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("node %s: %v\n%s", r.script, err, stderr.String())
-	}
-	var out refOutput
-	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
-		t.Fatalf("reference output: %v\n%s", err, stderr.String())
-	}
-	if out.Backend != "wasm" || len(out.Results) != len(items) {
-		t.Fatalf("reference ran on backend %q with %d results for %d items", out.Backend, len(out.Results), len(items))
-	}
-	return out
+	return noderef.Run[refResult](t, r, map[string]any{
+		"npmDir": r.NpmDir, "modelDir": models, "iterations": iterations, "items": items,
+	}, len(items))
 }
 
 var samples = []string{"sample1.jpg", "sample2.jpg", "sample3.jpg", "sample4.jpg", "sample5.jpg", "sample6.jpg"}

@@ -119,30 +119,12 @@ func modelsDir(t testing.TB) string {
 	t.Helper()
 	dir := os.Getenv("VERIFYD_MODELS_DIR")
 	if dir == "" {
-		dir = filepath.Join(repoRoot(t), "models")
+		dir = filepath.Join(testdb.RepoRoot(t), "models")
 	}
 	if err := Check(dir); err != nil {
 		testdb.Skip(t, fmt.Sprintf("liveness model tests need the model files: %v", err))
 	}
 	return dir
-}
-
-func repoRoot(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test's directory")
-		}
-		dir = parent
-	}
 }
 
 // TestLiveness loads the real models, checks their inputs are what human

@@ -1,18 +1,16 @@
 package human
 
 import (
-	"bytes"
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"image"
 	"image/jpeg"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
+	"github.com/verifyd/verifyd/internal/noderef"
 	"github.com/verifyd/verifyd/internal/testdb"
 	"github.com/verifyd/verifyd/tfjs"
 	"github.com/verifyd/verifyd/tfjs/faceapi"
@@ -25,32 +23,10 @@ import (
 // (demo/sample1.jpg … sample6.jpg); the face boxes come from face-api's
 // tiny face detector, run in Go.
 
-type reference struct {
-	npmDir, script, samples string
-}
-
-func findReference(t testing.TB) reference {
+func findReference(t testing.TB) noderef.Reference {
 	t.Helper()
-	root := repoRoot(t)
-	npm := filepath.Join(root, ".cache", "npm-face")
-	r := reference{
-		npmDir:  npm,
-		script:  filepath.Join(root, "scripts", "liveness-reference.mjs"),
-		samples: filepath.Join(npm, "node_modules", "@vladmandic", "face-api", "demo"),
-	}
-	if _, err := exec.LookPath("node"); err != nil {
-		testdb.Skip(t, "liveness parity tests need Node.js (node on PATH) for the reference implementation")
-	}
-	for _, p := range []string{
-		filepath.Join(npm, "node_modules", "@tensorflow", "tfjs-backend-wasm", "package.json"),
-		filepath.Join(npm, "node_modules", "@vladmandic", "human", "package.json"),
-		filepath.Join(r.samples, "sample1.jpg"),
-	} {
-		if _, err := os.Stat(p); err != nil {
-			testdb.Skip(t, "liveness parity tests need the npm packages: run scripts/npm-face-install ("+err.Error()+")")
-		}
-	}
-	return r
+	return noderef.Find(t, "liveness parity tests need", "liveness-reference.mjs",
+		"@vladmandic/human/package.json", "@vladmandic/face-api/demo/sample1.jpg")
 }
 
 type refItem struct {
@@ -65,17 +41,14 @@ type refItem struct {
 	box image.Rectangle
 }
 
-type refOutput struct {
-	Versions map[string]string `json:"versions"`
-	Backend  string            `json:"backend"`
-	SIMD     bool              `json:"simd"`
-	Results  []struct {
-		Name     string    `json:"name"`
-		Real     float64   `json:"real"`
-		Live     float64   `json:"live"`
-		Liveness []float64 `json:"liveness"`
-	} `json:"results"`
+type refResult struct {
+	Name     string    `json:"name"`
+	Real     float64   `json:"real"`
+	Live     float64   `json:"live"`
+	Liveness []float64 `json:"liveness"`
 }
+
+type refOutput = noderef.Output[refResult]
 
 // Tolerances of the parity test. The crop is computed with the same
 // float32 operations in the same order, so it must match exactly; the
@@ -107,7 +80,7 @@ func TestParityWithHuman(t *testing.T) {
 	dir := t.TempDir()
 	var items []refItem
 	for si, s := range samples {
-		f, err := os.Open(filepath.Join(ref.samples, s))
+		f, err := os.Open(filepath.Join(ref.Samples, s))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -194,29 +167,9 @@ func TestParityWithHuman(t *testing.T) {
 	t.Logf("worst over %d crops: crop %.3g, real %.3g, live %.3g (tolerances %g, %g)", len(items), worstCrop, worstReal, worstLive, float64(cropTol), scoreTol)
 }
 
-func runReference(t testing.TB, r reference, models string, items []refItem) refOutput {
+func runReference(t testing.TB, r noderef.Reference, models string, items []refItem) refOutput {
 	t.Helper()
-	job, err := json.Marshal(map[string]any{"npmDir": r.npmDir, "modelDir": models, "items": items})
-	if err != nil {
-		t.Fatal(err)
-	}
-	jobFile := filepath.Join(t.TempDir(), "job.json")
-	if err := os.WriteFile(jobFile, job, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command("node", r.script, jobFile)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("node %s: %v\n%s", r.script, err, stderr.String())
-	}
-	var out refOutput
-	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
-		t.Fatalf("reference output: %v\n%s", err, stderr.String())
-	}
-	if out.Backend != "wasm" || len(out.Results) != len(items) {
-		t.Fatalf("reference ran on backend %q with %d results for %d items", out.Backend, len(out.Results), len(items))
-	}
+	out := noderef.Run[refResult](t, r, map[string]any{"npmDir": r.NpmDir, "modelDir": models, "items": items}, len(items))
 	for i, res := range out.Results {
 		if res.Name != items[i].Name || len(res.Liveness) != 2 {
 			t.Fatalf("reference result %d is %q with %d liveness outputs", i, res.Name, len(res.Liveness))
