@@ -86,16 +86,17 @@ func (m *FaceModels) Faces(ctx context.Context, img image.Image) ([]engine.Face,
 	}
 	small, scale := shrink(img, faceMaxSide)
 	t := faceapi.ImageTensor(small)
-	var found []faceapi.Face
+	var dets []faceapi.Detection
 	for _, size := range faceInputSizes {
 		var err error
-		if found, err = m.analyzer.Faces(t, faceapi.TinyDetectorOptions{InputSize: size, ScoreThreshold: 0.3}); err != nil {
+		if dets, err = m.analyzer.Detect(t, faceapi.TinyDetectorOptions{InputSize: size, ScoreThreshold: 0.3}); err != nil {
 			return nil, err
 		}
-		if slices.ContainsFunc(found, func(f faceapi.Face) bool { return f.Detection.Score >= 0.5 }) {
+		if slices.ContainsFunc(dets, func(d faceapi.Detection) bool { return d.Score >= 0.5 }) {
 			break
 		}
 	}
+	found := m.analyzer.Describe(t, dets)
 	b := img.Bounds()
 	out := make([]engine.Face, len(found))
 	for i, f := range found {

@@ -67,10 +67,23 @@ func LoadAnalyzer(dir string) (*Analyzer, error) {
 // out (face-api would drop the crop and pair the remaining results with
 // the wrong detections).
 func (a *Analyzer) Faces(img *tfjs.Tensor, opts TinyDetectorOptions) ([]Face, error) {
-	dets, err := a.detector.Detect(img, opts)
+	dets, err := a.Detect(img, opts)
 	if err != nil {
 		return nil, err
 	}
+	return a.Describe(img, dets), nil
+}
+
+// Detect runs the first step of Faces alone: the tiny face detector.
+// Callers that try several input sizes detect first and describe only
+// the detections they keep.
+func (a *Analyzer) Detect(img *tfjs.Tensor, opts TinyDetectorOptions) ([]Detection, error) {
+	return a.detector.Detect(img, opts)
+}
+
+// Describe runs steps 2–4 of Faces (landmarks, alignment, descriptor) on
+// detections of img, as returned by Detect.
+func (a *Analyzer) Describe(img *tfjs.Tensor, dets []Detection) []Face {
 	h, w, _ := img.HWC()
 	imgW, imgH := float64(w), float64(h)
 	faces := make([]Face, 0, len(dets))
@@ -100,7 +113,7 @@ func (a *Analyzer) Faces(img *tfjs.Tensor, opts TinyDetectorOptions) ([]Face, er
 			Descriptor: a.recognition.Descriptor(Crop(img, rect(aligned))),
 		})
 	}
-	return faces, nil
+	return faces
 }
 
 // rescaleRoundTrip is face-api's ObjectDetection relativeBox followed by
