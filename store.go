@@ -18,6 +18,7 @@ type Store interface {
 	OperatorStore
 	AgeOAuthStore
 	AgeAccountStore
+	RetentionStore
 	// Ping reports whether the database answers; /readyz uses it.
 	Ping(ctx context.Context) error
 	Close() error
@@ -98,6 +99,9 @@ type LifecycleStore interface {
 	// TransitionVerification applies t if verifyd.CanTransition allows it
 	// from the current status (otherwise an EConflict error), appends the
 	// history entry, and creates webhook event eventID with its delivery job.
+	// An internal verification (Verification.Internal) gets no webhook
+	// event; when it reaches a terminal status its purge job is enqueued in
+	// the same transaction instead.
 	TransitionVerification(ctx context.Context, t Transition, eventID string) (Verification, error)
 	// VerificationByID returns a verification of any business (operators,
 	// background jobs).
@@ -135,6 +139,8 @@ type WebhookFilter struct {
 type EngineStore interface {
 	// RecordCheckRun stores a pipeline run (numbering it), counts the
 	// submission, and sets the review state and document hash (when not nil).
+	// It refuses (EConflict) a verification that was purged: its decision
+	// was made without the run.
 	RecordCheckRun(ctx context.Context, run CheckRun, review ReviewState, documentHash []byte) (CheckRun, error)
 	// CheckRuns returns a verification's runs, oldest first.
 	CheckRuns(ctx context.Context, verificationID string) ([]CheckRun, error)
@@ -153,6 +159,22 @@ type EngineStore interface {
 	// verification, one waiting for review, and one whose previous hosted
 	// submission no non-error check run has processed yet.
 	ReplaceSubmission(ctx context.Context, id string, doc DocumentInfo, images []StoredImage) error
+}
+
+// RetentionStore deletes what a decided verification no longer needs (data
+// minimisation, docs/age.md).
+type RetentionStore interface {
+	// PurgeVerification deletes the images of a finished internal
+	// verification (Verification.Internal), replaces the sealed results of
+	// its check runs by the ones in runs (one per stored run, matched by
+	// Run; the other fields are ignored), clears its document hash and sets
+	// PurgedAt to at, all in one transaction. Its status, reason, history
+	// and UpdatedAt are kept. Purging a verification already purged changes
+	// nothing and returns it as it is. It fails with ErrNotFound for an
+	// unknown id, and with an EConflict error, changing nothing, when the
+	// verification is not internal, not finished, or runs does not name
+	// exactly its stored runs (one was recorded meanwhile).
+	PurgeVerification(ctx context.Context, id string, runs []CheckRun, at time.Time) (Verification, error)
 }
 
 // OperatorStore persists review-console operators and browser sessions.

@@ -124,7 +124,18 @@ type Verification struct {
 	// (always 0 in production): it expires when now+ClockOffset reaches
 	// ExpiresAt.
 	ClockOffset time.Duration
+	// PurgedAt is when the images and identifying evidence of a finished
+	// internal verification were deleted (data minimisation, docs/age.md);
+	// nil while they are kept.
+	PurgedAt *time.Time
 }
+
+// Internal reports whether v is an internal verification (the age flow's
+// document method, identity.CreateInternal): it has no webhook and no
+// hosted-page token, which every verification of the identity API has.
+// Internal verifications are purged once finished; the identity API's are
+// not (integrators own that retention).
+func (v Verification) Internal() bool { return v.Webhook == "" && v.HostedTokenHash == nil }
 
 // ReviewState is where a verification stands in the review queue.
 type ReviewState string

@@ -29,7 +29,6 @@ import (
 	"github.com/verifyd/verifyd"
 	"github.com/verifyd/verifyd/age"
 	"github.com/verifyd/verifyd/identity"
-	"github.com/verifyd/verifyd/mrz"
 	"github.com/verifyd/verifyd/seal"
 	"github.com/verifyd/verifyd/webauth"
 )
@@ -79,8 +78,7 @@ type Service struct {
 	requests  Requests
 	sealer    *seal.Sealer
 	cfg       Config
-	users     *webauth.Limiter
-	ips       *webauth.Limiter
+	logins    *webauth.Logins
 	sessions  map[verifyd.Environment]*webauth.Sessions
 	providers map[verifyd.Environment]map[verifyd.AgeMethod]Provider
 }
@@ -98,18 +96,10 @@ func New(store Store, id *identity.Service, requests Requests, sealer *seal.Seal
 	if cfg.Rand == nil {
 		cfg.Rand = rand.Reader
 	}
-	if cfg.UserLimit == 0 {
-		cfg.UserLimit = 5
-	}
-	if cfg.IPLimit == 0 {
-		cfg.IPLimit = 20
-	}
-	if cfg.LimitWindow == 0 {
-		cfg.LimitWindow = 15 * time.Minute
-	}
 	s := &Service{store: store, identity: id, requests: requests, sealer: sealer, cfg: cfg,
-		users:     webauth.NewLimiter(cfg.UserLimit, cfg.LimitWindow, cfg.Now),
-		ips:       webauth.NewLimiter(cfg.IPLimit, cfg.LimitWindow, cfg.Now),
+		logins: webauth.NewLogins(webauth.LoginConfig{UserLimit: cfg.UserLimit, ClientLimit: cfg.IPLimit,
+			Window: cfg.LimitWindow, Now: cfg.Now, BadLogin: ErrBadLogin,
+			Limited: func(wait time.Duration) error { return &RateLimitedError{RetryAfter: wait} }}),
 		sessions:  map[verifyd.Environment]*webauth.Sessions{},
 		providers: map[verifyd.Environment]map[verifyd.AgeMethod]Provider{},
 	}
@@ -188,15 +178,6 @@ func (e *RateLimitedError) Error() string {
 	return fmt.Sprintf("too many attempts; retry in %s", e.RetryAfter.Round(time.Second))
 }
 
-// ipKey is the limiter key of a client: its address, or its /64 for IPv6.
-func ipKey(client netip.Addr) string {
-	if client.Is6() && !client.Is4In6() {
-		p, _ := client.Prefix(64)
-		return p.String()
-	}
-	return client.Unmap().String()
-}
-
 // SignUp creates an account in the environment. Sign-ups count against the
 // client address's limit (each costs an argon2id hash).
 func (s *Service) SignUp(ctx context.Context, env verifyd.Environment, email, password, again string, client netip.Addr) (verifyd.AgeAccount, error) {
@@ -220,8 +201,8 @@ func (s *Service) SignUp(ctx context.Context, env verifyd.Environment, email, pa
 	if err := p.Err(); err != nil {
 		return verifyd.AgeAccount{}, err
 	}
-	if ok, wait := s.ips.Take(ipKey(client)); !ok {
-		return verifyd.AgeAccount{}, &RateLimitedError{RetryAfter: wait}
+	if err := s.logins.TakeClient(client); err != nil {
+		return verifyd.AgeAccount{}, err
 	}
 	if _, err := s.store.AgeAccountByEmail(ctx, env, addr); err == nil {
 		return verifyd.AgeAccount{}, verifyd.InvalidFields([]verifyd.FieldError{{Field: FieldEmail, Problem: ProblemExists}})
@@ -252,39 +233,18 @@ func (s *Service) SignUp(ctx context.Context, env verifyd.Environment, email, pa
 // password, and both get ErrBadLogin.
 func (s *Service) LogIn(ctx context.Context, env verifyd.Environment, email, password string, client netip.Addr) (verifyd.AgeAccount, error) {
 	addr := verifyd.NormalizeEmail(email)
-	userKey, ip := "user:"+string(env)+":"+addr, ipKey(client)
-	okUser, waitUser := s.users.Take(userKey)
-	okIP, waitIP := s.ips.Take(ip)
-	if !okUser || !okIP {
-		if okUser {
-			s.users.Forgive(userKey)
-		}
-		if okIP {
-			s.ips.Forgive(ip)
-		}
-		return verifyd.AgeAccount{}, &RateLimitedError{RetryAfter: max(waitUser, waitIP)}
-	}
 	var a verifyd.AgeAccount
-	var err error
-	if addr != "" {
+	err := s.logins.LogIn("user:"+string(env)+":"+addr, client, password, func() (webauth.Credential, error) {
+		if addr == "" {
+			return webauth.Credential{}, verifyd.ErrNotFound
+		}
+		var err error
 		a, err = s.store.AgeAccountByEmail(ctx, env, addr)
-	}
-	if addr == "" || errors.Is(err, verifyd.ErrNotFound) {
-		webauth.VerifyNobody(password)
-		return verifyd.AgeAccount{}, ErrBadLogin
-	}
+		return webauth.Credential{PasswordHash: a.PasswordHash, Name: "age account " + a.ID}, err
+	})
 	if err != nil {
 		return verifyd.AgeAccount{}, err
 	}
-	err = webauth.VerifyPassword(a.PasswordHash, password)
-	if errors.Is(err, webauth.ErrMismatch) {
-		return verifyd.AgeAccount{}, ErrBadLogin
-	}
-	if err != nil {
-		return verifyd.AgeAccount{}, fmt.Errorf("age account %s: %w", a.ID, err)
-	}
-	s.users.Reset(userKey)
-	s.ips.Forgive(ip)
 	if webauth.NeedsRehash(a.PasswordHash) {
 		if hash, err := webauth.HashPassword(password); err == nil {
 			if err := s.store.SetAgePasswordHash(ctx, env, a.ID, hash); err == nil {
@@ -543,11 +503,11 @@ func (s *Service) syncDocument(ctx context.Context, p verifyd.AgeProof) (verifyd
 	switch ds.Status {
 	case verifyd.StatusApproved:
 		result = verifyd.AgeResultAdult
-		birth, ok, err := s.identity.BirthDate(ctx, ds.ID)
+		years, ok, err := s.identity.AgeAtDecision(ctx, ds.ID)
 		if err != nil {
 			return p, err
 		}
-		if ok && mrz.Age(birth, ds.UpdatedAt) < Threshold {
+		if ok && years < Threshold {
 			result = verifyd.AgeResultMinor
 		}
 	case verifyd.StatusFailed:

@@ -9,7 +9,6 @@ package console
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/netip"
@@ -104,8 +103,7 @@ type Service struct {
 	store    verifyd.Store
 	identity *identity.Service
 	now      func() time.Time
-	users    *webauth.Limiter
-	ips      *webauth.Limiter
+	logins   *webauth.Logins
 	// Sessions are the operators' browser sessions.
 	Sessions *webauth.Sessions
 }
@@ -115,20 +113,12 @@ func New(store verifyd.Store, id *identity.Service, cfg Config) *Service {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	if cfg.UserLimit == 0 {
-		cfg.UserLimit = 5
-	}
-	if cfg.IPLimit == 0 {
-		cfg.IPLimit = 20
-	}
-	if cfg.LimitWindow == 0 {
-		cfg.LimitWindow = 15 * time.Minute
-	}
 	return &Service{
 		Accounts: NewAccounts(store, cfg.Now),
 		store:    store, identity: id, now: cfg.Now,
-		users: webauth.NewLimiter(cfg.UserLimit, cfg.LimitWindow, cfg.Now),
-		ips:   webauth.NewLimiter(cfg.IPLimit, cfg.LimitWindow, cfg.Now),
+		logins: webauth.NewLogins(webauth.LoginConfig{UserLimit: cfg.UserLimit, ClientLimit: cfg.IPLimit,
+			Window: cfg.LimitWindow, Now: cfg.Now, BadLogin: ErrBadLogin,
+			Limited: func(wait time.Duration) error { return &RateLimitedError{RetryAfter: wait} }}),
 		Sessions: webauth.NewSessions(store, webauth.Config{Realm: Realm, Name: "verifyd_console",
 			Insecure: cfg.Insecure, Lifetime: cfg.SessionLifetime, IdleTimeout: cfg.IdleTimeout,
 			Now: cfg.Now, Rand: cfg.Rand}),
@@ -151,45 +141,18 @@ func (e *RateLimitedError) Error() string {
 // wrong passwords.
 func (s *Service) Authenticate(ctx context.Context, username, password string, client netip.Addr) (verifyd.Operator, error) {
 	name := verifyd.NormalizeUsername(username)
-	ipKey := client.Unmap().String()
-	if client.Is6() && !client.Is4In6() {
-		// One IPv6 client usually holds a whole /64.
-		p, _ := client.Prefix(64)
-		ipKey = p.String()
-	}
-	userKey := "user:" + name
-	okUser, waitUser := s.users.Take(userKey)
-	okIP, waitIP := s.ips.Take(ipKey)
-	if !okUser || !okIP {
-		if okUser {
-			s.users.Forgive(userKey)
-		}
-		if okIP {
-			s.ips.Forgive(ipKey)
-		}
-		return verifyd.Operator{}, &RateLimitedError{RetryAfter: max(waitUser, waitIP)}
-	}
 	var o verifyd.Operator
-	var err error
-	if name != "" {
+	err := s.logins.LogIn("user:"+name, client, password, func() (webauth.Credential, error) {
+		if name == "" {
+			return webauth.Credential{}, verifyd.ErrNotFound
+		}
+		var err error
 		o, err = s.store.Operator(ctx, name)
-	}
-	if name == "" || errors.Is(err, verifyd.ErrNotFound) {
-		webauth.VerifyNobody(password)
-		return verifyd.Operator{}, ErrBadLogin
-	}
+		return webauth.Credential{PasswordHash: o.PasswordHash, Disabled: !o.Active(), Name: "operator " + name}, err
+	})
 	if err != nil {
 		return verifyd.Operator{}, err
 	}
-	err = webauth.VerifyPassword(o.PasswordHash, password)
-	if errors.Is(err, webauth.ErrMismatch) || (err == nil && !o.Active()) {
-		return verifyd.Operator{}, ErrBadLogin
-	}
-	if err != nil {
-		return verifyd.Operator{}, fmt.Errorf("operator %s: %w", name, err)
-	}
-	s.users.Reset(userKey)
-	s.ips.Forgive(ipKey)
 	return o, nil
 }
 

@@ -22,12 +22,13 @@ import (
 // where /oauth/authorize (age.go) sends the person. They share the identity
 // hosted page's machinery: its headers and CSP (setPageHeaders), languages
 // and catalog (hosted_i18n.go, age_i18n.go), origin check (sameOrigin),
-// capture form (pages/capture.html), script and stylesheet (served here
-// under /flow-assets/). Accounts use webauth: sessions scoped to the mount,
-// a form token before sign-in, the session's CSRF token after. The use
-// cases are in package agehosted; docs/age.md describes the flow.
+// page frame (pages/layout.html), capture form (pages/capture.html), script
+// and stylesheet (served here under /flow-assets/). Accounts use webauth:
+// sessions scoped to the mount, a form token before sign-in, the session's
+// CSRF token after. The use cases are in package agehosted; docs/age.md
+// describes the flow.
 
-var ageTemplates = template.Must(template.ParseFS(pageFS, "pages/age.html", "pages/capture.html"))
+var ageTemplates = template.Must(template.ParseFS(pageFS, "pages/age.html", "pages/layout.html", "pages/capture.html"))
 
 // ageFormLimit bounds the flow's small forms.
 const ageFormLimit = 16 << 10

@@ -622,14 +622,14 @@ func TestAgePagesDocumentMethod(t *testing.T) {
 // the authorize request id in its path.
 func TestAgeFlowIDNotLogged(t *testing.T) {
 	t.Parallel()
-	var logs syncBuffer
+	var logs testserver.Buffer
 	ts := testserver.Start(t, "sqlite", testserver.Options{Dev: true, Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
 	b := newFlowBrowser(t, newOAuth(t, ts, prd))
 	b.authorize("gb")
 	b.get("")
 	b.get("/status")
 	id := b.page[strings.LastIndex(b.page, "/")+1:]
-	logs.waitFor(t, `"path":"/flow/{id}"`, `"path":"/flow/{id}/status"`)
+	logs.WaitFor(t, `"path":"/flow/{id}"`, `"path":"/flow/{id}/status"`)
 	// The A1 request's own log line has the query, not the id; the
 	// redirect's Location is not logged.
 	for _, line := range strings.Split(logs.String(), "\n") {

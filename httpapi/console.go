@@ -430,12 +430,15 @@ type historyView struct {
 
 type itemPage struct {
 	consolePage
-	ID        string
-	Summary   []field
-	Images    []imageView
-	Runs      []runView
-	History   []historyView
-	Decidable bool
+	ID      string
+	Summary []field
+	Images  []imageView
+	Runs    []runView
+	History []historyView
+	// ImagesDeleted: the images and evidence were purged after the decision
+	// (an internal verification, data minimisation).
+	ImagesDeleted bool
+	Decidable     bool
 	// Decided describes the operator decision, when there was one.
 	Decided string
 	Action  string
@@ -514,6 +517,11 @@ func (s *Server) itemPage(w http.ResponseWriter, r *http.Request, oc *operatorCt
 		{"Created", showTime(v.CreatedAt).Text},
 		{"Updated", showTime(v.UpdatedAt).Text},
 		{"Expires", showTime(v.ExpiresAt).Text},
+	}
+	if v.PurgedAt != nil {
+		p.ImagesDeleted = true
+		p.Summary = append(p.Summary, field{"Images and evidence",
+			purgedText + " on " + showTime(*v.PurgedAt).Text})
 	}
 	for _, im := range it.Images {
 		label := imageLabels[im.Kind]
@@ -594,6 +602,9 @@ func (s *Server) consoleDecide(w http.ResponseWriter, r *http.Request, oc *opera
 	}
 }
 
+// purgedText says what happened to a purged verification's images.
+const purgedText = "images deleted after the decision (data minimisation)"
+
 // imageTypes are the media types of the formats submissions may have.
 var imageTypes = map[string]string{"jpeg": "image/jpeg", "png": "image/png", "webp": "image/webp"}
 
@@ -605,6 +616,10 @@ func (s *Server) consoleImage(w http.ResponseWriter, r *http.Request, oc *operat
 	}
 	im, err := s.deps.Console.Image(r.Context(), r.PathValue("id"), kind)
 	if errors.Is(err, verifyd.ErrNotFound) {
+		if v, err := s.deps.Console.Verification(r.Context(), r.PathValue("id")); err == nil && v.PurgedAt != nil {
+			s.consoleMessage(w, r, http.StatusGone, "Image deleted", "The "+purgedText+".")
+			return
+		}
 		s.consoleNotFound(w, r)
 		return
 	}

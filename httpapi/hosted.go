@@ -27,7 +27,7 @@ var pageFS embed.FS
 //go:embed pages/hosted.css pages/hosted.js
 var hostedAssetFS embed.FS
 
-var hostedTemplates = template.Must(template.ParseFS(pageFS, "pages/hosted.html", "pages/capture.html"))
+var hostedTemplates = template.Must(template.ParseFS(pageFS, "pages/hosted.html", "pages/layout.html", "pages/capture.html"))
 
 // pageCSP allows nothing but the page's own origin: no inline script or
 // style, no third-party assets, no framing.

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -171,7 +170,7 @@ func mountLabel(t *testing.T, reg *prometheus.Registry) string {
 // the customer; request logs show the route pattern instead.
 func TestHostedTokenNotLogged(t *testing.T) {
 	t.Parallel()
-	var logs syncBuffer
+	var logs testserver.Buffer
 	ts := testserver.Start(t, "sqlite", testserver.Options{Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
 	c := newClient(t, ts, idp, prd)
 	hosted := c.send("POST", "/api/v1/identity-verification", createBody(newCustomerID(), "https://hooks.example.com/", "")).json(t)["redirect_uri"].(string)
@@ -180,52 +179,9 @@ func TestHostedTokenNotLogged(t *testing.T) {
 		t.Fatal(err)
 	}
 	res.Body.Close()
-	logs.waitFor(t, `"path":"/verify/{token}"`)
+	logs.WaitFor(t, `"path":"/verify/{token}"`)
 	token := hosted[strings.LastIndex(hosted, "/")+1:]
 	if strings.Contains(logs.String(), token) {
 		t.Fatal("the hosted token was written to the logs")
 	}
-}
-
-// waitFor waits until the buffer holds every part. A request's log line
-// is written after its response, so a client can have read the response
-// before the line exists.
-func (s *syncBuffer) waitFor(t *testing.T, parts ...string) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		text := s.String()
-		missing := ""
-		for _, p := range parts {
-			if !strings.Contains(text, p) {
-				missing = p
-				break
-			}
-		}
-		if missing == "" {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("not logged: %s\nlogs:\n%s", missing, text)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
-// syncBuffer is a bytes.Buffer safe for concurrent writers and a reader.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

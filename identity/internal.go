@@ -61,7 +61,7 @@ func (s *Service) CreateInternal(ctx context.Context, in InternalInput) (HostedS
 // verification through these methods.
 func (s *Service) internal(ctx context.Context, id string) (View, error) {
 	v, err := s.store.VerificationByID(ctx, id)
-	if errors.Is(err, verifyd.ErrNotFound) || (err == nil && (v.Webhook != "" || v.HostedTokenHash != nil)) {
+	if errors.Is(err, verifyd.ErrNotFound) || (err == nil && !v.Internal()) {
 		return View{}, verifyd.ErrNotFound
 	}
 	if err != nil {
@@ -90,34 +90,51 @@ func (s *Service) SubmitInternal(ctx context.Context, id string, in HostedSubmis
 	return s.submitHosted(ctx, v, in)
 }
 
-// BirthDate returns the date of birth the document check read from the
-// machine-readable zone of an internal verification's latest processed
-// submission (ok is false when none was read: a driving licence, the
-// sandbox, a submission not processed yet).
-func (s *Service) BirthDate(ctx context.Context, id string) (date mrz.Date, ok bool, err error) {
-	if _, err := s.internal(ctx, id); err != nil {
-		return mrz.Date{}, false, err
+// AgeAtDecision returns the holder's age in whole years on the day an
+// internal verification was decided (its UpdatedAt), from the date of birth
+// the document check read from the machine-readable zone of its latest
+// processed submission. ok is false when none was read (a driving licence,
+// the sandbox, a submission not processed yet). After the purge the age is
+// read from the summary that replaced the evidence (purge.go), so the
+// answer does not depend on whether the age flow looked before or after it.
+func (s *Service) AgeAtDecision(ctx context.Context, id string) (years int, ok bool, err error) {
+	v, err := s.internal(ctx, id)
+	if err != nil {
+		return 0, false, err
 	}
 	runs, err := s.store.CheckRuns(ctx, id)
 	if err != nil {
-		return mrz.Date{}, false, err
+		return 0, false, err
 	}
 	for n := len(runs) - 1; n >= 0; n-- {
 		if runs[n].Outcome == "error" {
 			continue
 		}
-		results, _, err := s.CheckResults(runs[n])
+		doc, err := s.openDoc(runs[n])
 		if err != nil {
-			return mrz.Date{}, false, err
+			return 0, false, err
 		}
-		for _, r := range results {
-			if d, ok := birthDateOf(r); ok {
-				return d, true, nil
+		if doc.Purged {
+			if doc.AgeAtDecision == nil {
+				return 0, false, nil
 			}
+			return *doc.AgeAtDecision, true, nil
 		}
-		return mrz.Date{}, false, nil
+		years, ok := ageAt(doc.Results, v.UpdatedAt)
+		return years, ok, nil
 	}
-	return mrz.Date{}, false, nil
+	return 0, false, nil
+}
+
+// ageAt is the age at t of the holder whose date of birth the document
+// check read.
+func ageAt(results []engine.Result, t time.Time) (int, bool) {
+	for _, r := range results {
+		if d, ok := birthDateOf(r); ok {
+			return mrz.Age(d, t), true
+		}
+	}
+	return 0, false
 }
 
 // birthDateOf reads evidence["mrz"]["birth_date"] (YYYY-MM-DD) of the

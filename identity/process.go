@@ -105,7 +105,9 @@ func (s *Service) decideWithHash(ctx context.Context, v verifyd.Verification, d 
 	}
 	if _, err := s.store.RecordCheckRun(ctx, verifyd.CheckRun{VerificationID: v.ID, At: s.now().UTC(),
 		Outcome: outcome, Reason: reason, SealedResults: sealed}, review, docHash); err != nil {
-		return err
+		// A conflict: the verification was decided (expired) and purged
+		// while this run was under way; its evidence is not kept.
+		return ignoreConflict(err)
 	}
 	if to != "" {
 		if to == verifyd.StatusApproved {
@@ -136,14 +138,30 @@ func hostedAttempt(v verifyd.Verification) int {
 // checkAAD binds sealed evidence to its verification.
 func checkAAD(id string) []byte { return []byte("checks/" + id) }
 
+// runDoc is what a check run stores, sealed: every check's result with its
+// evidence, or, once the verification is purged (purge.go), the summary
+// that replaced them.
+type runDoc struct {
+	Results []engine.Result `json:"results"`
+	Error   string          `json:"error,omitempty"`
+	// Purged marks a summary left by the purge: results without detail or
+	// evidence.
+	Purged bool `json:"purged,omitempty"`
+	// AgeAtDecision is the holder's age in whole years on the day the
+	// verification was decided, read from the document check's MRZ; only a
+	// purge summary has it (the age flow's result needs it, not the date).
+	AgeAtDecision *int `json:"age_at_decision,omitempty"`
+}
+
 func (s *Service) sealResults(id string, results []engine.Result, runErr error) ([]byte, error) {
-	doc := struct {
-		Results []engine.Result `json:"results"`
-		Error   string          `json:"error,omitempty"`
-	}{Results: results}
+	doc := runDoc{Results: results}
 	if runErr != nil {
 		doc.Error = runErr.Error()
 	}
+	return s.sealDoc(id, doc)
+}
+
+func (s *Service) sealDoc(id string, doc runDoc) ([]byte, error) {
 	raw, err := json.Marshal(doc)
 	if err != nil {
 		return nil, err
@@ -151,17 +169,20 @@ func (s *Service) sealResults(id string, results []engine.Result, runErr error) 
 	return s.sealer.Seal(raw, checkAAD(id))
 }
 
-// CheckResults opens a run's evidence for operators.
-func (s *Service) CheckResults(run verifyd.CheckRun) ([]engine.Result, string, error) {
+func (s *Service) openDoc(run verifyd.CheckRun) (runDoc, error) {
+	var doc runDoc
 	raw, err := s.sealer.Open(run.SealedResults, checkAAD(run.VerificationID))
 	if err != nil {
-		return nil, "", err
-	}
-	var doc struct {
-		Results []engine.Result `json:"results"`
-		Error   string          `json:"error"`
+		return doc, err
 	}
 	err = json.Unmarshal(raw, &doc)
+	return doc, err
+}
+
+// CheckResults opens a run's evidence for operators. After a purge the
+// results are the summary: check, outcome and reason only.
+func (s *Service) CheckResults(run verifyd.CheckRun) ([]engine.Result, string, error) {
+	doc, err := s.openDoc(run)
 	return doc.Results, doc.Error, err
 }
 

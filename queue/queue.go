@@ -1,5 +1,6 @@
 // Package queue runs verifyd's durable background jobs on River
-// (github.com/riverqueue/river): webhook deliveries and verification expiry.
+// (github.com/riverqueue/river): webhook deliveries, verification expiry,
+// processing and the purge of decided internal verifications.
 //
 // Jobs live in the same database as the data they act on, and the store
 // enqueues them inside the transaction that changes the data (EnqueueTx), so
@@ -51,6 +52,19 @@ type processArgs struct {
 
 func (processArgs) Kind() string { return "verification_process" }
 
+// purgeArgs is the job that deletes the images and identifying evidence of a
+// finished internal verification (data minimisation).
+type purgeArgs struct {
+	VerificationID string `json:"verification_id"`
+}
+
+func (purgeArgs) Kind() string { return "verification_purge" }
+
+// PurgeAttempts is how often a purge is tried. A purge that keeps failing
+// leaves data behind, so it is retried for long (River's backoff reaches
+// days by then) and its errors are logged by River.
+const PurgeAttempts = 25
+
 // ProcessAttempts is how often a submission's processing is tried before
 // the verification fails with idv_error.
 const ProcessAttempts = 5
@@ -70,6 +84,9 @@ type Handlers struct {
 	// Process runs the verification pipeline; final says it will not be
 	// tried again, so a failure must be decided (idv_error) now.
 	Process func(ctx context.Context, verificationID string, attempt int, final bool) error
+	// Purge deletes the images and identifying evidence of a finished
+	// internal verification; it must be idempotent (the job may run again).
+	Purge func(ctx context.Context, verificationID string) error
 }
 
 // Config configures the queue.
@@ -179,6 +196,7 @@ func New(db *sqlstore.DB, cfg Config, h *Handlers) (*Queue, error) {
 		river.AddWorker(workers, &deliverWorker{q: q, deliver: h.Deliver})
 		river.AddWorker(workers, &expireWorker{expire: h.Expire})
 		river.AddWorker(workers, &processWorker{process: h.Process, backoff: cfg.ProcessBackoff})
+		river.AddWorker(workers, &purgeWorker{purge: h.Purge})
 		rc.Workers = workers
 		rc.Queues = map[string]river.QueueConfig{
 			queueWebhooks:  {MaxWorkers: cfg.Workers},
@@ -232,6 +250,11 @@ func (q *Queue) EnqueueTx(ctx context.Context, tx *sql.Tx, jobs ...sqlstore.Job)
 			params = append(params, river.InsertManyParams{
 				Args:       processArgs{VerificationID: j.Subject},
 				InsertOpts: &river.InsertOpts{Queue: queueLifecycle, ScheduledAt: j.RunAt, MaxAttempts: ProcessAttempts},
+			})
+		case sqlstore.JobPurgeVerification:
+			params = append(params, river.InsertManyParams{
+				Args:       purgeArgs{VerificationID: j.Subject},
+				InsertOpts: &river.InsertOpts{Queue: queueLifecycle, ScheduledAt: j.RunAt, MaxAttempts: PurgeAttempts},
 			})
 		default:
 			return fmt.Errorf("unknown job kind %q", j.Kind)
@@ -310,4 +333,20 @@ func (w *processWorker) Work(ctx context.Context, job *river.Job[processArgs]) e
 // after 5 s, 10 s, 20 s, 40 s).
 func (w *processWorker) NextRetry(job *river.Job[processArgs]) time.Time {
 	return time.Now().Add(w.backoff(job.Attempt))
+}
+
+type purgeWorker struct {
+	river.WorkerDefaults[purgeArgs]
+	purge func(ctx context.Context, verificationID string) error
+}
+
+// errNoPurge fails a purge job on a queue built without a purge handler
+// (the job is retried, so a correctly configured replica does it).
+var errNoPurge = errors.New("queue: no purge handler configured")
+
+func (w *purgeWorker) Work(ctx context.Context, job *river.Job[purgeArgs]) error {
+	if w.purge == nil {
+		return errNoPurge
+	}
+	return w.purge(ctx, job.Args.VerificationID)
 }

@@ -11,6 +11,15 @@ import (
 // review state, submission count and document hash.
 func (db *DB) RecordCheckRun(ctx context.Context, run verifyd.CheckRun, review verifyd.ReviewState, documentHash []byte) (verifyd.CheckRun, error) {
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		// Locked, so a purge (which locks it too) either sees this run or
+		// is seen by it.
+		v, err := db.lockVerification(ctx, tx, run.VerificationID)
+		if err != nil {
+			return err
+		}
+		if v.PurgedAt != nil {
+			return verifyd.Errorf(verifyd.EConflict, "verification %s was purged after its decision; the run is not kept", v.ID)
+		}
 		if err := tx.QueryRowContext(ctx, `INSERT INTO verification_checks
 			(verification_id, run, at, outcome, reason, sealed_results)
 			VALUES ($1, (SELECT COALESCE(MAX(run), 0) + 1 FROM verification_checks WHERE verification_id = $1),
@@ -18,7 +27,7 @@ func (db *DB) RecordCheckRun(ctx context.Context, run verifyd.CheckRun, review v
 			run.VerificationID, micros(run.At), run.Outcome, string(run.Reason), run.SealedResults).Scan(&run.Run); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, `UPDATE verifications SET submissions = submissions + 1, review = $2,
+		_, err = tx.ExecContext(ctx, `UPDATE verifications SET submissions = submissions + 1, review = $2,
 			document_hash = COALESCE($3, document_hash), updated_at = $4 WHERE id = $1`,
 			run.VerificationID, string(review), documentHash, micros(run.At))
 		return err

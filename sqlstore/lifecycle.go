@@ -18,6 +18,9 @@ const (
 	JobDeliverWebhook      JobKind = "webhook_delivery"
 	JobExpireVerification  JobKind = "verification_expiry"
 	JobProcessVerification JobKind = "verification_process"
+	// JobPurgeVerification deletes the images and identifying evidence of a
+	// finished internal verification (identity.Service.Purge).
+	JobPurgeVerification JobKind = "verification_purge"
 )
 
 // Job is background work that must commit with the data it acts on.
@@ -99,7 +102,12 @@ func (db *DB) TransitionVerification(ctx context.Context, t verifyd.Transition, 
 		}
 		if v.Webhook == "" {
 			// An internal verification (the age flow's document method)
-			// has nobody to notify.
+			// has nobody to notify. Once decided, its images and evidence
+			// are deleted (docs/age.md, data minimisation): the job commits
+			// with the decision, so a crash cannot leave them behind.
+			if t.To.Terminal() && v.Internal() {
+				return db.enqueue(ctx, tx, Job{Kind: JobPurgeVerification, Subject: v.ID})
+			}
 			return nil
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO webhook_events

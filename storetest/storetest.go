@@ -36,7 +36,7 @@ import (
 // Job is a background job as the suite sees it: one that a store handed
 // its job queue in a transaction that committed.
 type Job struct {
-	Kind    string // JobDeliverWebhook or JobExpireVerification
+	Kind    string // JobDeliverWebhook, JobExpireVerification, JobPurgeVerification, …
 	Subject string // the webhook event id or the verification id
 	RunAt   time.Time
 }
@@ -77,6 +77,10 @@ func Run(t *testing.T, h Harness) {
 		return func(t *testing.T, ctx context.Context, s verifyd.Store) {
 			test(t, ctx, &env{Store: s, t: t, h: h})
 		}
+	}
+	purge := map[string]func(*testing.T, context.Context, verifyd.Store){}
+	for name, test := range purgeTests { // purge.go
+		purge[name] = lifecycle(test)
 	}
 	groups := []struct {
 		name  string
@@ -150,6 +154,7 @@ func Run(t *testing.T, h Harness) {
 		{"Operator", operatorTests},     // operators.go
 		{"AgeAccount", ageAccountTests}, // ageaccounts.go
 		{"AgeOAuth", ageOAuthTests},     // ageoauth.go
+		{"Purge", purge},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

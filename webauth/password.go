@@ -1,8 +1,9 @@
 // Package webauth is what a browser-facing part of verifyd needs to sign
 // people in: argon2id password hashes, server-side sessions behind an
-// HttpOnly cookie, a CSRF token per session, and a login rate limiter. The
-// review console uses it for operators; the age-verification flow will use
-// it for end users. docs/console.md explains the choices.
+// HttpOnly cookie, a CSRF token per session, and the sign-in check with its
+// rate limits (Logins). The review console uses it for operators and the
+// age-verification flow for end users. docs/console.md explains the
+// choices.
 package webauth
 
 import (

@@ -96,6 +96,7 @@ func New(ctx context.Context, db *sqlstore.DB, sealer *seal.Sealer, cfg Config) 
 	qcfg.Logger = cfg.Logger
 	a.Queue, err = queue.New(db, qcfg, &queue.Handlers{
 		Deliver: a.Sender.Deliver, Expire: a.Identity.ExpireDue, Process: a.Identity.Process,
+		Purge: a.Identity.Purge,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("job queue: %w", err)

@@ -146,8 +146,7 @@ func TestAgeNewUserVerifiesWithDocumentThenReturns(t *testing.T) {
 	t.Parallel()
 	ts := testserver.Start(t, "sqlite", testserver.Options{Dev: true})
 	in := newIntegrator(t, ts, verifyd.EnvSandbox)
-	front, back := documentPhotos(t)
-	dir := writeFiles(t, map[string][]byte{"front.jpg": front, "back.jpg": back, "selfie.png": selfiePNG(t)})
+	dir := documentFiles(t)
 	const email, password = "ada.lovelace@example.com", "analytical engine 1843"
 
 	ctx := browser(t)
@@ -171,13 +170,7 @@ func TestAgeNewUserVerifiesWithDocumentThenReturns(t *testing.T) {
 	screenshot(t, ctx, "age-methods-gb.png")
 	do(t, ctx, "choose the document", chromedp.Click(chromedp.ID("method-document")))
 	waitJS(t, ctx, "the capture form", `!!document.getElementById('capture') && document.querySelector('main').dataset.phase === 'document'`)
-	do(t, ctx, "fill the capture form",
-		chromedp.Click(chromedp.CSS(`input[name=document_type][value=IdCard]`)),
-		chromedp.SetValue(chromedp.ID("f-document_country"), "deu"),
-		chromedp.SetUploadFiles(chromedp.ID("f-front"), []string{filepath.Join(dir, "front.jpg")}),
-		chromedp.SetUploadFiles(chromedp.ID("f-back"), []string{filepath.Join(dir, "back.jpg")}),
-		chromedp.SetUploadFiles(chromedp.ID("f-selfie"), []string{filepath.Join(dir, "selfie.png")}))
-	waitJS(t, ctx, "the previews", `document.querySelectorAll('img.preview').length === 3`)
+	fillCaptureForm(t, ctx, dir)
 	screenshot(t, ctx, "age-document-filled.png")
 	do(t, ctx, "submit", chromedp.Click(chromedp.ID("submit")))
 	first := waitForSite(t, ctx, in)

@@ -432,6 +432,27 @@ func selfiePNG(t *testing.T) []byte {
 	return b.Bytes()
 }
 
+// documentFiles writes a synthetic ID card (front.jpg, back.jpg) and a
+// selfie (selfie.png) to a temporary directory, for the file inputs.
+func documentFiles(t *testing.T) string {
+	t.Helper()
+	front, back := documentPhotos(t)
+	return writeFiles(t, map[string][]byte{"front.jpg": front, "back.jpg": back, "selfie.png": selfiePNG(t)})
+}
+
+// fillCaptureForm fills the capture form with the files of documentFiles
+// (a German ID card and the selfie) and waits for the three previews.
+func fillCaptureForm(t *testing.T, ctx context.Context, dir string) {
+	t.Helper()
+	do(t, ctx, "fill the capture form",
+		chromedp.Click(chromedp.CSS(`input[name=document_type][value=IdCard]`)),
+		chromedp.SetValue(chromedp.ID("f-document_country"), "deu"),
+		chromedp.SetUploadFiles(chromedp.ID("f-front"), []string{filepath.Join(dir, "front.jpg")}),
+		chromedp.SetUploadFiles(chromedp.ID("f-back"), []string{filepath.Join(dir, "back.jpg")}),
+		chromedp.SetUploadFiles(chromedp.ID("f-selfie"), []string{filepath.Join(dir, "selfie.png")}))
+	waitJS(t, ctx, "the previews", `document.querySelectorAll('img.preview').length === 3`)
+}
+
 // TestProductionUploadFlow: without a camera, the customer uploads photos
 // (a synthetic ID card from docgen and a selfie) with the file inputs; the
 // production pipeline decides, and the page shows its outcome. Today that
@@ -443,14 +464,7 @@ func TestProductionUploadFlow(t *testing.T) {
 	redirect := "https://shop.example.com/after-verification"
 	id, page := create(t, ts, verifyd.EnvProduction, "grace@example.com", hk.srv.URL+"/hooks", redirect)
 
-	dir := t.TempDir()
-	front, back := documentPhotos(t)
-	files := map[string][]byte{"front.jpg": front, "back.jpg": back, "selfie.png": selfiePNG(t)}
-	for name, b := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir := documentFiles(t)
 
 	ctx := browser(t)
 	do(t, ctx, "open the page", mobile(), chromedp.Navigate(page+"?lang=de"))
@@ -462,13 +476,7 @@ func TestProductionUploadFlow(t *testing.T) {
 		t.Fatal("a production page mentions the sandbox")
 	}
 	screenshot(t, ctx, "production-empty.png")
-	do(t, ctx, "choose the document",
-		chromedp.Click(chromedp.CSS(`input[name=document_type][value=IdCard]`)),
-		chromedp.SetValue(chromedp.ID("f-document_country"), "deu"),
-		chromedp.SetUploadFiles(chromedp.ID("f-front"), []string{filepath.Join(dir, "front.jpg")}),
-		chromedp.SetUploadFiles(chromedp.ID("f-back"), []string{filepath.Join(dir, "back.jpg")}),
-		chromedp.SetUploadFiles(chromedp.ID("f-selfie"), []string{filepath.Join(dir, "selfie.png")}))
-	waitJS(t, ctx, "the previews", `document.querySelectorAll('img.preview').length === 3`)
+	fillCaptureForm(t, ctx, dir)
 	screenshot(t, ctx, "production-filled.png")
 	do(t, ctx, "submit", chromedp.Click(chromedp.ID("submit")))
 	waitJS(t, ctx, "a decision", `document.querySelector('main').dataset.phase !== 'processing' && document.querySelector('main').dataset.phase !== 'capture'`)

@@ -11,12 +11,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/verifyd/verifyd/internal/cli"
 	"github.com/verifyd/verifyd/internal/testdb"
+	"github.com/verifyd/verifyd/internal/testserver"
 )
 
 // run runs the command line in-process with the given environment.
@@ -155,24 +155,6 @@ func TestUsageAndHelp(t *testing.T) {
 	}
 }
 
-// syncBuffer is a bytes.Buffer safe for a writer and a concurrent reader.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // TestServeDemoWithCLIAlongside runs the real serve command, reads the demo
 // credentials it prints, creates a business with the CLI on the same SQLite
 // database while the server runs, and shuts the server down by cancelling
@@ -182,7 +164,7 @@ func TestServeDemoWithCLIAlongside(t *testing.T) {
 	env := testEnv(t, "sqlite")
 	env["VERIFYD_LISTEN"] = "127.0.0.1:0"
 	ctx, cancel := context.WithCancel(context.Background())
-	var out syncBuffer
+	var out testserver.Buffer
 	done := make(chan error, 1)
 	go func() {
 		done <- cli.Run(ctx, []string{"serve", "--dev", "--demo"}, func(k string) string { return env[k] }, nil, &out, io.Discard)

@@ -49,13 +49,8 @@ func (e *env) verificationShow(ctx context.Context, args []string) error {
 		lines("Shows a verification of any business: its fields, its immutable status history",
 			"(time, from, to, reason, cause) and its webhook events with every delivery attempt."))
 	asJSON := fs.Bool("json", false, "print one JSON object")
-	sf := e.addStoreFlags(fs)
-	id, help, err := e.parseWithID(fs, args)
-	if help || err != nil {
-		return err
-	}
-	db, err := e.openOperatorStore(ctx, sf)
-	if err != nil {
+	id, db, err := e.openWithID(ctx, fs, args)
+	if db == nil {
 		return err
 	}
 	defer db.Close()
@@ -158,13 +153,8 @@ func (e *env) webhooksResend(ctx context.Context, args []string) error {
 		lines("Sends a webhook event again (delivered or failed): it becomes pending and a running",
 			"server delivers it with the same body and Webhook-Id, retrying as usual."))
 	asJSON := fs.Bool("json", false, "print the event as JSON")
-	sf := e.addStoreFlags(fs)
-	id, help, err := e.parseWithID(fs, args)
-	if help || err != nil {
-		return err
-	}
-	db, err := e.openOperatorStore(ctx, sf)
-	if err != nil {
+	id, db, err := e.openWithID(ctx, fs, args)
+	if db == nil {
 		return err
 	}
 	defer db.Close()
@@ -180,6 +170,22 @@ func (e *env) webhooksResend(ctx context.Context, args []string) error {
 	}
 	fmt.Fprintf(e.stdout, "%s is pending again and will be delivered by the running server\n", ev.ID)
 	return nil
+}
+
+// openWithID adds the store flags to an operator command on one ID, parses
+// its arguments and opens the database, which the caller closes. The
+// database is nil when the command printed its help or failed (err).
+func (e *env) openWithID(ctx context.Context, fs *flag.FlagSet, args []string) (string, *sqlstore.DB, error) {
+	sf := e.addStoreFlags(fs)
+	id, help, err := e.parseWithID(fs, args)
+	if help || err != nil {
+		return "", nil, err
+	}
+	db, err := e.openOperatorStore(ctx, sf)
+	if err != nil {
+		return "", nil, err
+	}
+	return id, db, nil
 }
 
 // parseWithID parses flags around exactly one positional ID.

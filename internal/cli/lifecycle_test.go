@@ -37,10 +37,10 @@ func TestSandboxAndWebhookCommands(t *testing.T) {
 	ln.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var received syncBuffer
+	var received testserver.Buffer
 	done := make(chan error, 1)
 	go func() {
-		done <- cli.Run(ctx, []string{"webhooks", "receive", "--listen", addr}, func(k string) string { return env[k] }, nil, &received, &syncBuffer{})
+		done <- cli.Run(ctx, []string{"webhooks", "receive", "--listen", addr}, func(k string) string { return env[k] }, nil, &received, &testserver.Buffer{})
 	}()
 	type line struct {
 		WebhookID string `json:"webhook_id"`
@@ -85,11 +85,9 @@ func TestSandboxAndWebhookCommands(t *testing.T) {
 		t.Fatalf("received %+v", got)
 	}
 
-	// verification show: history and webhooks with attempts.
-	stdout, stderr, err = run(t, env, "verification", "show", created.ID, "--json")
-	if err != nil {
-		t.Fatalf("show: %v %s", err, stderr)
-	}
+	// verification show: history and webhooks with attempts. The server
+	// records a delivery after the receiver has answered (and printed), so
+	// wait until both are recorded as delivered.
 	var shown struct {
 		Verification struct{ Status string }
 		History      []verifyd.StatusEvent
@@ -99,11 +97,24 @@ func TestSandboxAndWebhookCommands(t *testing.T) {
 			AttemptLog []verifyd.WebhookAttempt `json:"attempt_log"`
 		}
 	}
-	if err := json.Unmarshal([]byte(stdout), &shown); err != nil {
-		t.Fatal(err)
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		stdout, stderr, err = run(t, env, "verification", "show", created.ID, "--json")
+		if err != nil {
+			t.Fatalf("show: %v %s", err, stderr)
+		}
+		if err := json.Unmarshal([]byte(stdout), &shown); err != nil {
+			t.Fatal(err)
+		}
+		if len(shown.Webhooks) == 2 && shown.Webhooks[0].State == "delivered" && shown.Webhooks[1].State == "delivered" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("webhooks not recorded as delivered: %s", stdout)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 	if shown.Verification.Status != "failed" || len(shown.History) != 3 || shown.History[2].To != verifyd.StatusFailed ||
-		shown.History[2].Reason != verifyd.ReasonMinor || len(shown.Webhooks) != 2 || len(shown.Webhooks[0].AttemptLog) != 1 {
+		shown.History[2].Reason != verifyd.ReasonMinor || len(shown.Webhooks[0].AttemptLog) != 1 || len(shown.Webhooks[1].AttemptLog) != 1 {
 		t.Fatalf("verification show: %s", stdout)
 	}
 

@@ -1,0 +1,125 @@
+package webauth
+
+import (
+	"errors"
+	"fmt"
+	"net/netip"
+	"time"
+
+	"github.com/verifyd/verifyd"
+)
+
+// LoginConfig describes one kind of sign-in (operators, age accounts).
+type LoginConfig struct {
+	// UserLimit and ClientLimit are how many attempts an account and a
+	// client address get per Window (defaults 5, 20 and 15 min).
+	UserLimit, ClientLimit int
+	Window                 time.Duration
+	Now                    func() time.Time
+	// BadLogin is the one answer to an unknown account, a wrong password
+	// and a disabled account, so the answer does not tell which.
+	BadLogin error
+	// Limited is the answer to an attempt over a limit.
+	Limited func(retryAfter time.Duration) error
+}
+
+// Logins checks passwords at sign-in, with attempts limited per account
+// and per client address.
+type Logins struct {
+	cfg     LoginConfig
+	users   *Limiter
+	clients *Limiter
+}
+
+// NewLogins returns the sign-in checks of cfg.
+func NewLogins(cfg LoginConfig) *Logins {
+	if cfg.UserLimit == 0 {
+		cfg.UserLimit = 5
+	}
+	if cfg.ClientLimit == 0 {
+		cfg.ClientLimit = 20
+	}
+	if cfg.Window == 0 {
+		cfg.Window = 15 * time.Minute
+	}
+	return &Logins{cfg: cfg,
+		users:   NewLimiter(cfg.UserLimit, cfg.Window, cfg.Now),
+		clients: NewLimiter(cfg.ClientLimit, cfg.Window, cfg.Now)}
+}
+
+// Credential is what a sign-in needs to know of an account.
+type Credential struct {
+	// PasswordHash is the account's hash from HashPassword.
+	PasswordHash string
+	// Disabled refuses the account like a wrong password, once the
+	// password has been checked.
+	Disabled bool
+	// Name names the account in the error of a hash that cannot be read
+	// ("operator ada").
+	Name string
+}
+
+// clientKey is the limiter key of a client: its address, or its /64 for
+// IPv6 (one IPv6 client usually holds a whole /64).
+func clientKey(client netip.Addr) string {
+	if client.Is6() && !client.Is4In6() {
+		p, _ := client.Prefix(64)
+		return p.String()
+	}
+	return client.Unmap().String()
+}
+
+// TakeClient counts an attempt against the client's limit alone (a
+// sign-up, which costs a hash too), and returns cfg.Limited's error when
+// the client is over it.
+func (l *Logins) TakeClient(client netip.Addr) error {
+	if ok, wait := l.clients.Take(clientKey(client)); !ok {
+		return l.cfg.Limited(wait)
+	}
+	return nil
+}
+
+// LogIn checks a sign-in attempt with password on the account userKey
+// names (the limiter key of the account) from client. lookup finds the
+// account's credential, or returns verifyd.ErrNotFound for an unknown
+// account; it runs only when neither limit is reached.
+//
+// LogIn returns nil for the right password of an enabled account, and
+// then forgets the account's failures and the client's attempt. It returns
+// cfg.Limited's error when the account or the client is over its limit
+// (counting nothing), cfg.BadLogin for an unknown or disabled account or a
+// wrong password, lookup's other errors, and an error naming the account
+// for a hash it cannot read. An unknown account costs as much time as a
+// wrong password, and passwords are compared in constant time.
+func (l *Logins) LogIn(userKey string, client netip.Addr, password string, lookup func() (Credential, error)) error {
+	ipKey := clientKey(client)
+	okUser, waitUser := l.users.Take(userKey)
+	okIP, waitIP := l.clients.Take(ipKey)
+	if !okUser || !okIP {
+		if okUser {
+			l.users.Forgive(userKey)
+		}
+		if okIP {
+			l.clients.Forgive(ipKey)
+		}
+		return l.cfg.Limited(max(waitUser, waitIP))
+	}
+	c, err := lookup()
+	if errors.Is(err, verifyd.ErrNotFound) {
+		VerifyNobody(password)
+		return l.cfg.BadLogin
+	}
+	if err != nil {
+		return err
+	}
+	err = VerifyPassword(c.PasswordHash, password)
+	if errors.Is(err, ErrMismatch) || (err == nil && c.Disabled) {
+		return l.cfg.BadLogin
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", c.Name, err)
+	}
+	l.users.Reset(userKey)
+	l.clients.Forgive(ipKey)
+	return nil
+}
