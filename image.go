@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	_ "golang.org/x/image/webp" // registers the WebP decoder
+
+	"github.com/verifyd/verifyd/internal/orient"
 )
 
 // Image limits for submitted photos. A modern phone photo is 2–6 MB as JPEG;
@@ -23,7 +25,8 @@ const (
 
 // Image is a decoded-header view of a submitted photo: the bytes plus what
 // could be read from the header. The pixels are decoded later, by the checks
-// that need them.
+// that need them. Width and Height are those of the upright photo: a JPEG's
+// EXIF orientation is applied, as browsers and the engine do.
 type Image struct {
 	Bytes  []byte
 	Format string
@@ -92,5 +95,12 @@ func DecodeImageBytes(raw []byte) (Image, string) {
 	case cfg.Width > MaxImageSide || cfg.Height > MaxImageSide || cfg.Width*cfg.Height > MaxImagePixels:
 		return Image{}, "has too many pixels"
 	}
-	return Image{Bytes: raw, Format: format, Width: cfg.Width, Height: cfg.Height}, ""
+	w, h := cfg.Width, cfg.Height
+	// Report the size as displayed (and as the engine decodes it): a phone
+	// JPEG stored sideways with an EXIF orientation of 5–8 is upright h×w.
+	// The limits above do not depend on which side is which.
+	if format == "jpeg" && orient.Swaps(orient.JPEG(raw)) {
+		w, h = h, w
+	}
+	return Image{Bytes: raw, Format: format, Width: w, Height: h}, ""
 }

@@ -11,6 +11,7 @@ import (
 	_ "golang.org/x/image/webp"
 
 	"github.com/verifyd/verifyd"
+	"github.com/verifyd/verifyd/internal/orient"
 )
 
 // Minimum sizes for the checks to be meaningful: the MRZ of an ID card is
@@ -21,8 +22,28 @@ const (
 	MinSelfieSide   = 240
 )
 
-// DecodeCheck decodes every submitted image fully and checks that the
-// document photos are large enough to read.
+// DecodeImage decodes a submitted photo (JPEG, PNG or WebP) and turns a
+// JPEG upright by its EXIF Orientation tag, as browsers display it: phones
+// store photos as the sensor saw them and record the turn in the tag, so
+// without it a portrait selfie reaches the checks lying on its side. It
+// returns the orientation applied (1 for no turn, always 1 for PNG and
+// WebP).
+func DecodeImage(b []byte) (img image.Image, format string, orientation int, err error) {
+	img, format, err = image.Decode(bytes.NewReader(b))
+	if err != nil {
+		return nil, format, 0, err
+	}
+	orientation = orient.Normal
+	if format == "jpeg" {
+		orientation = orient.JPEG(b)
+		img = orient.Apply(img, orientation)
+	}
+	return img, format, orientation, nil
+}
+
+// DecodeCheck decodes every submitted image fully (DecodeImage: JPEGs are
+// turned upright by their EXIF orientation) and checks that the document
+// photos are large enough to read.
 type DecodeCheck struct{}
 
 // Name implements Check.
@@ -35,13 +56,17 @@ func (DecodeCheck) Run(_ context.Context, in *Input) Result {
 		if im == nil {
 			continue
 		}
-		img, format, err := image.Decode(bytes.NewReader(im.Bytes))
+		img, format, orientation, err := DecodeImage(im.Bytes)
 		if err != nil {
 			return Failed(verifyd.ReasonPoorIDScanError, fmt.Sprintf("%s cannot be decoded: %v", im.Kind, err), ev)
 		}
 		im.Image, im.Format = img, format
-		b := img.Bounds()
-		ev[string(im.Kind)] = map[string]any{"format": format, "width": b.Dx(), "height": b.Dy()}
+		b := img.Bounds() // upright
+		e := map[string]any{"format": format, "width": b.Dx(), "height": b.Dy()}
+		if format == "jpeg" {
+			e["orientation"] = orientation // EXIF; 1: as stored
+		}
+		ev[string(im.Kind)] = e
 		min := MinDocumentSide
 		if im.Kind == verifyd.ImageSelfie || im.Kind.SelfieFrameIndex() > 0 {
 			min = MinSelfieSide

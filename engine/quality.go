@@ -1,10 +1,8 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"image"
 	"math"
 	"strings"
 
@@ -99,7 +97,7 @@ func (c *QualityCheck) Run(ctx context.Context, in *Input) Result {
 		img := im.Image
 		if img == nil { // normally decoded by DecodeCheck
 			var err error
-			if img, _, err = image.Decode(bytes.NewReader(im.Bytes)); err != nil {
+			if img, _, _, err = DecodeImage(im.Bytes); err != nil {
 				return Failed(verifyd.ReasonPoorIDScanError, fmt.Sprintf("%s cannot be decoded: %v", im.Kind, err), ev)
 			}
 		}

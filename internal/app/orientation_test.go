@@ -1,0 +1,61 @@
+package app_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/verifyd/verifyd"
+	"github.com/verifyd/verifyd/engine"
+	"github.com/verifyd/verifyd/internal/facetest"
+	"github.com/verifyd/verifyd/internal/orient/orienttest"
+)
+
+// TestSelfieExifOrientation is a phone selfie uploaded as a file: stored
+// sideways (or upside down) with the EXIF orientation that turns it
+// upright. The production face check must find the face and match it with
+// the document; without the tag the same pixels show no usable face.
+func TestSelfieExifOrientation(t *testing.T) {
+	t.Parallel()
+	m := facetest.Models(t)
+	person := facetest.People(t)[0]
+	selfie := person.Selfie() // 720×960, upright
+	front := orienttest.Encode(t, person.Crop(640, 820, 0.35, 0.45))
+	pipeline := engine.NewPipeline(engine.DecodeCheck{}, engine.FaceMatchCheck{Faces: m, Thresholds: engine.DefaultFaceThresholds})
+	run := func(t *testing.T, selfieBytes []byte) engine.Decision {
+		t.Helper()
+		in := &engine.Input{
+			Selfie: &engine.Image{Kind: verifyd.ImageSelfie, Bytes: selfieBytes},
+			Front:  &engine.Image{Kind: verifyd.ImageDocumentFront, Bytes: front},
+			Facts:  map[string]any{},
+		}
+		d, err := pipeline.Run(context.Background(), in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	for _, o := range []int{6, 8, 3} {
+		t.Run(fmt.Sprintf("orientation %d", o), func(t *testing.T) {
+			stored := orienttest.Stored(selfie, o)
+			d := run(t, orienttest.WithOrientation(t, stored, o == 8, uint16(o)))
+			if len(d.Results) != 2 {
+				t.Fatalf("results %+v", d.Results)
+			}
+			dec, face := d.Results[0], d.Results[1]
+			if ev := dec.Evidence["selfie"].(map[string]any); ev["orientation"] != o || ev["width"] != 720 || ev["height"] != 960 {
+				t.Errorf("decode evidence %v", ev)
+			}
+			if face.Outcome != engine.Pass {
+				t.Errorf("face check: %s: %s %v", face.Outcome, face.Detail, face.Evidence)
+			}
+			// The control: the same stored pixels without the tag.
+			untagged := run(t, orienttest.Encode(t, stored))
+			if r := untagged.Results[1]; r.Outcome == engine.Pass {
+				t.Errorf("without the tag the face check passes too (%s): the test no longer shows that the tag matters", r.Detail)
+			} else {
+				t.Logf("without the tag: %s: %s", r.Outcome, r.Detail)
+			}
+		})
+	}
+}
