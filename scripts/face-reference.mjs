@@ -8,18 +8,23 @@
 //   {"npmDir": ".cache/npm-face",          // where scripts/npm-face-install put the packages
 //    "modelDir": "models",                 // face-api model files (verifyd models fetch)
 //    "iterations": 0,                      // > 0: also time each item this many times
-//    "items": [{"name": "...", "kind": "descriptor" | "detect" | "landmarks" | "faces",
+//    "items": [{"name": "...", "kind": "descriptor" | "detect" | "landmarks" | "faces" | "ssd" | "ssdfaces",
 //               "raw": "file.rgb", "width": W, "height": H,  // H*W*3 bytes, RGB
-//               "inputSize": 416, "scoreThreshold": 0.5}]}   // detect and faces only
+//               "inputSize": 416, "scoreThreshold": 0.5,     // detect and faces only
+//               "minConfidence": 0.5, "maxResults": 100}]}   // ssd and ssdfaces only
 //
 // Kinds: "descriptor" is faceRecognitionNet.computeFaceDescriptor of the
 // image; "detect" tinyFaceDetector.forward (raw grid) and locateFaces;
 // "landmarks" faceLandmark68Net.detectLandmarks of the image (a face
 // crop); "faces" the whole pipeline detectAllFaces(img, new
-// TinyFaceDetectorOptions(...)).withFaceLandmarks().withFaceDescriptors().
+// TinyFaceDetectorOptions(...)).withFaceLandmarks().withFaceDescriptors();
+// "ssd" ssdMobilenetv1.forward (decoded boxes and scores of all 5118
+// anchors) and locateFaces with SsdMobilenetv1Options; "ssdfaces" the
+// whole pipeline with SsdMobilenetv1Options.
 //
 // Output: {"versions": {...}, "backend": "wasm", "results": [{"name",
 // "descriptor": [...128] | "raw": [...] (detector output grid),
+// "ssdBoxes": [...5118*4] (top, left, bottom, right), "ssdScores": [...5118],
 // "detections": [{"x","y","width","height","score"}],
 // "landmarks": [[x, y] ...68],
 // "faces": [{"x","y","width","height","score" (detection), "landmarks",
@@ -45,6 +50,7 @@ if (tf.getBackend() !== 'wasm') throw new Error(`backend is ${tf.getBackend()}, 
 await faceapi.nets.faceRecognitionNet.loadFromDisk(job.modelDir);
 await faceapi.nets.tinyFaceDetector.loadFromDisk(job.modelDir);
 await faceapi.nets.faceLandmark68Net.loadFromDisk(job.modelDir);
+await faceapi.nets.ssdMobilenetv1.loadFromDisk(job.modelDir);
 
 const points = (landmarks) => landmarks.positions.map((p) => [p.x, p.y]);
 
@@ -69,8 +75,19 @@ for (const item of job.items) {
   } else if (item.kind === 'landmarks') {
     run = async () => faceapi.nets.faceLandmark68Net.detectLandmarks(img);
     res.landmarks = points(await run());
-  } else if (item.kind === 'faces') {
-    const options = new faceapi.TinyFaceDetectorOptions({ inputSize: item.inputSize, scoreThreshold: item.scoreThreshold });
+  } else if (item.kind === 'ssd') {
+    const options = new faceapi.SsdMobilenetv1Options({ minConfidence: item.minConfidence, maxResults: item.maxResults });
+    const { boxes, scores } = await faceapi.nets.ssdMobilenetv1.forward(img);
+    res.ssdBoxes = Array.from(await boxes[0].data());
+    res.ssdScores = Array.from(await scores[0].data());
+    boxes.forEach((t) => t.dispose());
+    scores.forEach((t) => t.dispose());
+    run = async () => faceapi.nets.ssdMobilenetv1.locateFaces(img, options);
+    res.detections = (await run()).map((d) => ({ x: d.box.x, y: d.box.y, width: d.box.width, height: d.box.height, score: d.score }));
+  } else if (item.kind === 'faces' || item.kind === 'ssdfaces') {
+    const options = item.kind === 'ssdfaces'
+      ? new faceapi.SsdMobilenetv1Options({ minConfidence: item.minConfidence, maxResults: item.maxResults })
+      : new faceapi.TinyFaceDetectorOptions({ inputSize: item.inputSize, scoreThreshold: item.scoreThreshold });
     run = async () => faceapi.detectAllFaces(img, options).withFaceLandmarks().withFaceDescriptors();
     res.faces = (await run()).map((r) => {
       // The box withFaceDescriptors cuts out (ComputeFaceDescriptorsTasks

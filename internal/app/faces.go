@@ -28,6 +28,13 @@ const faceMaxSide = 1600
 // measured on composed documents, 608 and 416 often score it below 0.5),
 // but a close-up selfie's face (half the width) is beyond its largest
 // anchor there and is found at one of the smaller sizes.
+//
+// face-api's SSD MobileNet v1 (faceapi.Analyzer.DetectSSD) was evaluated
+// in place of this loop (2026-11-21, TestFaceAccuracy -faces.all,
+// docs/accuracy.md): it finds more faces (1 photo without a face instead
+// of 10) but fails a genuine same-photo pair, first or as a fallback
+// after this loop, and turns heavily degraded document photos into
+// photo_mismatch; the engine keeps the tiny detector.
 var faceInputSizes = []int{800, 608, 416, 320}
 
 // FaceModels runs the face networks for the engine's face checks. Loading

@@ -13,8 +13,10 @@ import (
 // landmarks of that face crop, and the whole pipeline on sample1.jpg
 // (Analyzer.Faces at 416: detection, then landmarks and descriptor of
 // each of its 3 faces; face-api's detectAllFaces().withFaceLandmarks()
-// .withFaceDescriptors()) in Go, and the same calls of face-api on
-// TensorFlow.js WASM in Node, measured in the same run. Reported per call: go-ms/op and node-ms/op (wall time; Go's
+// .withFaceDescriptors()), one SSD MobileNet v1 detection (sample1.jpg,
+// resized to 512×512 inside, face-api's default SsdMobilenetv1Options) and
+// the whole pipeline with it (Analyzer.FacesSSD) in Go, and the same calls
+// of face-api on TensorFlow.js WASM in Node, measured in the same run. Reported per call: go-ms/op and node-ms/op (wall time; Go's
 // is the mean over b.N calls, Node's the median of 15 calls after two
 // warm-up calls) and go-cpu-ms/op and node-cpu-ms/op (process CPU time,
 // which a busy machine distorts less). For one core: taskset -c 0 go test
@@ -52,6 +54,9 @@ func BenchmarkFaceAPI(b *testing.B) {
 	if _, err := an.Faces(img, TinyDetectorOptions{}); err != nil {
 		b.Fatal(err)
 	}
+	if _, err := an.FacesSSD(img, SSDOptions{}); err != nil {
+		b.Fatal(err)
+	}
 
 	dir := b.TempDir()
 	var items []refItem
@@ -59,6 +64,8 @@ func BenchmarkFaceAPI(b *testing.B) {
 	items = addItem(b, items, dir, refItem{Name: "detect", Kind: "detect", InputSize: 416, ScoreThreshold: 0.5, img: img})
 	items = addItem(b, items, dir, refItem{Name: "landmarks", Kind: "landmarks", img: face})
 	items = addItem(b, items, dir, refItem{Name: "faces", Kind: "faces", InputSize: 416, ScoreThreshold: 0.5, img: img})
+	items = addItem(b, items, dir, refItem{Name: "ssd", Kind: "ssd", MinConfidence: 0.5, MaxResults: 100, img: img})
+	items = addItem(b, items, dir, refItem{Name: "ssd faces", Kind: "ssdfaces", MinConfidence: 0.5, MaxResults: 100, img: img})
 	out := runReference(b, ref, models, items, 15)
 
 	report := func(b *testing.B, cpu0 time.Duration, ref refResult) {
@@ -101,6 +108,24 @@ func BenchmarkFaceAPI(b *testing.B) {
 			}
 		}
 		report(b, cpu0, out.Results[3])
+	})
+	b.Run("ssd", func(b *testing.B) {
+		cpu0 := processCPU()
+		for b.Loop() {
+			if _, err := an.DetectSSD(img, SSDOptions{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		report(b, cpu0, out.Results[4])
+	})
+	b.Run("faces-ssd", func(b *testing.B) {
+		cpu0 := processCPU()
+		for b.Loop() {
+			if _, err := an.FacesSSD(img, SSDOptions{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		report(b, cpu0, out.Results[5])
 	})
 }
 

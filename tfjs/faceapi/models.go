@@ -3,12 +3,14 @@
 // the weights that package ships: the 128-dimensional face descriptor
 // network (a port of dlib's ResNet face recognition network), the tiny
 // face detector (a Tiny-YOLOv2 variant with depthwise separable
-// convolutions) and the 68-point face landmark network. Analyzer chains
+// convolutions), the SSD MobileNet v1 face detector and the 68-point face
+// landmark network. Analyzer chains
 // them as face-api's detectAllFaces().withFaceLandmarks()
 // .withFaceDescriptors() does.
 //
 // The network definitions here mirror face-api's TypeScript sources
 // (src/faceRecognitionNet, src/tinyYolov2, src/tinyFaceDetector,
+// src/ssdMobilenetv1,
 // src/faceLandmarkNet, src/faceFeatureExtractor) operation for operation,
 // including their input preparation (padding to a square, TensorFlow.js
 // bilinear resizing, mean subtraction) and the pipeline's box rounding and

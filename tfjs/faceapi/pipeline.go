@@ -3,6 +3,7 @@ package faceapi
 import (
 	"image"
 	"math"
+	"sync"
 
 	"github.com/verifyd/verifyd/tfjs"
 )
@@ -27,10 +28,19 @@ type Analyzer struct {
 	detector    *TinyDetector
 	landmarks   *LandmarkNet
 	recognition *RecognitionNet
+
+	// The SSD detector is loaded on first use: the engine does not use it
+	// (docs/accuracy.md), and its weights are 22 MB more per process.
+	dir     string
+	ssdOnce sync.Once
+	ssd     *SSDDetector
+	ssdErr  error
 }
 
-// LoadAnalyzer loads the three networks from a models directory (see
-// Check and `verifyd models fetch`).
+// LoadAnalyzer loads the networks from a models directory (see Check
+// and `verifyd models fetch`): the tiny detector, the landmark network and
+// the recognition network; SSD MobileNet v1 is loaded by the first
+// DetectSSD.
 func LoadAnalyzer(dir string) (*Analyzer, error) {
 	det, err := LoadTinyDetector(dir)
 	if err != nil {
@@ -44,7 +54,7 @@ func LoadAnalyzer(dir string) (*Analyzer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Analyzer{detector: det, landmarks: lm, recognition: rec}, nil
+	return &Analyzer{detector: det, landmarks: lm, recognition: rec, dir: dir}, nil
 }
 
 // Faces finds the faces in img, a [H, W, 3] RGB tensor in 0..255 (see
@@ -81,6 +91,28 @@ func (a *Analyzer) Detect(img *tfjs.Tensor, opts TinyDetectorOptions) ([]Detecti
 	return a.detector.Detect(img, opts)
 }
 
+// DetectSSD is Detect with face-api's SSD MobileNet v1 detector instead of
+// the tiny one (SSDDetector.Detect); Describe takes its detections too.
+// FacesSSD(img, opts) is then face-api's
+// detectAllFaces(img, new SsdMobilenetv1Options(opts)).withFaceLandmarks()
+// .withFaceDescriptors().
+func (a *Analyzer) DetectSSD(img *tfjs.Tensor, opts SSDOptions) ([]Detection, error) {
+	a.ssdOnce.Do(func() { a.ssd, a.ssdErr = LoadSSDDetector(a.dir) })
+	if a.ssdErr != nil {
+		return nil, a.ssdErr
+	}
+	return a.ssd.Detect(img, opts)
+}
+
+// FacesSSD is Faces with the SSD MobileNet v1 detector.
+func (a *Analyzer) FacesSSD(img *tfjs.Tensor, opts SSDOptions) ([]Face, error) {
+	dets, err := a.DetectSSD(img, opts)
+	if err != nil {
+		return nil, err
+	}
+	return a.Describe(img, dets), nil
+}
+
 // Describe runs steps 2–4 of Faces (landmarks, alignment, descriptor) on
 // detections of img, as returned by Detect.
 func (a *Analyzer) Describe(img *tfjs.Tensor, dets []Detection) []Face {
@@ -88,9 +120,10 @@ func (a *Analyzer) Describe(img *tfjs.Tensor, dets []Detection) []Face {
 	imgW, imgH := float64(w), float64(h)
 	faces := make([]Face, 0, len(dets))
 	for _, d := range dets {
-		// tinyFaceDetector.locateFaces rebuilds each detection from its
-		// relative box, and extractFaceTensors once more (forSize).
-		box := rescaleRoundTrip(d.Box, imgW, imgH)
+		// The detection's box is what locateFaces returns (both
+		// detectors' Detect reproduce it); extractFaceTensors rebuilds it
+		// from its relative box once more (forSize).
+		box := d.Box
 		crop := clipAtImageBorders(rescaleRoundTrip(box, imgW, imgH), imgW, imgH)
 		if crop.Width <= 0 || crop.Height <= 0 {
 			continue

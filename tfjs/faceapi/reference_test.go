@@ -63,6 +63,8 @@ type refItem struct {
 	Height         int     `json:"height"`
 	InputSize      int     `json:"inputSize,omitempty"`
 	ScoreThreshold float64 `json:"scoreThreshold,omitempty"`
+	MinConfidence  float64 `json:"minConfidence,omitempty"`
+	MaxResults     int     `json:"maxResults,omitempty"`
 
 	img *tfjs.Tensor
 }
@@ -72,6 +74,8 @@ type refResult struct {
 	Descriptor []float32 `json:"descriptor"`
 	RawShape   []int     `json:"rawShape"`
 	Raw        []float32 `json:"raw"`
+	SSDBoxes   []float32 `json:"ssdBoxes"`
+	SSDScores  []float32 `json:"ssdScores"`
 	Detections []struct {
 		X, Y, Width, Height, Score float64
 	} `json:"detections"`

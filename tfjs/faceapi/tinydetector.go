@@ -242,8 +242,13 @@ func (d *TinyDetector) decode(out *tfjs.Tensor, imgW, imgH int, opts TinyDetecto
 		}
 		idx = keep
 		b := cands[cur].box
+		// locateFaces rebuilds each detection from its relative box
+		// (new FaceDetection(score, relativeBox, imageDims)), which can
+		// move it by a rounding error; reproduced, since the pipeline
+		// rounds boxes down.
 		dets = append(dets, Detection{
-			Box:   Box{X: b.X * float64(imgW), Y: b.Y * float64(imgH), Width: b.Width * float64(imgW), Height: b.Height * float64(imgH)},
+			Box: rescaleRoundTrip(Box{X: b.X * float64(imgW), Y: b.Y * float64(imgH), Width: b.Width * float64(imgW), Height: b.Height * float64(imgH)},
+				float64(imgW), float64(imgH)),
 			Score: cands[cur].score,
 		})
 	}
