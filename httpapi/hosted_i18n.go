@@ -137,6 +137,7 @@ var catalog = map[string]map[string]string{
 		"camera_cancel":          "Cancel",
 		"camera_doc":             "Fit the document inside the frame and hold still.",
 		"camera_face":            "Place your face inside the oval.",
+		"camera_hold":            "Hold still for a moment…",
 		"camera_starting":        "Starting the camera…",
 		"camera_unavailable":     "The camera is not available (there is none, or permission was denied). Please upload a photo instead.",
 		"photo_taken":            "%s: photo taken.",
@@ -237,6 +238,7 @@ var catalog = map[string]map[string]string{
 		"camera_cancel":          "Abbrechen",
 		"camera_doc":             "Richten Sie das Dokument im Rahmen aus und halten Sie still.",
 		"camera_face":            "Bringen Sie Ihr Gesicht in das Oval.",
+		"camera_hold":            "Bitte kurz stillhalten …",
 		"camera_starting":        "Kamera wird gestartet …",
 		"camera_unavailable":     "Die Kamera ist nicht verfügbar (keine Kamera vorhanden oder Zugriff verweigert). Bitte laden Sie stattdessen ein Foto hoch.",
 		"photo_taken":            "%s: Foto aufgenommen.",
@@ -337,6 +339,7 @@ var catalog = map[string]map[string]string{
 		"camera_cancel":          "Annuler",
 		"camera_doc":             "Cadrez le document dans le rectangle et ne bougez plus.",
 		"camera_face":            "Placez votre visage dans l’ovale.",
+		"camera_hold":            "Ne bougez pas un instant…",
 		"camera_starting":        "Démarrage de l’appareil photo…",
 		"camera_unavailable":     "L’appareil photo n’est pas disponible (aucune caméra, ou autorisation refusée). Veuillez plutôt importer une photo.",
 		"photo_taken":            "%s : photo prise.",
@@ -411,7 +414,7 @@ var catalog = map[string]map[string]string{
 // jsKeys are the strings the page's script needs.
 var jsKeys = []string{
 	"use_camera", "retake", "camera_capture", "camera_cancel", "camera_doc", "camera_face",
-	"camera_starting", "camera_unavailable", "photo_taken", "photo_chosen", "preview_alt", "sending",
+	"camera_hold", "camera_starting", "camera_unavailable", "photo_taken", "photo_chosen", "preview_alt", "sending",
 	"field_front", "field_back", "field_selfie", "errors_title", "err_network", "err_generic", "err_csrf",
 	"err_too_large", "err_conflict", "err_image_required",
 	"state_capture", "state_processing", "state_retry", "state_review", "state_approved", "state_failed", "state_expired",

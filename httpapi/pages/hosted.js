@@ -274,6 +274,7 @@
     shoot.disabled = true;
     grab(1e9, 0.92).then(function (blob) {
       if (!blob) { cameraFailed(); return; }
+      if (face) { document.getElementById('camera-help').textContent = t('camera_hold'); }
       return (face ? burst() : Promise.resolve([])).then(function (frames) {
         photos[field] = blob;
         if (field === 'selfie') { selfieFrames = frames; }
