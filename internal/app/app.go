@@ -147,6 +147,12 @@ func New(ctx context.Context, db *sqlstore.DB, sealer *seal.Sealer, cfg Config) 
 // Without face models (faces nil) nobody has compared the selfie with the
 // document, so the face check sends every verification to review.
 func ProductionPipeline(db *sqlstore.DB, sealer *seal.Sealer, faces *FaceModels, th engine.FaceThresholds) *engine.Pipeline {
+	return engine.NewPipeline(ProductionChecks(db, sealer, faces, th)...)
+}
+
+// ProductionChecks are ProductionPipeline's checks, in order (tests wrap
+// them to watch each result).
+func ProductionChecks(db *sqlstore.DB, sealer *seal.Sealer, faces *FaceModels, th engine.FaceThresholds) []engine.Check {
 	checks := []engine.Check{
 		engine.DecodeCheck{},
 		engine.NewQualityCheck(),
@@ -159,7 +165,7 @@ func ProductionPipeline(db *sqlstore.DB, sealer *seal.Sealer, faces *FaceModels,
 		th = engine.DefaultFaceThresholds
 	}
 	if faces == nil {
-		return engine.NewPipeline(append(checks, engine.FaceUnavailableCheck{})...)
+		return append(checks, engine.FaceUnavailableCheck{})
 	}
 	checks = append(checks, engine.FaceMatchCheck{Faces: faces, Thresholds: th})
 	if faces.liveness != nil {
@@ -167,7 +173,7 @@ func ProductionPipeline(db *sqlstore.DB, sealer *seal.Sealer, faces *FaceModels,
 	} else {
 		checks = append(checks, engine.LivenessUnavailableCheck{})
 	}
-	return engine.NewPipeline(checks...)
+	return checks
 }
 
 // Start starts the background workers.

@@ -139,9 +139,10 @@ func writeFiles(t *testing.T, files map[string][]byte) string {
 // real flow (internal identity verification, submission, queue, decision,
 // the flow's polling and redirect) but the decision comes from the
 // account's e-mail tag (none: approved) instead of the production pipeline,
-// which today always ends in review because face matching is not
-// automatic. The MRZ's date of birth deciding is covered in
-// httpapi/age_pages_test.go with a scripted document check.
+// which without the face models ends in review. Production with the face
+// models is TestAgeProductionDocumentWithFaces; the MRZ's date of birth
+// deciding is also covered in httpapi/age_pages_test.go with a scripted
+// document check.
 func TestAgeNewUserVerifiesWithDocumentThenReturns(t *testing.T) {
 	t.Parallel()
 	ts := testserver.Start(t, "sqlite", testserver.Options{Dev: true})
@@ -181,7 +182,7 @@ func TestAgeNewUserVerifiesWithDocumentThenReturns(t *testing.T) {
 
 	// What was stored: the document and selfie of an internal identity
 	// verification of the integrator, approved, without a webhook.
-	proofs, err := ts.Store.AgeProofs(context.Background(), verifyd.EnvSandbox, accountID(t, ts, email))
+	proofs, err := ts.Store.AgeProofs(context.Background(), verifyd.EnvSandbox, accountID(t, ts, verifyd.EnvSandbox, email))
 	if err != nil || len(proofs) != 1 || proofs[0].Result != verifyd.AgeResultAdult || proofs[0].Method != verifyd.AgeMethodDocument {
 		t.Fatalf("proofs %+v, %v", proofs, err)
 	}
@@ -208,9 +209,9 @@ func TestAgeNewUserVerifiesWithDocumentThenReturns(t *testing.T) {
 	}
 }
 
-func accountID(t *testing.T, ts *testserver.Server, email string) string {
+func accountID(t *testing.T, ts *testserver.Server, env verifyd.Environment, email string) string {
 	t.Helper()
-	a, err := ts.Store.AgeAccountByEmail(context.Background(), verifyd.EnvSandbox, email)
+	a, err := ts.Store.AgeAccountByEmail(context.Background(), env, email)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,7 +278,7 @@ func TestAgeGermanyOffersOnlyTheDocument(t *testing.T) {
 		t.Fatal("the refused choice left the methods page")
 	}
 	screenshot(t, ctx, "age-refused-de.png")
-	proofs, err := ts.Store.AgeProofs(context.Background(), verifyd.EnvSandbox, accountID(t, ts, email))
+	proofs, err := ts.Store.AgeProofs(context.Background(), verifyd.EnvSandbox, accountID(t, ts, verifyd.EnvSandbox, email))
 	if err != nil || len(proofs) != 1 {
 		t.Fatalf("the refused method stored a proof: %+v %v", proofs, err)
 	}

@@ -58,7 +58,9 @@ func browser(t *testing.T, flags ...chromedp.ExecAllocatorOption) context.Contex
 	}, flags...)
 	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelTab := chromedp.NewContext(alloc)
-	ctx, cancelTime := context.WithTimeout(ctx, 2*time.Minute)
+	// A guard against a hung browser, not a measure: the face models take
+	// seconds per photo on a busy 2-core machine.
+	ctx, cancelTime := context.WithTimeout(ctx, 5*time.Minute)
 	t.Cleanup(func() {
 		cancelTime()
 		cancelTab()
@@ -123,7 +125,13 @@ func do(t *testing.T, ctx context.Context, what string, steps ...chromedp.Action
 // waitJS polls a JavaScript condition, across page loads, until it is true.
 func waitJS(t *testing.T, ctx context.Context, what, expr string) {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
+	waitJSWithin(t, ctx, 60*time.Second, what, expr)
+}
+
+// waitJSWithin is waitJS with another time limit.
+func waitJSWithin(t *testing.T, ctx context.Context, limit time.Duration, what, expr string) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
 	var lastErr error
 	for time.Now().Before(deadline) {
 		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](expr))

@@ -51,6 +51,11 @@ type Options struct {
 	// Faces runs the production pipeline's face checks (see
 	// internal/facetest); without it they go to review.
 	Faces *app.FaceModels
+	// Observe, when set (and Pipeline is not), is called with every
+	// result of the production pipeline's checks as it is produced: the
+	// evidence a test wants to log is gone once an internal verification
+	// is purged. The pipeline decides exactly as without it.
+	Observe func(verificationID string, r engine.Result)
 }
 
 // FastBackoff is the retry delay of test servers: 50 ms doubling to at
@@ -118,6 +123,13 @@ func Start(t testing.TB, dialect string, opts Options) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if opts.Pipeline == nil && opts.Observe != nil {
+		checks := app.ProductionChecks(db, sealer, opts.Faces, engine.FaceThresholds{})
+		for n, c := range checks {
+			checks[n] = observed{c, opts.Observe}
+		}
+		opts.Pipeline = engine.NewPipeline(checks...)
+	}
 	a, err := app.New(ctx, db, sealer, app.Config{
 		BaseURLs: s.BaseURLs, Dev: opts.Dev, Now: opts.Now, Rand: rand.Reader, Logger: opts.Logger,
 		Registry: s.Registry, Resolver: opts.Resolver, WebhookTimeout: opts.WebhookTimeout, Pipeline: opts.Pipeline,
@@ -173,4 +185,18 @@ func (r StaticResolver) LookupNetIP(_ context.Context, _, host string) ([]netip.
 		return addrs, nil
 	}
 	return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
+}
+
+// observed is a check that reports its results to a test.
+type observed struct {
+	engine.Check
+	observe func(string, engine.Result)
+}
+
+func (o observed) Run(ctx context.Context, in *engine.Input) engine.Result {
+	start := time.Now()
+	r := o.Check.Run(ctx, in)
+	r.Check, r.Millis = o.Name(), time.Since(start).Milliseconds()
+	o.observe(in.VerificationID, r)
+	return r
 }
