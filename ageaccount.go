@@ -116,4 +116,33 @@ type AgeAccountStore interface {
 	AgeProof(ctx context.Context, env Environment, id string) (AgeProof, error)
 	// AgeProofs lists an account's proofs, newest first.
 	AgeProofs(ctx context.Context, env Environment, accountID string) ([]AgeProof, error)
+	// DeleteAgeAccount erases an account (the right to erasure), in one
+	// transaction: its sessions in d.SessionRealm, its proofs, the account
+	// (e-mail address, password hash); the access tokens issued for its
+	// codes are revoked and its unused codes expired at d.At; its internal
+	// identity verifications lose the customer's id and e-mail address, and
+	// those not finished end as expired (cause account_deleted) with their
+	// purge job. An unknown account is ErrNotFound and changes nothing.
+	DeleteAgeAccount(ctx context.Context, d AgeAccountDeletion) (AgeAccountDeleted, error)
+}
+
+// AgeAccountDeletion names the account DeleteAgeAccount erases.
+type AgeAccountDeletion struct {
+	Environment Environment
+	AccountID   string
+	// SessionRealm is the realm of the account's browser sessions.
+	SessionRealm string
+	At           time.Time
+}
+
+// AgeAccountDeleted says what DeleteAgeAccount removed or changed.
+type AgeAccountDeleted struct {
+	Sessions, Proofs int
+	// RevokedTokens and ExpiredCodes count the OAuth tokens revoked and the
+	// unused codes made unusable.
+	RevokedTokens, ExpiredCodes int
+	// Verifications are the account's internal identity verifications;
+	// Ended those of them that were not finished and were ended.
+	Verifications []string
+	Ended         int
 }

@@ -48,8 +48,12 @@ type AgeCode struct {
 	AgeVerified    bool
 	VerificationID string
 	Method         string
-	CreatedAt      time.Time
-	ExpiresAt      time.Time
+	// AccountID is the hosted flow's signed-in account ("" when none), so
+	// that deleting the account revokes what was issued for it. It is
+	// never sent to the integrator.
+	AccountID string
+	CreatedAt time.Time
+	ExpiresAt time.Time
 	// UsedAt is when the code was exchanged for a token (nil while unused).
 	UsedAt *time.Time
 }

@@ -18,6 +18,9 @@ const (
 	CauseReview         Cause = "review"
 	CauseExpiry         Cause = "expiry"
 	CauseSandboxControl Cause = "sandbox_simulate"
+	// CauseAccountDeleted: the age account the internal verification was
+	// made for was deleted while it was under way.
+	CauseAccountDeleted Cause = "account_deleted"
 )
 
 // CanTransition reports whether a verification may move from one status to

@@ -117,6 +117,9 @@ type Outcome struct {
 	AgeVerified    bool
 	VerificationID string
 	Method         string
+	// AccountID is the hosted flow's account ("" when none): kept with the
+	// code, never sent, so deleting the account revokes its tokens.
+	AccountID string
 }
 
 // hashOf is how codes and tokens are stored and found.
@@ -209,7 +212,7 @@ func (s *Service) Complete(ctx context.Context, requestID string, o Outcome) (st
 		Hash: hashOf(code), RequestID: r.ID, BusinessID: r.BusinessID, Environment: r.Environment,
 		ClientID: r.ClientID, RedirectURI: r.RedirectURI,
 		CodeChallenge: r.CodeChallenge, CodeChallengeMethod: r.CodeChallengeMethod,
-		AgeVerified: o.AgeVerified, VerificationID: o.VerificationID, Method: o.Method,
+		AgeVerified: o.AgeVerified, VerificationID: o.VerificationID, Method: o.Method, AccountID: o.AccountID,
 		CreatedAt: now, ExpiresAt: now.Add(CodeLifetime),
 	})
 	if verifyd.ErrorCodeOf(err) == verifyd.EConflict {

@@ -260,6 +260,25 @@ func (s *Service) Account(ctx context.Context, env verifyd.Environment, id strin
 	return s.store.AgeAccount(ctx, env, id)
 }
 
+// DeleteAccount erases a signed-in account after checking its password
+// again (the login's limits apply: ErrBadLogin, RateLimitedError). It
+// removes the account, its sessions and proofs, revokes the access tokens
+// and expires the unused codes issued for it, and ends and purges its
+// identity verifications still under way, in one store transaction
+// (docs/age.md, account deletion). The same address can sign up again
+// afterwards, as a new account.
+func (s *Service) DeleteAccount(ctx context.Context, env verifyd.Environment, acct verifyd.AgeAccount, password string, client netip.Addr) (verifyd.AgeAccountDeleted, error) {
+	err := s.logins.LogIn("user:"+string(env)+":"+acct.Email, client, password, func() (webauth.Credential, error) {
+		a, err := s.store.AgeAccount(ctx, env, acct.ID)
+		return webauth.Credential{PasswordHash: a.PasswordHash, Name: "age account " + a.ID}, err
+	})
+	if err != nil {
+		return verifyd.AgeAccountDeleted{}, err
+	}
+	return s.store.DeleteAgeAccount(ctx, verifyd.AgeAccountDeletion{Environment: env, AccountID: acct.ID,
+		SessionRealm: Realm(env), At: s.now()})
+}
+
 // --- the flow ---------------------------------------------------------------
 
 // Request returns the authorize request a flow page serves: one of the
@@ -392,7 +411,8 @@ func (s *Service) State(ctx context.Context, req age.AuthRequest, v Visitor) (St
 		}
 		if p.Result == verifyd.AgeResultAdult && c.Accepts(p.Method) && p.DecidedAt != nil && now.Sub(*p.DecidedAt) < c.Validity {
 			st.Step, st.Proof, st.Reused = StepDone, &p, p.RequestID != req.ID
-			st.Outcome = &age.Outcome{AgeVerified: true, VerificationID: s.publicID(req.BusinessID, p.ID), Method: string(p.Method)}
+			st.Outcome = &age.Outcome{AgeVerified: true, VerificationID: s.publicID(req.BusinessID, p.ID), Method: string(p.Method),
+				AccountID: v.Account.ID}
 			return st, nil
 		}
 	}
@@ -423,7 +443,8 @@ func (s *Service) State(ctx context.Context, req age.AuthRequest, v Visitor) (St
 	switch cur.Result {
 	case verifyd.AgeResultMinor:
 		st.Step, st.Proof = StepDone, cur
-		st.Outcome = &age.Outcome{AgeVerified: false, VerificationID: s.publicID(req.BusinessID, cur.ID), Method: string(cur.Method)}
+		st.Outcome = &age.Outcome{AgeVerified: false, VerificationID: s.publicID(req.BusinessID, cur.ID), Method: string(cur.Method),
+			AccountID: v.Account.ID}
 	case verifyd.AgeResultFailed:
 		st.Failed = cur
 		if cur.Method == verifyd.AgeMethodDocument {
@@ -674,8 +695,11 @@ func (s *Service) Cancel(ctx context.Context, req age.AuthRequest, v Visitor) (s
 		}
 		proof = &p
 	}
-	return s.requests.Complete(ctx, req.ID, age.Outcome{AgeVerified: false,
-		VerificationID: s.publicID(req.BusinessID, proof.ID), Method: string(proof.Method)})
+	o := age.Outcome{AgeVerified: false, VerificationID: s.publicID(req.BusinessID, proof.ID), Method: string(proof.Method)}
+	if v.Account != nil {
+		o.AccountID = v.Account.ID
+	}
+	return s.requests.Complete(ctx, req.ID, o)
 }
 
 func (s *Service) newDecided(req age.AuthRequest, acct *verifyd.AgeAccount, m verifyd.AgeMethod, provider string, r verifyd.AgeResult) (verifyd.AgeProof, error) {

@@ -56,6 +56,7 @@ func (s *Server) ageFlowRoutes(mux *http.ServeMux, m Mount) {
 		mux.Handle("/flow/{id}/sandbox", post(s.ageSandbox))
 	}
 	mux.Handle("/flow-assets/{name}", get(s.hostedAssetHandler))
+	s.ageAccountRoutes(mux) // age_account.go
 }
 
 // ageReq is what every flow handler works out first.
@@ -208,6 +209,13 @@ type agePageData struct {
 	ProviderTitle     string
 	Choices           []ageOption
 	CanCancel         bool
+	// The account page (age_account.go) and the flow pages' link to it.
+	AccountTo    string
+	AccountPage  bool
+	AccountEmail string
+	DeleteTo     string
+	BackTo       string
+	DeleteError  string
 	// redirectURI is the request's, whose origin forms may lead to.
 	redirectURI string
 }
@@ -276,6 +284,7 @@ func (s *Server) renderAge(w http.ResponseWriter, r *http.Request, a *ageReq, st
 		d.SessionCSRF = a.session.CSRFToken()
 		d.SignedInAs = a.visitor.Account.Email
 		d.LoginEmail = a.visitor.Account.Email
+		d.AccountTo = a.accountLink()
 	}
 	d.RuleText = msg(a.lang, "age_rule_"+st.Country.Code)
 	for _, m := range st.Methods {

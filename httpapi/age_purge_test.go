@@ -51,18 +51,11 @@ func TestAgePurgeAfterDecision(t *testing.T) {
 		// No page is opened until the purge is done: the flow decides the
 		// proof from what the purge left.
 		id := internalVerificationOf(t, ts, c.email)
-		v := waitPurged(t, ts, id)
+		v, run := ts.WaitPurged(t, id)
 		if v.Status != verifyd.StatusApproved || !v.Internal() || v.DocumentHash != nil {
 			t.Fatalf("%s: purged verification %+v", c.email, v)
 		}
-		if images, err := ts.Store.Images(ctx, id); err != nil || len(images) != 0 {
-			t.Fatalf("%s: images after the purge: %d, %v", c.email, len(images), err)
-		}
-		runs, err := ts.Store.CheckRuns(ctx, id)
-		if err != nil || len(runs) != 1 {
-			t.Fatalf("%s: runs %v, %v", c.email, runs, err)
-		}
-		raw, err := ts.Sealer.Open(runs[0].SealedResults, []byte("checks/"+id))
+		raw, err := ts.Sealer.Open(run.SealedResults, []byte("checks/"+id))
 		if err != nil {
 			t.Fatalf("open the summary: %v", err)
 		}
@@ -80,8 +73,8 @@ func TestAgePurgeAfterDecision(t *testing.T) {
 			len(sum.Results) != 1 || sum.Results[0]["check"] != "document" || sum.Results[0]["outcome"] != "pass" {
 			t.Errorf("%s: summary %s (%v), want the document check's pass and the age", c.email, raw, err)
 		}
-		if runs[0].Outcome != "approved" {
-			t.Errorf("%s: run outcome %q after the purge", c.email, runs[0].Outcome)
+		if run.Outcome != "approved" {
+			t.Errorf("%s: run outcome %q after the purge", c.email, run.Outcome)
 		}
 
 		// A3 answers as it would have without the purge.
@@ -147,20 +140,4 @@ func internalVerificationOf(t *testing.T, ts *testserver.Server, email string) s
 		t.Fatalf("proofs of %s: %+v, %v", email, proofs, err)
 	}
 	return proofs[0].IdentityVerificationID
-}
-
-// waitPurged waits for the purge job to have run on a verification.
-func waitPurged(t *testing.T, ts *testserver.Server, id string) verifyd.Verification {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		v, err := ts.Store.VerificationByID(context.Background(), id)
-		if err == nil && v.PurgedAt != nil {
-			return v
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("verification %s not purged: %+v, %v", id, v, err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }

@@ -80,7 +80,9 @@ func (s *Server) mountRoutes(m Mount) *http.ServeMux {
 		mux.Handle("/users/me", s.methods(map[string]http.Handler{
 			http.MethodGet: http.HandlerFunc(s.ageUser), // A3
 		}))
-		// The hosted flow A1 sends the person to (age_pages.go).
+		// The hosted flow A1 sends the person to (age_pages.go): /flow/{id}
+		// and its forms, /flow-assets/{name}, and the account page
+		// /account with POST /account/delete (age_account.go).
 		s.ageFlowRoutes(mux, m)
 	}
 

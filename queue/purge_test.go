@@ -3,13 +3,11 @@ package queue_test
 import (
 	"context"
 	"errors"
-	"os"
 	"reflect"
 	"testing"
 	"time"
 
 	"github.com/verifyd/verifyd"
-	"github.com/verifyd/verifyd/internal/testdb"
 	"github.com/verifyd/verifyd/queue"
 	"github.com/verifyd/verifyd/sqlstore"
 )
@@ -22,21 +20,7 @@ func TestPurgeJob(t *testing.T) {
 		"CommittedWithTheTerminalTransition": testPurgeJobCommitted,
 		"WorkedAndRetried":                   testPurgeJobWorked,
 	}
-	for _, dialect := range testdb.Dialects {
-		t.Run(dialect, func(t *testing.T) {
-			t.Parallel()
-			if dialect == "postgres" && os.Getenv("VERIFYD_TEST_DATABASE_URL") == "" {
-				testdb.Skip(t, "PostgreSQL tests need VERIFYD_TEST_DATABASE_URL "+
-					"(e.g. postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable)")
-			}
-			for name, test := range tests {
-				t.Run(name, func(t *testing.T) {
-					t.Parallel()
-					test(t, openDB(t, dialect))
-				})
-			}
-		})
-	}
+	runOnDialects(t, tests)
 }
 
 // seedInternal creates a started internal verification (no webhook, no

@@ -40,6 +40,13 @@ func TestQueue(t *testing.T) {
 		"ExpiryRunsWhenDue":                  testExpiryRunsWhenDue,
 		"NotDueSnoozes":                      testNotDueSnoozes,
 	}
+	runOnDialects(t, tests)
+}
+
+// runOnDialects runs every test on both dialects, each on a fresh database
+// (openDB), in parallel.
+func runOnDialects(t *testing.T, tests map[string]func(*testing.T, *sqlstore.DB)) {
+	t.Helper()
 	for _, dialect := range testdb.Dialects {
 		t.Run(dialect, func(t *testing.T) {
 			t.Parallel()

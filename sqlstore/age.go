@@ -15,7 +15,7 @@ const ageRequestColumns = `id, business_id, environment, client_id, redirect_uri
 	code_challenge, code_challenge_method, created_at, expires_at, completed_at`
 
 const ageCodeColumns = `code_hash, request_id, business_id, environment, client_id, redirect_uri,
-	code_challenge, code_challenge_method, age_verified, verification_id, method, created_at, expires_at, used_at`
+	code_challenge, code_challenge_method, age_verified, verification_id, method, created_at, expires_at, used_at, account_id`
 
 const ageTokenColumns = `token_hash, code_hash, business_id, environment, client_id, age_verified,
 	verification_id, created_at, expires_at, revoked_at`
@@ -94,10 +94,10 @@ func (db *DB) CompleteAgeAuthRequest(ctx context.Context, requestID string, c ve
 			return verifyd.ErrNotFound // expired
 		}
 		_, err = tx.ExecContext(ctx, `INSERT INTO age_codes (`+ageCodeColumns+`)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
 			c.Hash, requestID, c.BusinessID, string(c.Environment), c.ClientID, c.RedirectURI,
 			c.CodeChallenge, c.CodeChallengeMethod, boolInt(c.AgeVerified), c.VerificationID, c.Method,
-			micros(c.CreatedAt), micros(c.ExpiresAt), nullMicros(c.UsedAt))
+			micros(c.CreatedAt), micros(c.ExpiresAt), nullMicros(c.UsedAt), nullString(c.AccountID))
 		return err
 	})
 }
@@ -107,11 +107,13 @@ func scanAgeCode(row interface{ Scan(...any) error }) (verifyd.AgeCode, error) {
 	var env string
 	var verified, created, expires int64
 	var used sql.NullInt64
+	var account sql.NullString
 	if err := row.Scan(&c.Hash, &c.RequestID, &c.BusinessID, &env, &c.ClientID, &c.RedirectURI,
 		&c.CodeChallenge, &c.CodeChallengeMethod, &verified, &c.VerificationID, &c.Method,
-		&created, &expires, &used); err != nil {
+		&created, &expires, &used, &account); err != nil {
 		return verifyd.AgeCode{}, notFound(err)
 	}
+	c.AccountID = account.String
 	c.Environment, c.AgeVerified = verifyd.Environment(env), verified == 1
 	c.CreatedAt, c.ExpiresAt, c.UsedAt = fromMicros(created), fromMicros(expires), fromNullMicros(used)
 	return c, nil

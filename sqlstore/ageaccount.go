@@ -139,4 +139,120 @@ func (db *DB) AgeProofs(ctx context.Context, env verifyd.Environment, accountID 
 	return out, rows.Err()
 }
 
+// DeleteAgeAccount erases an account and everything tied to it in one
+// transaction (docs/age.md, account deletion).
+func (db *DB) DeleteAgeAccount(ctx context.Context, d verifyd.AgeAccountDeletion) (verifyd.AgeAccountDeleted, error) {
+	var out verifyd.AgeAccountDeleted
+	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		out = verifyd.AgeAccountDeleted{Verifications: []string{}}
+		// Lock the account first: on PostgreSQL a concurrent proof or code
+		// for it (a foreign key) waits and then fails; SQLite's write
+		// transactions are exclusive.
+		q := `SELECT id FROM age_accounts WHERE environment = $1 AND id = $2`
+		if db.dialect == Postgres {
+			q += ` FOR UPDATE`
+		}
+		var id string
+		if err := tx.QueryRowContext(ctx, q, string(d.Environment), d.AccountID).Scan(&id); err != nil {
+			return notFound(err)
+		}
+		at := micros(d.At)
+		rows, err := tx.QueryContext(ctx, `SELECT DISTINCT identity_verification_id FROM age_proofs
+			WHERE account_id = $1 AND identity_verification_id IS NOT NULL ORDER BY identity_verification_id`, id)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var v string
+			if err := rows.Scan(&v); err != nil {
+				rows.Close()
+				return err
+			}
+			out.Verifications = append(out.Verifications, v)
+		}
+		if err := rows.Close(); err != nil {
+			return err
+		}
+		for _, vid := range out.Verifications {
+			ended, err := db.endForDeletedAccount(ctx, tx, vid, d.At)
+			if err != nil {
+				return err
+			}
+			if ended {
+				out.Ended++
+			}
+		}
+		count := func(dst *int, stmt string, args ...any) error {
+			res, err := tx.ExecContext(ctx, stmt, args...)
+			if err != nil {
+				return err
+			}
+			n, err := res.RowsAffected()
+			*dst = int(n)
+			return err
+		}
+		var unlinked int
+		for _, step := range []struct {
+			dst  *int
+			stmt string
+			args []any
+		}{
+			{&out.RevokedTokens, `UPDATE age_tokens SET revoked_at = $2 WHERE revoked_at IS NULL
+				AND code_hash IN (SELECT code_hash FROM age_codes WHERE account_id = $1)`, []any{id, at}},
+			{&out.ExpiredCodes, `UPDATE age_codes SET expires_at = $2
+				WHERE account_id = $1 AND used_at IS NULL AND expires_at > $2`, []any{id, at}},
+			{&unlinked, `UPDATE age_codes SET account_id = NULL WHERE account_id = $1`, []any{id}},
+			{&out.Proofs, `DELETE FROM age_proofs WHERE account_id = $1`, []any{id}},
+			{&out.Sessions, `DELETE FROM web_sessions WHERE realm = $1 AND subject = $2`, []any{d.SessionRealm, id}},
+		} {
+			if err := count(step.dst, step.stmt, step.args...); err != nil {
+				return err
+			}
+		}
+		_, err = tx.ExecContext(ctx, `DELETE FROM age_accounts WHERE id = $1`, id)
+		return err
+	})
+	if err != nil {
+		return verifyd.AgeAccountDeleted{}, err
+	}
+	return out, nil
+}
+
+// endForDeletedAccount removes the customer's id and address from an
+// internal verification of a deleted account and, when it is not
+// finished, ends it as expired (history entry, cause account_deleted) and
+// enqueues its purge, so its photos and evidence are deleted and a pipeline
+// run still under way cannot decide it. It reports whether it ended it.
+func (db *DB) endForDeletedAccount(ctx context.Context, tx *sql.Tx, id string, at time.Time) (bool, error) {
+	v, err := db.lockVerification(ctx, tx, id)
+	if err != nil {
+		return false, err
+	}
+	if !v.Internal() {
+		return false, verifyd.Errorf(verifyd.EConflict, "verification %s belongs to the identity API", id)
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE verifications SET customer_id = '', customer_email = '', customer_phone = ''
+		WHERE id = $1`, id); err != nil {
+		return false, err
+	}
+	if v.Status.Terminal() {
+		// Its purge job was enqueued with the decision.
+		return false, nil
+	}
+	at = at.UTC()
+	review := v.Review
+	if review == verifyd.ReviewPending {
+		review = verifyd.ReviewDecided
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE verifications SET status = $2, reason = '', updated_at = $3, review = $4
+		WHERE id = $1`, id, string(verifyd.StatusExpired), micros(at), string(review)); err != nil {
+		return false, err
+	}
+	if _, err := appendStatusEvent(ctx, tx, verifyd.StatusEvent{VerificationID: id, At: at, From: v.Status,
+		To: verifyd.StatusExpired, Cause: verifyd.CauseAccountDeleted}); err != nil {
+		return false, err
+	}
+	return true, db.enqueue(ctx, tx, Job{Kind: JobPurgeVerification, Subject: id})
+}
+
 var _ verifyd.AgeAccountStore = (*DB)(nil)

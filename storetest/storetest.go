@@ -78,6 +78,10 @@ func Run(t *testing.T, h Harness) {
 			test(t, ctx, &env{Store: s, t: t, h: h})
 		}
 	}
+	ageDelete := map[string]func(*testing.T, context.Context, verifyd.Store){}
+	for name, test := range ageDeleteTests { // agedelete.go
+		ageDelete[name] = lifecycle(test)
+	}
 	purge := map[string]func(*testing.T, context.Context, verifyd.Store){}
 	for name, test := range purgeTests { // purge.go
 		purge[name] = lifecycle(test)
@@ -154,6 +158,7 @@ func Run(t *testing.T, h Harness) {
 		{"Operator", operatorTests},     // operators.go
 		{"AgeAccount", ageAccountTests}, // ageaccounts.go
 		{"AgeOAuth", ageOAuthTests},     // ageoauth.go
+		{"AgeAccountDeletion", ageDelete},
 		{"Purge", purge},
 	}
 	for _, g := range groups {

@@ -175,6 +175,35 @@ func (s *Server) BaseURL(i verifyd.Interface, e verifyd.Environment) string {
 	return s.BaseURLs[string(i)+"-"+string(e)]
 }
 
+// WaitPurged waits for the purge job to have run on a decided internal
+// verification (data minimisation) and checks what the purge leaves in any
+// case: no images and the one check run, its results now a summary. It
+// returns the verification and that run for the test's own assertions.
+func (s *Server) WaitPurged(t testing.TB, id string) (verifyd.Verification, verifyd.CheckRun) {
+	t.Helper()
+	ctx := context.Background()
+	// Generous: with the real face models the decision itself can take a
+	// while on a loaded machine.
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		v, err := s.Store.VerificationByID(ctx, id)
+		if err == nil && v.PurgedAt != nil {
+			if images, err := s.Store.Images(ctx, id); err != nil || len(images) != 0 {
+				t.Fatalf("verification %s: images after the purge: %d (%v)", id, len(images), err)
+			}
+			runs, err := s.Store.CheckRuns(ctx, id)
+			if err != nil || len(runs) != 1 {
+				t.Fatalf("verification %s: runs after the purge %+v, %v", id, runs, err)
+			}
+			return v, runs[0]
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("verification %s not purged: %+v, %v", id, v, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // StaticResolver resolves host names from a map, so tests control DNS
 // without network traffic. Unknown names do not resolve.
 type StaticResolver map[string][]netip.Addr

@@ -70,28 +70,31 @@ type refItem struct {
 }
 
 type refResult struct {
-	Name       string    `json:"name"`
-	Descriptor []float32 `json:"descriptor"`
-	RawShape   []int     `json:"rawShape"`
-	Raw        []float32 `json:"raw"`
-	SSDBoxes   []float32 `json:"ssdBoxes"`
-	SSDScores  []float32 `json:"ssdScores"`
-	Detections []struct {
-		X, Y, Width, Height, Score float64
-	} `json:"detections"`
-	Landmarks [][2]float64 `json:"landmarks"`
-	Faces     []refFace    `json:"faces"`
-	Ms        []float64    `json:"ms"`
-	CPUMs     []float64    `json:"cpuMs"`
+	Name       string         `json:"name"`
+	Descriptor []float32      `json:"descriptor"`
+	RawShape   []int          `json:"rawShape"`
+	Raw        []float32      `json:"raw"`
+	SSDBoxes   []float32      `json:"ssdBoxes"`
+	SSDScores  []float32      `json:"ssdScores"`
+	Detections []refDetection `json:"detections"`
+	Landmarks  [][2]float64   `json:"landmarks"`
+	Faces      []refFace      `json:"faces"`
+	Ms         []float64      `json:"ms"`
+	CPUMs      []float64      `json:"cpuMs"`
+}
+
+// refDetection is a detection of face-api's (box in image pixels).
+type refDetection struct {
+	X, Y, Width, Height, Score float64
 }
 
 // refFace is one result of face-api's detectAllFaces().withFaceLandmarks()
 // .withFaceDescriptors().
 type refFace struct {
-	X, Y, Width, Height, Score float64
-	Landmarks                  [][2]float64 `json:"landmarks"`
-	Aligned                    Box          `json:"aligned"`
-	Descriptor                 []float32    `json:"descriptor"`
+	refDetection
+	Landmarks  [][2]float64 `json:"landmarks"`
+	Aligned    Box          `json:"aligned"`
+	Descriptor []float32    `json:"descriptor"`
 }
 
 type refOutput = noderef.Output[refResult]
@@ -193,60 +196,22 @@ func TestParityWithFaceAPI(t *testing.T) {
 	out := runReference(t, ref, models, items, 0)
 	t.Logf("reference: %v, backend %s, simd %v", out.Versions, out.Backend, out.SIMD)
 
-	var worstDesc, worstRaw, worstBox, worstScore, worstLm, worstLmNet, worstPipeDesc float64
+	var worstDesc, worstRaw, worstLmNet float64
+	var worst worstDiffs // of the detections and the pipeline's faces
 	faces, pipeFaces := 0, 0
 	for i, it := range items {
 		want := out.Results[i]
 		switch it.Kind {
 		case "landmarks":
-			d := landmarkDiff(lm.Landmarks(it.img), want.Landmarks)
-			worstLmNet = max(worstLmNet, d)
-			if d > landmarkTol {
-				t.Errorf("%s: landmarks differ from face-api by up to %.2g px, tolerance %g", it.Name, d, landmarkTol)
-			}
+			worstLmNet = max(worstLmNet, checkLandmarks(t, it.Name, lm.Landmarks(it.img), want.Landmarks))
 		case "faces":
 			got, err := an.Faces(it.img, TinyDetectorOptions{InputSize: it.InputSize, ScoreThreshold: it.ScoreThreshold})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(got) != len(want.Faces) {
-				t.Errorf("%s: %d faces, face-api %d", it.Name, len(got), len(want.Faces))
-				continue
-			}
-			pipeFaces += len(got)
-			for j, g := range got {
-				w := want.Faces[j]
-				b := g.Detection.Box
-				bd := max(abs(b.X-w.X), abs(b.Y-w.Y), abs(b.Width-w.Width), abs(b.Height-w.Height))
-				worstBox, worstScore = max(worstBox, bd), max(worstScore, abs(g.Detection.Score-w.Score))
-				if bd > boxTol || abs(g.Detection.Score-w.Score) > scoreTol {
-					t.Errorf("%s face %d: detection %+v, face-api box {%.2f %.2f %.2f %.2f} score %.5f",
-						it.Name, j, g.Detection, w.X, w.Y, w.Width, w.Height, w.Score)
-				}
-				d := landmarkDiff(g.Landmarks, w.Landmarks)
-				worstLm = max(worstLm, d)
-				if d > landmarkTol {
-					t.Errorf("%s face %d: landmarks differ from face-api by up to %.2g px, tolerance %g", it.Name, j, d, landmarkTol)
-				}
-				// The aligned box is made of whole pixels (rounded
-				// down from the landmarks): equal unless a landmark
-				// difference crosses a pixel boundary.
-				if g.Aligned != w.Aligned {
-					t.Errorf("%s face %d: aligned box %+v, face-api %+v", it.Name, j, g.Aligned, w.Aligned)
-				}
-				rel := Distance(g.Descriptor, w.Descriptor) / norm(w.Descriptor)
-				worstPipeDesc = max(worstPipeDesc, rel)
-				if len(w.Descriptor) != DescriptorSize || rel > descriptorTol {
-					t.Errorf("%s face %d: descriptor differs from face-api by %.2g (relative), tolerance %g", it.Name, j, rel, descriptorTol)
-				}
-			}
+			pipeFaces += checkFaces(t, it.Name, got, want.Faces, &worst)
 		case "descriptor":
-			got := rec.Descriptor(it.img)
-			rel := Distance(got, want.Descriptor) / norm(want.Descriptor)
-			worstDesc = max(worstDesc, rel)
-			if len(want.Descriptor) != DescriptorSize || rel > descriptorTol {
-				t.Errorf("%s: descriptor differs from face-api by %.2g (relative), tolerance %g", it.Name, rel, descriptorTol)
-			}
+			worstDesc = max(worstDesc, checkDescriptor(t, it.Name, rec.Descriptor(it.img), want.Descriptor))
 		case "detect":
 			raw := det.Forward(it.img, it.InputSize)
 			if fmt.Sprint(raw.Shape) != fmt.Sprint(want.RawShape) {
@@ -265,30 +230,95 @@ func TestParityWithFaceAPI(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(got) != len(want.Detections) {
-				t.Errorf("%s: %d faces, face-api %d", it.Name, len(got), len(want.Detections))
-				continue
-			}
-			faces += len(got)
-			for j, g := range got {
-				w := want.Detections[j]
-				bd := max(abs(g.Box.X-w.X), abs(g.Box.Y-w.Y), abs(g.Box.Width-w.Width), abs(g.Box.Height-w.Height))
-				sd := abs(g.Score - w.Score)
-				worstBox, worstScore = max(worstBox, bd), max(worstScore, sd)
-				if bd > boxTol || sd > scoreTol {
-					t.Errorf("%s face %d: box %+v score %.5f, face-api box {%.2f %.2f %.2f %.2f} score %.5f",
-						it.Name, j, g.Box, g.Score, w.X, w.Y, w.Width, w.Height, w.Score)
-				}
-			}
+			faces += checkDetections(t, it.Name, got, want.Detections, &worst)
 		}
 	}
 	if faces == 0 || pipeFaces == 0 {
 		t.Errorf("no faces found in any sample (%d detections, %d pipeline faces)", faces, pipeFaces)
 	}
 	t.Logf("%d items, %d faces, %d pipeline faces: worst descriptor difference %.2g (relative L2), raw detector output %.2g (abs), box %.2g px, score %.2g",
-		len(items), faces, pipeFaces, worstDesc, worstRaw, worstBox, worstScore)
+		len(items), faces, pipeFaces, worstDesc, worstRaw, worst.box, worst.score)
 	t.Logf("landmark net alone %.2g px; pipeline: landmarks %.2g px, descriptor %.2g (relative L2), aligned boxes equal",
-		worstLmNet, worstLm, worstPipeDesc)
+		worstLmNet, worst.landmarks, worst.descriptor)
+}
+
+// worstDiffs are the largest differences from face-api that the checks
+// below have seen.
+type worstDiffs struct {
+	box, score, landmarks, descriptor float64
+}
+
+// checkDetections compares a detector's detections with face-api's and
+// returns how many there are (none when their numbers differ).
+func checkDetections(t testing.TB, name string, got []Detection, want []refDetection, worst *worstDiffs) int {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Errorf("%s: %d faces, face-api %d", name, len(got), len(want))
+		return 0
+	}
+	for j, g := range got {
+		checkDetection(t, fmt.Sprintf("%s face %d", name, j), g, want[j], worst)
+	}
+	return len(got)
+}
+
+// checkDetection compares one detection's box and score with face-api's.
+func checkDetection(t testing.TB, what string, got Detection, want refDetection, worst *worstDiffs) {
+	t.Helper()
+	b := got.Box
+	bd := max(abs(b.X-want.X), abs(b.Y-want.Y), abs(b.Width-want.Width), abs(b.Height-want.Height))
+	sd := abs(got.Score - want.Score)
+	worst.box, worst.score = max(worst.box, bd), max(worst.score, sd)
+	if bd > boxTol || sd > scoreTol {
+		t.Errorf("%s: box %+v score %.5f, face-api box {%.2f %.2f %.2f %.2f} score %.5f",
+			what, b, got.Score, want.X, want.Y, want.Width, want.Height, want.Score)
+	}
+}
+
+// checkFaces compares the pipeline's faces (detection, landmarks, aligned
+// box and descriptor) with face-api's and returns how many there are (none
+// when their numbers differ).
+func checkFaces(t testing.TB, name string, got []Face, want []refFace, worst *worstDiffs) int {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Errorf("%s: %d faces, face-api %d", name, len(got), len(want))
+		return 0
+	}
+	for j, g := range got {
+		w, what := want[j], fmt.Sprintf("%s face %d", name, j)
+		checkDetection(t, what, g.Detection, w.refDetection, worst)
+		worst.landmarks = max(worst.landmarks, checkLandmarks(t, what, g.Landmarks, w.Landmarks))
+		// The aligned box is made of whole pixels (rounded down from the
+		// landmarks): equal unless a landmark difference crosses a pixel
+		// boundary.
+		if g.Aligned != w.Aligned {
+			t.Errorf("%s: aligned box %+v, face-api %+v", what, g.Aligned, w.Aligned)
+		}
+		worst.descriptor = max(worst.descriptor, checkDescriptor(t, what, g.Descriptor, w.Descriptor))
+	}
+	return len(got)
+}
+
+// checkLandmarks compares landmarks with face-api's and returns the
+// largest difference in pixels.
+func checkLandmarks(t testing.TB, what string, got []Point, want [][2]float64) float64 {
+	t.Helper()
+	d := landmarkDiff(got, want)
+	if d > landmarkTol {
+		t.Errorf("%s: landmarks differ from face-api by up to %.2g px, tolerance %g", what, d, landmarkTol)
+	}
+	return d
+}
+
+// checkDescriptor compares a descriptor with face-api's and returns the
+// relative difference (|got - want| / |want|).
+func checkDescriptor(t testing.TB, what string, got, want []float32) float64 {
+	t.Helper()
+	rel := Distance(got, want) / norm(want)
+	if len(want) != DescriptorSize || rel > descriptorTol {
+		t.Errorf("%s: descriptor differs from face-api by %.2g (relative), tolerance %g", what, rel, descriptorTol)
+	}
+	return rel
 }
 
 // landmarkDiff is the largest coordinate difference between two sets of

@@ -33,7 +33,8 @@ func TestSSDParityWithFaceAPI(t *testing.T) {
 	out := runReference(t, ref, models, items, 0)
 	t.Logf("reference: %v, backend %s, simd %v", out.Versions, out.Backend, out.SIMD)
 
-	var worstRawBox, worstRawScore, worstBox, worstScore, worstLm, worstDesc float64
+	var worstRawBox, worstRawScore float64
+	var worst worstDiffs // of the detections and the pipeline's faces
 	dets, faces := 0, 0
 	for i, it := range items {
 		want := out.Results[i]
@@ -62,54 +63,13 @@ func TestSSDParityWithFaceAPI(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(got) != len(want.Detections) {
-				t.Errorf("%s: %d faces, face-api %d", it.Name, len(got), len(want.Detections))
-				continue
-			}
-			dets += len(got)
-			for j, g := range got {
-				w := want.Detections[j]
-				bd := max(abs(g.Box.X-w.X), abs(g.Box.Y-w.Y), abs(g.Box.Width-w.Width), abs(g.Box.Height-w.Height))
-				sd := abs(g.Score - w.Score)
-				worstBox, worstScore = max(worstBox, bd), max(worstScore, sd)
-				if bd > boxTol || sd > scoreTol {
-					t.Errorf("%s face %d: box %+v score %.5f, face-api box {%.2f %.2f %.2f %.2f} score %.5f",
-						it.Name, j, g.Box, g.Score, w.X, w.Y, w.Width, w.Height, w.Score)
-				}
-			}
+			dets += checkDetections(t, it.Name, got, want.Detections, &worst)
 		case "ssdfaces":
 			got, err := an.FacesSSD(it.img, opts)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(got) != len(want.Faces) {
-				t.Errorf("%s: %d faces, face-api %d", it.Name, len(got), len(want.Faces))
-				continue
-			}
-			faces += len(got)
-			for j, g := range got {
-				w := want.Faces[j]
-				b := g.Detection.Box
-				bd := max(abs(b.X-w.X), abs(b.Y-w.Y), abs(b.Width-w.Width), abs(b.Height-w.Height))
-				worstBox, worstScore = max(worstBox, bd), max(worstScore, abs(g.Detection.Score-w.Score))
-				if bd > boxTol || abs(g.Detection.Score-w.Score) > scoreTol {
-					t.Errorf("%s face %d: detection %+v, face-api box {%.2f %.2f %.2f %.2f} score %.5f",
-						it.Name, j, g.Detection, w.X, w.Y, w.Width, w.Height, w.Score)
-				}
-				d := landmarkDiff(g.Landmarks, w.Landmarks)
-				worstLm = max(worstLm, d)
-				if d > landmarkTol {
-					t.Errorf("%s face %d: landmarks differ from face-api by up to %.2g px, tolerance %g", it.Name, j, d, landmarkTol)
-				}
-				if g.Aligned != w.Aligned {
-					t.Errorf("%s face %d: aligned box %+v, face-api %+v", it.Name, j, g.Aligned, w.Aligned)
-				}
-				rel := Distance(g.Descriptor, w.Descriptor) / norm(w.Descriptor)
-				worstDesc = max(worstDesc, rel)
-				if len(w.Descriptor) != DescriptorSize || rel > descriptorTol {
-					t.Errorf("%s face %d: descriptor differs from face-api by %.2g (relative), tolerance %g", it.Name, j, rel, descriptorTol)
-				}
-			}
+			faces += checkFaces(t, it.Name, got, want.Faces, &worst)
 		default:
 			panic(fmt.Sprint("unexpected kind ", it.Kind))
 		}
@@ -118,5 +78,5 @@ func TestSSDParityWithFaceAPI(t *testing.T) {
 		t.Errorf("no faces found in any sample (%d detections, %d pipeline faces)", dets, faces)
 	}
 	t.Logf("%d items, %d detections, %d pipeline faces: worst decoded box %.2g (relative), anchor score %.2g; detections: box %.2g px, score %.2g; pipeline: landmarks %.2g px, descriptor %.2g (relative L2), aligned boxes equal",
-		len(items), dets, faces, worstRawBox, worstRawScore, worstBox, worstScore, worstLm, worstDesc)
+		len(items), dets, faces, worstRawBox, worstRawScore, worst.box, worst.score, worst.landmarks, worst.descriptor)
 }

@@ -1,0 +1,184 @@
+package httpapi
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strconv"
+	"time"
+
+	"github.com/verifyd/verifyd"
+	"github.com/verifyd/verifyd/agehosted"
+	"github.com/verifyd/verifyd/webauth"
+)
+
+// The age account page at {age base URL}/account: a signed-in person
+// deletes their account (the right to erasure, docs/age.md). It is not
+// tied to an authorize request, so it works after the flow's request has
+// expired; the flow pages link to it with ?flow={id} so that it can lead
+// back. Deleting asks for the password again (the login's limits apply),
+// needs the session's CSRF token and this origin, and ends with the person
+// signed out and a confirmation (303 to /account?deleted=1).
+
+// Steps of the account page (data-phase on <main>).
+const (
+	ageStepAccountDelete  agehosted.Step = "account_delete"
+	ageStepAccountDeleted agehosted.Step = "account_deleted"
+	ageStepSignedOut      agehosted.Step = "account_signed_out"
+)
+
+// ageFlowID is an authorize request id as A1 makes them; anything else in
+// ?flow= is ignored, so the back link only ever leads to a flow page here.
+var ageFlowID = regexp.MustCompile(`^areq_[a-z2-7]{1,64}$`)
+
+// ageAccountRoutes registers the account page on an age mount.
+func (s *Server) ageAccountRoutes(mux *http.ServeMux) {
+	mux.Handle("/account", s.methods(map[string]http.Handler{http.MethodGet: http.HandlerFunc(s.ageAccountPage)}))
+	mux.Handle("/account/delete", s.methods(map[string]http.Handler{http.MethodPost: http.HandlerFunc(s.ageDeleteAccount)}))
+}
+
+// ageAccountReq reads the language, the flow to go back to and the
+// signed-in account. A session whose account is gone is ended.
+func (s *Server) ageAccountReq(w http.ResponseWriter, r *http.Request) (*ageReq, error) {
+	lang, explicit := hostedLang(r)
+	a := &ageReq{hostedReq: hostedReq{lang: lang, explicit: explicit, mount: mountOf(r.Context())}}
+	if id := r.URL.Query().Get("flow"); ageFlowID.MatchString(id) {
+		a.id = id
+	}
+	svc, env := s.deps.AgeFlow, a.mount.Environment
+	sess, err := svc.Sessions(env).Get(r.Context(), r)
+	if errors.Is(err, webauth.ErrNoSession) {
+		return a, nil
+	}
+	if err != nil {
+		return a, err
+	}
+	acct, err := svc.Account(r.Context(), env, sess.Subject)
+	if errors.Is(err, verifyd.ErrNotFound) {
+		return a, svc.Sessions(env).End(r.Context(), w, r)
+	}
+	if err != nil {
+		return a, err
+	}
+	a.session, a.visitor = &sess, agehosted.Visitor{Account: &acct, SessionStart: sess.CreatedAt}
+	return a, nil
+}
+
+// accountQuery is the account page's query: the language when chosen, the
+// flow to go back to, and extra parameters.
+func (a *ageReq) accountQuery(extra ...string) string {
+	q := url.Values{}
+	if a.explicit {
+		q.Set("lang", a.lang)
+	}
+	if a.id != "" {
+		q.Set("flow", a.id)
+	}
+	for i := 0; i+1 < len(extra); i += 2 {
+		q.Set(extra[i], extra[i+1])
+	}
+	if len(q) == 0 {
+		return ""
+	}
+	return "?" + q.Encode()
+}
+
+// accountLink is the flow pages' link to the account page.
+func (a *ageReq) accountLink() string {
+	return a.mount.prefix() + "/account" + a.accountQuery()
+}
+
+// renderAgeAccount renders the account page in one of its steps.
+func (s *Server) renderAgeAccount(w http.ResponseWriter, r *http.Request, a *ageReq, step agehosted.Step, status int, banner, deleteErr string) {
+	d := s.ageData(w, r, a)
+	page := a.mount.prefix() + "/account"
+	d.PagePath, d.Query, d.Langs = page, a.accountQuery(), nil
+	for _, l := range []struct{ code, name string }{{"en", "English"}, {"de", "Deutsch"}, {"fr", "Français"}} {
+		lr := *a
+		lr.lang, lr.explicit = l.code, true
+		d.Langs = append(d.Langs, hostedLangLink{Code: l.code, Name: l.name, URL: page + lr.accountQuery(), Current: l.code == a.lang})
+	}
+	d.Step, d.AccountPage, d.Banner, d.DeleteError = step, true, banner, deleteErr
+	d.DeleteTo = page + "/delete" + a.accountQuery()
+	if a.id != "" {
+		d.BackTo = a.path(a.query())
+	}
+	if a.session != nil && step == ageStepAccountDelete {
+		d.SessionCSRF = a.session.CSRFToken()
+		d.AccountEmail = a.visitor.Account.Email
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	s.writeAge(w, r, status, d)
+}
+
+// ageAccountPage shows the deletion form to a signed-in person, the
+// confirmation after a deletion, or how to reach the page when signed out.
+func (s *Server) ageAccountPage(w http.ResponseWriter, r *http.Request) {
+	a, err := s.ageAccountReq(w, r)
+	if err != nil {
+		s.agePageError(w, r, a, err)
+		return
+	}
+	switch {
+	case a.session != nil:
+		s.renderAgeAccount(w, r, a, ageStepAccountDelete, http.StatusOK, "", "")
+	case r.URL.Query().Get("deleted") == "1":
+		s.renderAgeAccount(w, r, a, ageStepAccountDeleted, http.StatusOK, "", "")
+	default:
+		s.renderAgeAccount(w, r, a, ageStepSignedOut, http.StatusOK, "", "")
+	}
+}
+
+// ageDeleteAccount deletes the signed-in account after checking the
+// session's CSRF token, the origin and the password.
+func (s *Server) ageDeleteAccount(w http.ResponseWriter, r *http.Request) {
+	a, err := s.ageAccountReq(w, r)
+	if err != nil {
+		s.agePageError(w, r, a, err)
+		return
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, ageFormLimit)
+	if err := r.ParseForm(); err != nil {
+		s.renderAgeAccount(w, r, a, s.accountStep(a), http.StatusBadRequest, msg(a.lang, "err_generic"), "")
+		return
+	}
+	if !sameOrigin(r, a.mount) || a.session == nil || !a.session.CheckCSRF(r) {
+		s.renderAgeAccount(w, r, a, s.accountStep(a), http.StatusForbidden, msg(a.lang, "err_csrf"), "")
+		return
+	}
+	svc, env := s.deps.AgeFlow, a.mount.Environment
+	gone, err := svc.DeleteAccount(r.Context(), env, *a.visitor.Account, r.PostFormValue("password"), clientAddr(r))
+	var limited *agehosted.RateLimitedError
+	switch {
+	case errors.As(err, &limited):
+		minutes := int((limited.RetryAfter + time.Minute - 1) / time.Minute)
+		w.Header().Set("Retry-After", strconv.Itoa(int(limited.RetryAfter/time.Second)+1))
+		s.logger(r).WarnContext(r.Context(), "age account deletion rate limited")
+		s.renderAgeAccount(w, r, a, ageStepAccountDelete, http.StatusTooManyRequests, msg(a.lang, "age_err_limited", minutes), "")
+		return
+	case errors.Is(err, agehosted.ErrBadLogin):
+		s.renderAgeAccount(w, r, a, ageStepAccountDelete, http.StatusUnauthorized, "", msg(a.lang, "age_err_delete_password"))
+		return
+	case err != nil:
+		s.agePageError(w, r, a, err)
+		return
+	}
+	// The store deleted the session rows; this clears the cookie.
+	if err := svc.Sessions(env).End(r.Context(), w, r); err != nil {
+		s.logger(r).ErrorContext(r.Context(), "end the deleted age account's session", "err", err)
+	}
+	s.logger(r).InfoContext(r.Context(), "age account deleted", "account", a.visitor.Account.ID, "environment", env,
+		"sessions", gone.Sessions, "proofs", gone.Proofs, "revoked_tokens", gone.RevokedTokens,
+		"expired_codes", gone.ExpiredCodes, "verifications", len(gone.Verifications), "ended", gone.Ended)
+	w.Header().Set("Cache-Control", "no-store")
+	http.Redirect(w, r, a.mount.prefix()+"/account"+a.accountQuery("deleted", "1"), http.StatusSeeOther)
+}
+
+// accountStep is the account page's step for who is signed in.
+func (s *Server) accountStep(a *ageReq) agehosted.Step {
+	if a.session != nil {
+		return ageStepAccountDelete
+	}
+	return ageStepSignedOut
+}
