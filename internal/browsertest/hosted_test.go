@@ -133,8 +133,12 @@ func waitJSWithin(t *testing.T, ctx context.Context, limit time.Duration, what, 
 	t.Helper()
 	deadline := time.Now().Add(limit)
 	var lastErr error
+	// Only a fully parsed document counts: a page arriving over the network
+	// can already show <main data-phase=…> while the elements after it are
+	// not parsed yet, and the caller's next look would miss them.
+	guarded := "document.readyState !== 'loading' && (" + expr + ")"
 	for time.Now().Before(deadline) {
-		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](expr))
+		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](guarded))
 		if err == nil && ok {
 			return
 		}
