@@ -225,8 +225,13 @@ func decidable(v verifyd.Verification) bool {
 
 // imageOrder shows the selfie first, then the document, then the selfie's
 // burst frames.
-var imageOrder = []verifyd.ImageKind{verifyd.ImageSelfie, verifyd.ImageDocumentFront, verifyd.ImageDocumentBack,
-	verifyd.SelfieFrame(1), verifyd.SelfieFrame(2), verifyd.SelfieFrame(3)}
+var imageOrder = func() []verifyd.ImageKind {
+	order := []verifyd.ImageKind{verifyd.ImageSelfie, verifyd.ImageDocumentFront, verifyd.ImageDocumentBack}
+	for n := 1; n <= verifyd.MaxSelfieFrames; n++ {
+		order = append(order, verifyd.SelfieFrame(n))
+	}
+	return order
+}()
 
 // Item returns a verification of any business with its images, evidence
 // and history.

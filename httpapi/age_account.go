@@ -99,7 +99,7 @@ func (s *Server) renderAgeAccount(w http.ResponseWriter, r *http.Request, a *age
 		lr.lang, lr.explicit = l.code, true
 		d.Langs = append(d.Langs, hostedLangLink{Code: l.code, Name: l.name, URL: page + lr.accountQuery(), Current: l.code == a.lang})
 	}
-	d.Step, d.AccountPage, d.Banner, d.DeleteError = step, true, banner, deleteErr
+	d.Step, d.Banner, d.DeleteError = step, banner, deleteErr
 	d.DeleteTo = page + "/delete" + a.accountQuery()
 	if a.id != "" {
 		d.BackTo = a.path(a.query())

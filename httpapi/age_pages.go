@@ -211,7 +211,6 @@ type agePageData struct {
 	CanCancel         bool
 	// The account page (age_account.go) and the flow pages' link to it.
 	AccountTo    string
-	AccountPage  bool
 	AccountEmail string
 	DeleteTo     string
 	BackTo       string

@@ -23,8 +23,9 @@ import (
 	"github.com/verifyd/verifyd/tfjs/faceapi"
 )
 
-// pairOptions are the detector options of the engine's first pass
-// (app.faceInputSizes[0], score threshold 0.3).
+// pairOptions are face-api's detector options the analyzer pair is timed
+// with, on both sides; the engine's own passes (800, 608, 416, 320 until a
+// face scores 0.5) are timed by the engine pair.
 var pairOptions = faceapi.TinyDetectorOptions{InputSize: 608, ScoreThreshold: 0.3}
 
 // BenchmarkPair times the face work of one verification: one selfie
@@ -41,7 +42,7 @@ var pairOptions = faceapi.TinyDetectorOptions{InputSize: 608, ScoreThreshold: 0.
 //     (scripts/face-reference.mjs, kind "faces"), one thread.
 //   - engine: what the engine calls per verification without a selfie
 //     burst: app.FaceModels.Faces on both images (image conversion, the
-//     detector retried at 320 when no face scores 0.5 at 608) and
+//     detector at 800, then 608, 416, 320 until a face scores 0.5) and
 //     FaceModels.Liveness on the selfie's face (engine.LivenessCheck
 //     rates the selfie only). Node has no counterpart; its figures are
 //     those of the analyzer pair, for comparison.

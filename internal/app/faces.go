@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"image"
 	"math"
@@ -46,15 +47,23 @@ type FaceModels struct {
 	// (tfjs splits its matrix products), so running more at once only
 	// multiplies memory.
 	slots chan struct{}
-	// liveness is nil when the liveness models are absent.
-	liveness func(img image.Image, face image.Rectangle) (engine.Liveness, error)
+	// liveness is nil when the liveness models are absent or altered, and
+	// livenessErr says which.
+	liveness    func(img image.Image, face image.Rectangle) (engine.Liveness, error)
+	livenessErr error
 }
 
+// ErrNoFaceModels is wrapped by LoadFaceModels' error when the face model
+// files are absent or altered: the face checks then go to review.
+var ErrNoFaceModels = errors.New("face models unavailable")
+
 // LoadFaceModels loads the face networks from a models directory written
-// by `verifyd models fetch`; it fails when they are absent or altered.
+// by `verifyd models fetch`; it fails (ErrNoFaceModels) when they are
+// absent or altered. The liveness models are optional: LivenessErr says
+// why they were not loaded.
 func LoadFaceModels(dir string) (*FaceModels, error) {
 	if err := faceapi.Check(dir); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: %w", ErrNoFaceModels, err)
 	}
 	a, err := faceapi.LoadAnalyzer(dir)
 	if err != nil {
@@ -63,7 +72,7 @@ func LoadFaceModels(dir string) (*FaceModels, error) {
 	m := &FaceModels{analyzer: a, slots: make(chan struct{}, max(1, runtime.GOMAXPROCS(0)/2))}
 	// The liveness models are a separate package; without them face
 	// matching still runs and liveness goes to review.
-	if human.Check(dir) == nil {
+	if m.livenessErr = human.Check(dir); m.livenessErr == nil {
 		l, err := human.LoadLiveness(dir)
 		if err != nil {
 			return nil, fmt.Errorf("liveness models: %w", err)
@@ -82,6 +91,9 @@ func LoadFaceModels(dir string) (*FaceModels, error) {
 
 // HasLiveness reports whether the liveness models were loaded.
 func (m *FaceModels) HasLiveness() bool { return m.liveness != nil }
+
+// LivenessErr is why the liveness models were not loaded (nil when they were).
+func (m *FaceModels) LivenessErr() error { return m.livenessErr }
 
 // Faces implements engine.FaceAnalyzer.
 func (m *FaceModels) Faces(ctx context.Context, img image.Image) ([]engine.Face, error) {

@@ -71,7 +71,7 @@ func TestProductionFaceChecks(t *testing.T) {
 		selfie(ctx)
 		waitJS(t, ctx, "the previews", `document.querySelectorAll('img.preview').length === 3`)
 		do(t, ctx, "submit", chromedp.Click(chromedp.ID("submit")))
-		waitJS(t, ctx, "a decision", `['approved', 'failed', 'retry', 'review'].includes(document.querySelector('main').dataset.phase)`)
+		waitJSWithin(t, ctx, 4*time.Minute, "a decision", `['approved', 'failed', 'retry', 'review'].includes(document.querySelector('main').dataset.phase)`)
 		return id, jsString(t, ctx, `document.querySelector('main').dataset.phase`)
 	}
 	explain := func(t *testing.T, id string) string {

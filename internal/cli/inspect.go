@@ -3,13 +3,13 @@ package cli
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"time"
 
 	"github.com/verifyd/verifyd"
 	"github.com/verifyd/verifyd/engine"
 	"github.com/verifyd/verifyd/internal/app"
-	"github.com/verifyd/verifyd/tfjs/faceapi"
 )
 
 func (e *env) inspect(ctx context.Context, args []string) error {
@@ -29,16 +29,14 @@ func (e *env) inspect(ctx context.Context, args []string) error {
 	if help, err := e.parse(fs, args); help || err != nil {
 		return err
 	}
-	var faces *app.FaceModels
-	if faceapi.Check(*modelsDir) == nil {
-		var err error
-		if faces, err = app.LoadFaceModels(*modelsDir); err != nil {
-			return err
-		}
-	}
 	if *front == "" || *country == "" || !verifyd.DocumentType(*docType).Valid() {
 		fmt.Fprintln(e.stderr, "verifyd inspect: --front, --country and a valid --type are required")
 		return ErrUsage
+	}
+	// What runs is said on stderr, as serve logs it; stdout stays JSON.
+	faces, err := loadFaceModels(slog.New(slog.NewTextHandler(e.stderr, nil)), *modelsDir)
+	if err != nil {
+		return err
 	}
 	in := &engine.Input{DocumentType: verifyd.DocumentType(*docType), Country: *country, Now: e.now().UTC(),
 		Environment: verifyd.EnvProduction, Facts: map[string]any{}}

@@ -142,18 +142,18 @@ func (e *env) checkSources(srcs []modelSource, dir string) error {
 // verification with a selfie goes to review; without the liveness models
 // face matching runs and liveness goes to review. Nothing is faked.
 func loadFaceModels(logger *slog.Logger, dir string) (*app.FaceModels, error) {
-	if err := faceapi.Check(dir); err != nil {
+	m, err := app.LoadFaceModels(dir)
+	if errors.Is(err, app.ErrNoFaceModels) {
 		logger.Warn("face models unavailable: face checks go to manual review; run `verifyd models fetch`",
 			"models_dir", dir, "error", err.Error())
 		return nil, nil
 	}
-	m, err := app.LoadFaceModels(dir)
 	if err != nil {
 		return nil, err
 	}
 	logger.Info("face models loaded: selfie-to-document face matching is on",
 		"models_dir", dir, "package", faceapi.Package+"@"+faceapi.Version)
-	if err := human.Check(dir); err != nil {
+	if err := m.LivenessErr(); err != nil {
 		logger.Warn("liveness models unavailable: liveness checks go to manual review; run `verifyd models fetch`",
 			"models_dir", dir, "error", err.Error())
 	} else {

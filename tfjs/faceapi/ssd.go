@@ -275,7 +275,7 @@ func decodeSSDBox(prior, enc []float32) [4]float32 {
 
 func expf(x float32) float32 { return float32(math.Exp(float64(x))) }
 
-func ssdSigmoid(x float32) float32 { return float32(1 / (1 + math.Exp(-float64(x)))) }
+func ssdSigmoid(x float32) float32 { return float32(sigmoid(float64(x))) }
 
 // Detect finds faces in a [H, W, 3] RGB tensor in 0..255, as face-api's
 // SsdMobilenetv1.locateFaces does: scores above MinConfidence, its

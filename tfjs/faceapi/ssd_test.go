@@ -1,6 +1,7 @@
 package faceapi
 
 import (
+	"math"
 	"reflect"
 	"sync"
 	"testing"
@@ -64,6 +65,19 @@ func TestSSDConcurrent(t *testing.T) {
 	for i, r := range res {
 		if !reflect.DeepEqual(r, want) {
 			t.Errorf("goroutine %d: output differs from a sequential run", i)
+		}
+	}
+}
+
+func TestTinyDetectorOptionsDefaults(t *testing.T) {
+	o, err := TinyDetectorOptions{}.withDefaults()
+	if err != nil || o.InputSize != 416 || o.ScoreThreshold != 0.5 {
+		t.Errorf("defaults %+v, %v; want face-api's 416 and 0.5", o, err)
+	}
+	for _, bad := range []TinyDetectorOptions{{ScoreThreshold: 1}, {ScoreThreshold: -0.1},
+		{ScoreThreshold: math.NaN()}, {InputSize: 100}, {InputSize: 32}} {
+		if _, err := bad.withDefaults(); err == nil {
+			t.Errorf("%+v accepted", bad)
 		}
 	}
 }

@@ -46,7 +46,7 @@ func (o TinyDetectorOptions) withDefaults() (TinyDetectorOptions, error) {
 	if o.InputSize%32 != 0 || o.InputSize < 64 {
 		return o, fmt.Errorf("faceapi: tiny detector input size %d is not a multiple of 32 (at least 64)", o.InputSize)
 	}
-	if o.ScoreThreshold <= 0 || o.ScoreThreshold >= 1 {
+	if !(o.ScoreThreshold > 0 && o.ScoreThreshold < 1) { // also refuses NaN
 		return o, fmt.Errorf("faceapi: tiny detector score threshold %v not in (0, 1)", o.ScoreThreshold)
 	}
 	return o, nil
@@ -154,8 +154,7 @@ func (d *TinyDetector) Forward(img *tfjs.Tensor, inputSize int) *tfjs.Tensor {
 	out = tfjs.MaxPool(out, 2, 2, tfjs.Same)
 	for i, s := range d.sep {
 		// depthwiseSeparableConv: pad 1, separable conv, + bias, leaky.
-		out = tfjs.DepthwiseConv2D(out, s.depthwise, 1, tfjs.Same)
-		out = s.pointwise.Apply(out, tfjs.Valid)
+		out = s.apply(out, 1)
 		if i < len(d.sep)-1 {
 			out = tfjs.MaxPool(out, 2, 2, tfjs.Same)
 		} else {
