@@ -105,7 +105,7 @@ func (s *Service) decideWithHash(ctx context.Context, v verifyd.Verification, d 
 	}
 	if _, err := s.store.RecordCheckRun(ctx, verifyd.CheckRun{VerificationID: v.ID, At: s.now().UTC(),
 		Outcome: outcome, Reason: reason, SealedResults: sealed}, review, docHash); err != nil {
-		// A conflict: the verification was decided (expired) and purged
+		// A conflict: the verification was finished (decided, expired or purged)
 		// while this run was under way; its evidence is not kept.
 		return ignoreConflict(err)
 	}

@@ -157,8 +157,15 @@ func (db *DB) DeleteAgeAccount(ctx context.Context, d verifyd.AgeAccountDeletion
 			return notFound(err)
 		}
 		at := micros(d.At)
-		rows, err := tx.QueryContext(ctx, `SELECT DISTINCT identity_verification_id FROM age_proofs
-			WHERE account_id = $1 AND identity_verification_id IS NOT NULL ORDER BY identity_verification_id`, id)
+		// Its internal verifications: those of its document proofs, and
+		// those created for it (the customer id is the account's, see
+		// agehosted) whose proof was never stored or is gone. UNION
+		// removes duplicates.
+		rows, err := tx.QueryContext(ctx, `SELECT identity_verification_id FROM age_proofs
+			WHERE account_id = $1 AND identity_verification_id IS NOT NULL
+			UNION SELECT id FROM verifications WHERE environment = $2 AND customer_id = $1
+			AND webhook = '' AND hosted_token_hash IS NULL
+			ORDER BY 1`, id, string(d.Environment))
 		if err != nil {
 			return err
 		}
@@ -220,9 +227,10 @@ func (db *DB) DeleteAgeAccount(ctx context.Context, d verifyd.AgeAccountDeletion
 
 // endForDeletedAccount removes the customer's id and address from an
 // internal verification of a deleted account and, when it is not
-// finished, ends it as expired (history entry, cause account_deleted) and
-// enqueues its purge, so its photos and evidence are deleted and a pipeline
-// run still under way cannot decide it. It reports whether it ended it.
+// finished, ends it as expired (cause account_deleted) through the same
+// transition as TransitionVerification, whose purge job deletes its photos
+// and evidence; a pipeline run still under way can then neither decide it
+// nor be recorded. It reports whether it ended it.
 func (db *DB) endForDeletedAccount(ctx context.Context, tx *sql.Tx, id string, at time.Time) (bool, error) {
 	v, err := db.lockVerification(ctx, tx, id)
 	if err != nil {
@@ -235,24 +243,17 @@ func (db *DB) endForDeletedAccount(ctx context.Context, tx *sql.Tx, id string, a
 		WHERE id = $1`, id); err != nil {
 		return false, err
 	}
+	v.Customer = verifyd.Customer{}
 	if v.Status.Terminal() {
 		// Its purge job was enqueued with the decision.
 		return false, nil
 	}
-	at = at.UTC()
-	review := v.Review
-	if review == verifyd.ReviewPending {
-		review = verifyd.ReviewDecided
-	}
-	if _, err := tx.ExecContext(ctx, `UPDATE verifications SET status = $2, reason = '', updated_at = $3, review = $4
-		WHERE id = $1`, id, string(verifyd.StatusExpired), micros(at), string(review)); err != nil {
+	// An internal verification has no webhook, so no event id is needed.
+	if _, err := db.transitionTx(ctx, tx, v, verifyd.Transition{VerificationID: id, To: verifyd.StatusExpired,
+		Cause: verifyd.CauseAccountDeleted, At: at}, ""); err != nil {
 		return false, err
 	}
-	if _, err := appendStatusEvent(ctx, tx, verifyd.StatusEvent{VerificationID: id, At: at, From: v.Status,
-		To: verifyd.StatusExpired, Cause: verifyd.CauseAccountDeleted}); err != nil {
-		return false, err
-	}
-	return true, db.enqueue(ctx, tx, Job{Kind: JobPurgeVerification, Subject: id})
+	return true, nil
 }
 
 var _ verifyd.AgeAccountStore = (*DB)(nil)

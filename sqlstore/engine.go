@@ -11,14 +11,22 @@ import (
 // review state, submission count and document hash.
 func (db *DB) RecordCheckRun(ctx context.Context, run verifyd.CheckRun, review verifyd.ReviewState, documentHash []byte) (verifyd.CheckRun, error) {
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
-		// Locked, so a purge (which locks it too) either sees this run or
-		// is seen by it.
+		// Locked, so a purge or a decision (which lock it too) either sees
+		// this run or is seen by it.
 		v, err := db.lockVerification(ctx, tx, run.VerificationID)
 		if err != nil {
 			return err
 		}
 		if v.PurgedAt != nil {
 			return verifyd.Errorf(verifyd.EConflict, "verification %s was purged after its decision; the run is not kept", v.ID)
+		}
+		// A run is recorded before the transition it decides, so one
+		// arriving for a finished verification (expired, or ended by an
+		// account deletion, while it was under way) is late: it would put
+		// the verification back in the review queue and, for an internal
+		// one, keep evidence its purge job may already have passed.
+		if v.Status.Terminal() {
+			return verifyd.Errorf(verifyd.EConflict, "verification %s is %s; the run is not kept", v.ID, v.Status)
 		}
 		if err := tx.QueryRowContext(ctx, `INSERT INTO verification_checks
 			(verification_id, run, at, outcome, reason, sealed_results)

@@ -77,49 +77,58 @@ func appendStatusEvent(ctx context.Context, tx *sql.Tx, e verifyd.StatusEvent) (
 func (db *DB) TransitionVerification(ctx context.Context, t verifyd.Transition, eventID string) (verifyd.Verification, error) {
 	var v verifyd.Verification
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
-		var err error
-		if v, err = db.lockVerification(ctx, tx, t.VerificationID); err != nil {
-			return err
-		}
-		from := v.Status
-		if !verifyd.CanTransition(from, t.To) {
-			return verifyd.ErrTransition(from, t.To)
-		}
-		at := t.At.UTC()
-		v.Status, v.Reason, v.UpdatedAt = t.To, t.Reason, at
-		// A decision takes the verification out of the review queue.
-		if t.To.Terminal() && v.Review == verifyd.ReviewPending {
-			v.Review = verifyd.ReviewDecided
-		}
-		if _, err := tx.ExecContext(ctx, `UPDATE verifications SET status = $2, reason = $3, updated_at = $4,
-			review = $5 WHERE id = $1`, v.ID, string(v.Status), string(v.Reason), micros(at), string(v.Review)); err != nil {
-			return err
-		}
-		seq, err := appendStatusEvent(ctx, tx, verifyd.StatusEvent{VerificationID: v.ID, At: at, From: from,
-			To: t.To, Reason: t.Reason, Cause: t.Cause, Actor: t.Actor})
+		locked, err := db.lockVerification(ctx, tx, t.VerificationID)
 		if err != nil {
 			return err
 		}
-		if v.Webhook == "" {
-			// An internal verification (the age flow's document method)
-			// has nobody to notify. Once decided, its images and evidence
-			// are deleted (docs/age.md, data minimisation): the job commits
-			// with the decision, so a crash cannot leave them behind.
-			if t.To.Terminal() && v.Internal() {
-				return db.enqueue(ctx, tx, Job{Kind: JobPurgeVerification, Subject: v.ID})
-			}
-			return nil
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO webhook_events
-			(id, verification_id, seq, business_id, api_key, url, payload, state, created_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-			eventID, v.ID, seq, v.BusinessID, v.APIKey, v.Webhook, verifyd.WebhookPayload(v),
-			string(verifyd.WebhookPending), micros(at)); err != nil {
-			return err
-		}
-		return db.enqueue(ctx, tx, Job{Kind: JobDeliverWebhook, Subject: eventID})
+		v, err = db.transitionTx(ctx, tx, locked, t, eventID)
+		return err
 	})
 	return v, err
+}
+
+// transitionTx applies t to v, which the caller has read (and locked) in
+// tx: the status change with its review rule, the history entry, and either
+// the webhook event with its delivery job or, for a finished internal
+// verification, its purge job. It returns v as changed.
+func (db *DB) transitionTx(ctx context.Context, tx *sql.Tx, v verifyd.Verification, t verifyd.Transition, eventID string) (verifyd.Verification, error) {
+	from := v.Status
+	if !verifyd.CanTransition(from, t.To) {
+		return v, verifyd.ErrTransition(from, t.To)
+	}
+	at := t.At.UTC()
+	v.Status, v.Reason, v.UpdatedAt = t.To, t.Reason, at
+	// A decision takes the verification out of the review queue.
+	if t.To.Terminal() && v.Review == verifyd.ReviewPending {
+		v.Review = verifyd.ReviewDecided
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE verifications SET status = $2, reason = $3, updated_at = $4,
+		review = $5 WHERE id = $1`, v.ID, string(v.Status), string(v.Reason), micros(at), string(v.Review)); err != nil {
+		return v, err
+	}
+	seq, err := appendStatusEvent(ctx, tx, verifyd.StatusEvent{VerificationID: v.ID, At: at, From: from,
+		To: t.To, Reason: t.Reason, Cause: t.Cause, Actor: t.Actor})
+	if err != nil {
+		return v, err
+	}
+	if v.Webhook == "" {
+		// An internal verification (the age flow's document method)
+		// has nobody to notify. Once decided, its images and evidence
+		// are deleted (docs/age.md, data minimisation): the job commits
+		// with the decision, so a crash cannot leave them behind.
+		if t.To.Terminal() && v.Internal() {
+			return v, db.enqueue(ctx, tx, Job{Kind: JobPurgeVerification, Subject: v.ID})
+		}
+		return v, nil
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO webhook_events
+		(id, verification_id, seq, business_id, api_key, url, payload, state, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+		eventID, v.ID, seq, v.BusinessID, v.APIKey, v.Webhook, verifyd.WebhookPayload(v),
+		string(verifyd.WebhookPending), micros(at)); err != nil {
+		return v, err
+	}
+	return v, db.enqueue(ctx, tx, Job{Kind: JobDeliverWebhook, Subject: eventID})
 }
 
 // VerificationByID returns a verification of any business.

@@ -12,9 +12,10 @@ import (
 // ageDeleteTests check AgeAccountStore.DeleteAgeAccount (account deletion,
 // docs/age.md).
 var ageDeleteTests = map[string]func(*testing.T, context.Context, *env){
-	"ErasesTheAccountAndWhatIsTiedToIt": testAgeDeleteErases,
-	"UnknownAccountChangesNothing":      testAgeDeleteUnknown,
-	"AddressIsFreeAgain":                testAgeDeleteAddressFree,
+	"ErasesTheAccountAndWhatIsTiedToIt":      testAgeDeleteErases,
+	"UnknownAccountChangesNothing":           testAgeDeleteUnknown,
+	"AddressIsFreeAgain":                     testAgeDeleteAddressFree,
+	"EndsInternalVerificationsWithoutAProof": testAgeDeleteWithoutProof,
 }
 
 const ageRealm = "age-production"
@@ -187,6 +188,12 @@ func testAgeDeleteErases(t *testing.T, ctx context.Context, e *env) {
 	if v, _ := e.VerificationByID(ctx, done.ID); v.Status != verifyd.StatusApproved {
 		t.Errorf("decided verification became %s", v.Status)
 	}
+	// A pipeline run that was under way when the account was deleted is
+	// not recorded: the ended verification stays out of the review queue.
+	assertLateRunRefused(t, ctx, e, "after the account's deletion", review.ID)
+	if v, _ := e.VerificationByID(ctx, review.ID); v.Review != verifyd.ReviewDecided || v.Submissions != 1 {
+		t.Errorf("ended verification after a late run: review %s, submissions %d", v.Review, v.Submissions)
+	}
 	jobs := e.purgeJobs()
 	if len(jobs) != jobsBefore+1 || !slices.ContainsFunc(jobs, func(j Job) bool { return j.Subject == review.ID }) {
 		t.Errorf("purge jobs %v, want one more for %s", jobs, review.ID)
@@ -233,5 +240,85 @@ func testAgeDeleteAddressFree(t *testing.T, ctx context.Context, e *env) {
 	got, err := e.AgeAccountByEmail(ctx, verifyd.EnvProduction, "ada@example.com")
 	if err != nil || got.ID != b.ID {
 		t.Fatalf("account by e-mail after sign-up again: %+v, %v", got, err)
+	}
+}
+
+// testAgeDeleteWithoutProof: an internal verification created for the
+// account (its customer id is the account's) whose proof row is missing is
+// found too, cleared and ended; the identity API's verifications with the
+// same customer id, another environment's and another account's are not.
+func testAgeDeleteWithoutProof(t *testing.T, ctx context.Context, e *env) {
+	prod, sandbox := verificationFixture(t, ctx, e)
+	ada := newAgeAccount("acct-ada", verifyd.EnvProduction, "ada@example.com", clock)
+	bob := newAgeAccount("acct-bob", verifyd.EnvProduction, "bob@example.com", clock)
+	mustCreateAgeAccount(t, ctx, e, ada)
+	mustCreateAgeAccount(t, ctx, e, bob)
+	internalFor := func(id string, cred verifyd.StoredCredential, a verifyd.AgeAccount) verifyd.Verification {
+		v := internalVerification(id, cred, clock)
+		v.Customer = verifyd.Customer{ID: a.ID, Email: a.Email}
+		mustCreateVerification(t, ctx, e, v, nil)
+		return v
+	}
+
+	// Ada's: one started and waiting for review, one still pending.
+	started := internalFor("vrf_orphan_started", prod, ada)
+	mustTransition(t, ctx, e, transition(started.ID, verifyd.StatusStarted, at(time.Second)), "evt_orphan_started")
+	if _, err := e.RecordCheckRun(ctx, verifyd.CheckRun{VerificationID: started.ID, At: at(time.Minute), Outcome: "review",
+		SealedResults: opaque("vrf_orphan_started/evidence", 300)}, verifyd.ReviewPending, nil); err != nil {
+		t.Fatalf("RecordCheckRun: %v", err)
+	}
+	pending := internalFor("vrf_orphan_pending", prod, ada)
+
+	// Not Ada's: the identity API's with her id as customer id, a sandbox
+	// internal one with her id, and Bob's.
+	api := pendingVerification("vrf_api_same_customer", prod, clock)
+	api.Customer = verifyd.Customer{ID: ada.ID, Email: ada.Email}
+	mustCreateVerification(t, ctx, e, api, nil)
+	other := internalFor("vrf_sandbox_same_customer", sandbox, ada)
+	bobs := internalFor("vrf_bob", prod, bob)
+	jobsBefore := len(e.purgeJobs())
+
+	when := at(5 * time.Minute)
+	got, err := e.DeleteAgeAccount(ctx, verifyd.AgeAccountDeletion{Environment: verifyd.EnvProduction, AccountID: ada.ID,
+		SessionRealm: ageRealm, At: when})
+	if err != nil {
+		t.Fatalf("DeleteAgeAccount: %v", err)
+	}
+	assertEqual(t, "deletion", got, verifyd.AgeAccountDeleted{
+		Verifications: []string{pending.ID, started.ID}, Ended: 2})
+
+	for _, c := range []struct {
+		v      verifyd.Verification
+		from   verifyd.Status
+		review verifyd.ReviewState
+	}{{started, verifyd.StatusStarted, verifyd.ReviewDecided}, {pending, verifyd.StatusPending, verifyd.ReviewNone}} {
+		v, err := e.VerificationByID(ctx, c.v.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.Customer != (verifyd.Customer{}) {
+			t.Errorf("%s keeps customer %+v", v.ID, v.Customer)
+		}
+		if v.Status != verifyd.StatusExpired || v.Review != c.review || !v.UpdatedAt.Equal(when) {
+			t.Errorf("%s after deletion: status %s, review %s, updated %v", v.ID, v.Status, v.Review, v.UpdatedAt)
+		}
+		events := mustStatusEvents(t, ctx, e, v.ID)
+		if last := events[len(events)-1]; last.From != c.from || last.To != verifyd.StatusExpired ||
+			last.Cause != verifyd.CauseAccountDeleted || !last.At.Equal(when) {
+			t.Errorf("%s: last history entry %+v, want %s → expired, account_deleted", v.ID, last, c.from)
+		}
+	}
+	assertLateRunRefused(t, ctx, e, "after the account's deletion", started.ID)
+	jobs := e.purgeJobs()
+	for _, id := range []string{started.ID, pending.ID} {
+		if !slices.ContainsFunc(jobs, func(j Job) bool { return j.Subject == id }) {
+			t.Errorf("no purge job for %s: %v", id, jobs)
+		}
+	}
+	if len(jobs) != jobsBefore+2 {
+		t.Errorf("purge jobs %v, want two more", jobs)
+	}
+	for _, v := range []verifyd.Verification{api, other, bobs} {
+		assertStored(t, ctx, e, "verification not of the deleted account", v)
 	}
 }

@@ -163,6 +163,13 @@ func testPurgeJobAtomic(t *testing.T, ctx context.Context, e *env) {
 func testPurgeDeletes(t *testing.T, ctx context.Context, e *env) {
 	v, _, runs := decidedInternal(t, ctx, e, "vrf_purge_del")
 	history := mustStatusEvents(t, ctx, e, v.ID)
+	// A run arriving after the decision but before the purge (a pipeline
+	// run that was under way) is refused too: it would put the decided
+	// verification back in review and keep evidence the purge job may
+	// already have passed.
+	assertLateRunRefused(t, ctx, e, "before the purge", v.ID)
+	assertEqual(t, "runs after the late run before the purge", mustCheckRuns(t, ctx, e, v.ID), runs)
+	assertStored(t, ctx, e, "after the late run before the purge", v)
 	sums := summaries(runs, "del")
 	purgedAt := oddClock.Add(2 * time.Hour)
 	got, err := e.PurgeVerification(ctx, v.ID, sums, purgedAt)
@@ -180,13 +187,20 @@ func testPurgeDeletes(t *testing.T, ctx context.Context, e *env) {
 
 	// A run arriving after the purge (a pipeline run that was under way) is
 	// refused: its evidence would outlive the purge.
-	_, err = e.RecordCheckRun(ctx, verifyd.CheckRun{VerificationID: v.ID, At: at(3 * time.Hour), Outcome: "approved",
-		SealedResults: opaque("late evidence", 50)}, verifyd.ReviewNone, digest("late document"))
-	if verifyd.ErrorCodeOf(err) != verifyd.EConflict {
-		t.Errorf("RecordCheckRun after the purge: err = %v, want a conflict", err)
-	}
+	assertLateRunRefused(t, ctx, e, "after the purge", v.ID)
 	assertEqual(t, "runs after the late run", mustCheckRuns(t, ctx, e, v.ID), sums)
 	assertStored(t, ctx, e, "after the late run", want)
+}
+
+// assertLateRunRefused records a run (asking for review) for a finished
+// verification and expects the conflict that refuses it.
+func assertLateRunRefused(t *testing.T, ctx context.Context, e *env, what, id string) {
+	t.Helper()
+	_, err := e.RecordCheckRun(ctx, verifyd.CheckRun{VerificationID: id, At: at(3 * time.Hour), Outcome: "review",
+		SealedResults: opaque("late evidence", 50)}, verifyd.ReviewPending, digest("late document"))
+	if verifyd.ErrorCodeOf(err) != verifyd.EConflict {
+		t.Errorf("RecordCheckRun(%s) %s: err = %v, want a conflict", id, what, err)
+	}
 }
 
 // testPurgeIdempotent: a second purge (the job ran again) changes nothing.
