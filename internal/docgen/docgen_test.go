@@ -3,7 +3,12 @@ package docgen
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"image"
+	"image/png"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -199,6 +204,103 @@ func TestPhotograph(t *testing.T) {
 	}
 	if !p.Covered {
 		t.Error("CoverMRZ photo not covered")
+	}
+}
+
+// TestPhoneEffects checks that every phone-photo option runs, is
+// reproducible, changes the photo, and keeps the ground truth sensible.
+// DOCGEN_DUMP=dir writes the photos there.
+func TestPhoneEffects(t *testing.T) {
+	requireFont(t)
+	doc, err := Render(NewGenerator(5, now).Spec(mrz.TD3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := Mild()
+	base.Width, base.Height = 800, 600
+	plain, err := Photograph(doc, base, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, f := range map[string]func(*Degrade){
+		"rotate20":    func(d *Degrade) { d.Rotate = 20 },
+		"perspective": func(d *Degrade) { d.Perspective = 0.12 },
+		"bend":        func(d *Degrade) { d.Bend = 3 },
+		"barrel":      func(d *Degrade) { d.Barrel = 0.15 },
+		"motion":      func(d *Degrade) { d.MotionBlur = 6 },
+		"shadow":      func(d *Degrade) { d.Shadow = true },
+		"lowlight":    func(d *Degrade) { d.LowLight = true; d.Noise = 6 },
+		"phone":       func(d *Degrade) { d.Denoise = 0.8; d.Sharpen = 1.2; d.JPEGQuality = 50 },
+		"printer":     func(d *Degrade) { d.Printer = true },
+		"small":       func(d *Degrade) { d.MinScale, d.MaxScale = 0.3, 0.35 },
+	} {
+		d := base
+		f(&d)
+		a, err := Photograph(doc, d, 3)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		b, _ := Photograph(doc, d, 3)
+		if !bytes.Equal(a.JPEG, b.JPEG) {
+			t.Errorf("%s: same seed, different photos", name)
+		}
+		if bytes.Equal(a.JPEG, plain.JPEG) {
+			t.Errorf("%s: no effect", name)
+		}
+		if a.Image.Bounds() != image.Rect(0, 0, 800, 600) || a.Cut || a.Covered {
+			t.Errorf("%s: bounds %v cut %v covered %v", name, a.Image.Bounds(), a.Cut, a.Covered)
+		}
+		if dir := os.Getenv("DOCGEN_DUMP"); dir != "" {
+			f, _ := os.Create(filepath.Join(dir, name+".png"))
+			png.Encode(f, a.Image)
+			f.Close()
+		}
+	}
+}
+
+// TestReprint checks that the re-printed MRZ differs from Render's but is
+// in the same place: the erased glyphs leave no ink outside the new ones.
+func TestReprint(t *testing.T) {
+	requireFont(t)
+	doc, err := Render(NewGenerator(8, now).Spec(mrz.TD1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < 4; i++ {
+		p := RandomPrinter(rng)
+		re, err := Reprint(doc, p, uint64(i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		diff, inkOld, inkNew := 0, 0, 0
+		for y := doc.MRZ.Min.Y; y < doc.MRZ.Max.Y; y++ {
+			for x := doc.MRZ.Min.X; x < doc.MRZ.Max.X; x++ {
+				o := doc.Image.PixOffset(x, y)
+				if doc.Image.Pix[o] != re.Image.Pix[o] {
+					diff++
+				}
+				if doc.Image.Pix[o] < 100 {
+					inkOld++
+				}
+				if re.Image.Pix[o] < 110 {
+					inkNew++
+				}
+			}
+		}
+		if diff == 0 || inkNew < inkOld/2 || inkNew > inkOld*2 {
+			t.Errorf("printer %+v: %d pixels changed, ink %d → %d", p, diff, inkOld, inkNew)
+		}
+		if dir := os.Getenv("DOCGEN_DUMP"); dir != "" {
+			f, _ := os.Create(filepath.Join(dir, fmt.Sprintf("reprint-%d.png", i)))
+			png.Encode(f, re.Image.SubImage(doc.MRZ.Inset(-10)))
+			f.Close()
+		}
+	}
+	if f := ocrbSharp(); f == nil {
+		t.Error("OCRBS.otf not loaded")
+	} else {
+		t.Logf("sharp cut %s; from the regular cut: %q", f.Path, f.Fallback)
 	}
 }
 

@@ -43,6 +43,37 @@ type Degrade struct {
 	CutMRZ bool
 	// CoverMRZ puts a finger over part of the MRZ.
 	CoverMRZ bool
+
+	// The options below model photos as people take them with phones
+	// (photo_effects.go). All are off when zero; maxima are drawn per
+	// photo like Rotate.
+
+	// Printer re-prints the MRZ with a random printer model (RandomPrinter,
+	// Reprint) before the photo: another OCR-B cut, glyph width, height
+	// and weight, ink spread, dot grid, jitter.
+	Printer bool
+	// Bend is the largest sag, in millimetres, of a cylindrical bend of
+	// the page across its width (an open passport booklet): the rows of
+	// the document bow by 0.4–1 × that much as seen by the camera.
+	Bend float64
+	// Barrel is the largest lens barrel distortion k (radius r, as a
+	// fraction of the half-diagonal, is seen at r/(1 + k r²)).
+	Barrel float64
+	// MotionBlur is the largest length, in photo pixels, of a straight
+	// motion blur in a random direction.
+	MotionBlur float64
+	// Shadow casts a soft shadow (a hand, the phone) across part of the
+	// document, over the MRZ half of the time.
+	Shadow bool
+	// LowLight underexposes by 3–8× (light level 12–33 %), adds sensor
+	// noise at that level (shot noise, read noise of Noise), then applies
+	// a gain of 1–0.9/level as phones do, which amplifies the noise.
+	LowLight bool
+	// Denoise smears the image with an edge-preserving filter of strength
+	// 0–1 (phone noise reduction); Sharpen adds an unsharp mask of that
+	// amount (0.5–1.5 typical), which leaves halos along edges. Applied
+	// after noise, before JPEG.
+	Denoise, Sharpen float64
 }
 
 // Mild is a hand-held phone photo in good light: rotation up to 5°,
@@ -87,6 +118,12 @@ func Photograph(doc *Document, d Degrade, seed uint64) (*Photo, error) {
 		return nil, errors.New("docgen: no document")
 	}
 	rng := rand.New(rand.NewPCG(seed, 0xca3e7a))
+	if d.Printer {
+		var err error
+		if doc, err = Reprint(doc, RandomPrinter(rng), rng.Uint64()); err != nil {
+			return nil, err
+		}
+	}
 	W, H := d.Width, d.Height
 	if W <= 0 || H <= 0 {
 		W, H = 1600, 1200
@@ -187,7 +224,14 @@ func Photograph(doc *Document, d Degrade, seed uint64) (*Photo, error) {
 		inv = homography(corners, [4]Point{{0, 0}, {sw, 0}, {sw, sh}, {0, sh}})
 		src2, scale2 = small, scale*dw/sw
 	}
-	drawDocument(img, src2, corners, inv, scale2)
+	var bend func(u float64) float64
+	if d.Bend > 0 {
+		bend = bendFunc(d.Bend*doc.PxPerMM*float64(src2.Bounds().Dx())/dw, float64(src2.Bounds().Dx()), rng)
+	}
+	drawDocument(img, src2, corners, inv, scale2, bend)
+	if d.Shadow {
+		addShadow(img, corners, ph.MRZ, rng)
+	}
 	if d.Glare {
 		addGlare(img, corners, ph.MRZ, rng)
 	}
@@ -196,11 +240,30 @@ func Photograph(doc *Document, d Degrade, seed uint64) (*Photo, error) {
 		ph.Covered = true
 	}
 	adjust(img, d, rng)
+	if d.Barrel > 0 {
+		k := d.Barrel * rng.Float64()
+		img = barrel(img, k)
+		for i := range ph.Corners {
+			ph.Corners[i] = barrelPoint(ph.Corners[i], k, W, H)
+			ph.MRZ[i] = barrelPoint(ph.MRZ[i], k, W, H)
+		}
+	}
 	if d.Blur > 0 {
 		gaussianBlur(img, d.Blur)
 	}
-	if d.Noise > 0 {
+	if d.MotionBlur > 0 {
+		motionBlur(img, d.MotionBlur*(0.3+0.7*rng.Float64()), rng.Float64()*math.Pi)
+	}
+	if d.LowLight {
+		lowLight(img, d.Noise, rng)
+	} else if d.Noise > 0 {
 		addNoise(img, d.Noise, rng)
+	}
+	if d.Denoise > 0 {
+		denoise(img, d.Denoise)
+	}
+	if d.Sharpen > 0 {
+		unsharp(img, d.Sharpen, 1+rng.Float64())
 	}
 	ph.Image = img
 	if d.JPEGQuality > 0 {
@@ -295,13 +358,20 @@ func paintScene(img *image.RGBA, rng *rand.Rand) {
 
 // drawDocument composites doc onto img through the inverse homography inv
 // (photo → document), supersampling when the document is shrunk.
-func drawDocument(img, doc *image.RGBA, corners [4]Point, inv hom, scale float64) {
+//
+// bend, if not nil, bows the document: the content at document x is seen
+// bend(x) pixels lower.
+func drawDocument(img, doc *image.RGBA, corners [4]Point, inv hom, scale float64, bend func(float64) float64) {
 	minX, minY, maxX, maxY := corners[0].X, corners[0].Y, corners[0].X, corners[0].Y
 	for _, c := range corners {
 		minX, maxX = math.Min(minX, c.X), math.Max(maxX, c.X)
 		minY, maxY = math.Min(minY, c.Y), math.Max(maxY, c.Y)
 	}
-	r := image.Rect(int(minX)-1, int(minY)-1, int(maxX)+2, int(maxY)+2).Intersect(img.Bounds())
+	pad := 1
+	if bend != nil {
+		pad += int(math.Ceil(math.Abs(bend(float64(doc.Bounds().Dx())/2)) * scale))
+	}
+	r := image.Rect(int(minX)-pad, int(minY)-pad, int(maxX)+pad+1, int(maxY)+pad+1).Intersect(img.Bounds())
 	ss := 1
 	if scale < 0.9 {
 		ss = min(int(math.Ceil(1/scale)), 3)
@@ -314,6 +384,9 @@ func drawDocument(img, doc *image.RGBA, corners [4]Point, inv hom, scale float64
 			for sy := 0; sy < ss; sy++ {
 				for sx := 0; sx < ss; sx++ {
 					p := inv.apply(Point{float64(x) + (float64(sx)+0.5)/float64(ss), float64(y) + (float64(sy)+0.5)/float64(ss)})
+					if bend != nil {
+						p.Y -= bend(p.X)
+					}
 					u, v := p.X-0.5, p.Y-0.5
 					if u < -1 || v < -1 || u > float64(dw) || v > float64(dh) {
 						continue
