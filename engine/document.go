@@ -16,6 +16,13 @@ import (
 const (
 	// FactMRZ holds the mrz.Fields read from the document.
 	FactMRZ = "mrz"
+	// FactMRZRead holds the Located zone.
+	FactMRZRead = "mrz_read"
+	// FactPending holds a failing Result that a corrected MRZ reading
+	// suggests (expired, minor, another type or country) but cannot decide
+	// alone: VisualZoneCheck fails with it when the printed data confirms
+	// it, and sends the verification to review otherwise.
+	FactPending = "pending"
 )
 
 // MRZRead is what an MRZ reader found in a photo.
@@ -29,8 +36,26 @@ type MRZRead struct {
 	// Covered means a contiguous run of characters could not be read, as
 	// when a finger or glare covers part of the band.
 	Covered bool
+	// Corrections counts the characters the reader changed to their
+	// runner-up so that a check digit verifies: such a reading is never
+	// enough on its own to approve or fail (see VisualZoneCheck).
+	Corrections int
+	// Quad is the zone's corners (top-left, top-right, bottom-right,
+	// bottom-left) in the photo; Angle the document's rotation in degrees,
+	// clockwise as displayed, as the zone's lines show it.
+	Quad  [4]image.Point
+	Angle float64
 	// Evidence is extra detail for operators (band position, skew, …).
 	Evidence map[string]any
+}
+
+// Located is where DocumentCheck found the MRZ (fact FactMRZRead), for the
+// checks that read the rest of the document.
+type Located struct {
+	Side        *Image
+	Quad        [4]image.Point
+	Angle       float64
+	Corrections int
 }
 
 // MRZReader finds and reads the machine-readable zone of a document photo.
@@ -39,14 +64,33 @@ type MRZReader interface {
 	ReadMRZ(ctx context.Context, img image.Image, format mrz.Format) (MRZRead, error)
 }
 
-// DocumentCheck reads the document's MRZ and decides what it says:
-// unreadable → id_scan_error; cut off or covered → partial_id; check digits
-// that fail, or a document type or issuing country that disagrees with the
-// declared one → invalid_id; expired → expired_id; under 18 → minor.
-// Driver licences carry no MRZ: they go to review with what was checked.
+// DocumentCheck reads the document's MRZ and decides what it says.
+//
+// The reader answers first and the photo's quality only explains a failure:
+// a zone read with every check digit verifying is never refused as poor,
+// however blurred, dark or glaring the photo measures. When reading fails,
+// the measured cause decides the reason: a quality problem (Quality) →
+// poor_id_scan_error with what to fix; else a zone cut off or covered →
+// partial_id; else id_scan_error. Check digits that do not verify are
+// invalid_id only for a confident reading of a good photo (a misread is
+// not a forgery): otherwise a person looks. A read zone whose document type
+// or issuing country disagrees with the declared one → invalid_id;
+// expired → expired_id; under 18 → minor; when the reading needed
+// corrections those verdicts wait for the visual zone (FactPending).
+//
+// Driver licences carry no MRZ: their dates are read from the visual zone
+// (see DriverLicence).
 type DocumentCheck struct {
 	Reader MRZReader
+	// Quality explains reading failures; nil leaves them unexplained.
+	Quality *QualityCheck
+	// Licence reads driver licences; nil sends them to review.
+	Licence *DriverLicence
 }
+
+// confidentMRZ is the mean character confidence above which a reading
+// whose check digits fail is taken as what the document prints.
+const confidentMRZ = 0.75
 
 // Name implements Check.
 func (DocumentCheck) Name() string { return "document" }
@@ -54,8 +98,11 @@ func (DocumentCheck) Name() string { return "document" }
 // Run implements Check.
 func (c DocumentCheck) Run(ctx context.Context, in *Input) Result {
 	if in.DocumentType == verifyd.DocDriverLicense {
-		return NeedsReview("driver licences have no machine-readable zone: a person must read the licence "+
-			"(holder, date of birth, expiry) and compare it with the declared country", map[string]any{"document_type": in.DocumentType})
+		if c.Licence == nil {
+			return NeedsReview("driver licences have no machine-readable zone: a person must read the licence "+
+				"(holder, date of birth, expiry) and compare it with the declared country", map[string]any{"document_type": in.DocumentType})
+		}
+		return c.Licence.Run(ctx, in)
 	}
 	if c.Reader == nil {
 		return Errored(fmt.Errorf("MRZ reader: %w", ErrUnavailable), nil)
@@ -90,47 +137,89 @@ func (c DocumentCheck) Run(ctx context.Context, in *Input) Result {
 	if side != nil {
 		ev["side"] = side.Kind
 	}
-	switch {
-	case len(read.Lines) == 0 && (read.CutOff || read.Covered):
-		return Failed(verifyd.ReasonPartialID, "the machine-readable zone is cut off or covered", ev)
-	case len(read.Lines) == 0:
-		return Failed(verifyd.ReasonIDScanError, "no machine-readable zone could be found or read", ev)
+	if len(read.Lines) == 0 {
+		return c.unread(ctx, in, read, "no machine-readable zone could be found or read", ev)
 	}
 	fields, err := mrz.Parse(read.Lines, mrz.WithNow(in.Now))
 	var fe *mrz.FormatError
 	var ce *mrz.CheckError
 	switch {
-	case errors.As(err, &fe) && (read.CutOff || read.Covered):
-		return Failed(verifyd.ReasonPartialID, "the machine-readable zone is cut off or covered: "+fe.Problem, ev)
 	case errors.As(err, &fe):
-		return Failed(verifyd.ReasonIDScanError, "the machine-readable zone could not be read: "+fe.Problem, ev)
-	case errors.As(err, &ce) && (read.CutOff || read.Covered):
-		return Failed(verifyd.ReasonPartialID, "part of the machine-readable zone is hidden; check digits fail: "+strings.Join(ce.Failed, ", "), ev)
+		return c.unread(ctx, in, read, "the machine-readable zone could not be read: "+fe.Problem, ev)
 	case errors.As(err, &ce):
 		ev["failed_check_digits"] = ce.Failed
 		ev["mrz"] = fieldsEvidence(fields)
-		return Failed(verifyd.ReasonInvalidID, "check digits do not match: "+strings.Join(ce.Failed, ", "), ev)
+		detail := "check digits do not match: " + strings.Join(ce.Failed, ", ")
+		if read.CutOff || read.Covered || read.Corrections > 0 || read.Confidence < confidentMRZ {
+			return c.unread(ctx, in, read, detail, ev)
+		}
+		if r, poor := c.poor(ctx, in, detail, ev); poor {
+			return r
+		}
+		return Failed(verifyd.ReasonInvalidID, detail+" (a confident reading of a good photo)", ev)
 	case err != nil:
 		return Errored(err, ev)
 	}
 	ev["mrz"] = fieldsEvidence(fields)
 	in.Facts[FactMRZ] = fields
+	in.Facts[FactMRZRead] = Located{Side: side, Quad: read.Quad, Angle: read.Angle, Corrections: read.Corrections}
 	in.Facts[FactDocumentKey] = string(in.DocumentType) + "|" + fields.IssuingState + "|" + fields.DocumentNumber
+	verdict := func(reason verifyd.Reason, detail string) Result {
+		if read.Corrections == 0 {
+			return Failed(reason, detail, ev)
+		}
+		// A reading that needed corrections decides nothing alone.
+		in.Facts[FactPending] = Failed(reason, detail, ev)
+		return NeedsReview(detail+"; the reading needed corrections, so the printed data must confirm it", ev)
+	}
 	if problem := typeMismatch(in.DocumentType, fields); problem != "" {
-		return Failed(verifyd.ReasonInvalidID, problem, ev)
+		return verdict(verifyd.ReasonInvalidID, problem)
 	}
 	if got := alpha3(fields.IssuingState); got != strings.ToUpper(in.Country) {
-		return Failed(verifyd.ReasonInvalidID, fmt.Sprintf("the document was issued by %s, not the declared %s", got, in.Country), ev)
+		return verdict(verifyd.ReasonInvalidID, fmt.Sprintf("the document was issued by %s, not the declared %s", got, in.Country))
 	}
 	if fields.ExpiryDate.Time().Before(dateOf(in)) {
-		return Failed(verifyd.ReasonExpiredID, "the document expired on "+fields.ExpiryDate.String(), ev)
+		return verdict(verifyd.ReasonExpiredID, "the document expired on "+fields.ExpiryDate.String())
 	}
 	age := mrz.Age(fields.BirthDate, in.Now)
 	ev["age"] = age
 	if age < 18 {
-		return Failed(verifyd.ReasonMinor, fmt.Sprintf("the holder is %d years old", age), ev)
+		return verdict(verifyd.ReasonMinor, fmt.Sprintf("the holder is %d years old", age))
 	}
 	return Passed("the machine-readable zone is valid, current and the holder is an adult", ev)
+}
+
+// unread decides a zone that could not be read: by the photo's measured
+// quality first, then by whether the zone is cut off or covered.
+func (c DocumentCheck) unread(ctx context.Context, in *Input, read MRZRead, detail string, ev map[string]any) Result {
+	if r, poor := c.poor(ctx, in, detail, ev); poor {
+		return r
+	}
+	if read.CutOff || read.Covered {
+		what := "covered"
+		if read.CutOff {
+			what = "cut off by the photo's edge"
+		}
+		return Failed(verifyd.ReasonPartialID, "the machine-readable zone is "+what+": "+detail, ev)
+	}
+	if _, ok := ev["failed_check_digits"]; ok {
+		return NeedsReview(detail+": the photo measures fine, so a person must compare the zone with the document", ev)
+	}
+	return Failed(verifyd.ReasonIDScanError, detail, ev)
+}
+
+// poor measures the photos' quality and, when it explains the failure,
+// returns poor_id_scan_error with the cause as the hint.
+func (c DocumentCheck) poor(ctx context.Context, in *Input, detail string, ev map[string]any) (Result, bool) {
+	if c.Quality == nil {
+		return Result{}, false
+	}
+	q := c.Quality.Run(ctx, in)
+	ev["quality"] = q.Evidence
+	if q.Outcome != Fail {
+		return Result{}, false
+	}
+	return Failed(q.Reason, detail+"; "+q.Detail, ev), true
 }
 
 // dateOf is the reference day (expiry dates are whole days: a document is

@@ -2,7 +2,9 @@ package engine_test
 
 import (
 	"context"
+	"github.com/verifyd/verifyd/quality/qualitytest"
 	"image"
+	"strings"
 	"testing"
 	"time"
 
@@ -66,7 +68,14 @@ func TestDocumentCheckDecisions(t *testing.T) {
 		{"expired yesterday", verifyd.DocPassport, "gbr", engine.MRZRead{Lines: lines(t, passport(func(f *mrz.Fields) { f.ExpiryDate = mrz.Date{Year: 2026, Month: 11, Day: 20} }))}, engine.Fail, verifyd.ReasonExpiredID},
 		{"turns 18 tomorrow", verifyd.DocPassport, "gbr", engine.MRZRead{Lines: lines(t, passport(func(f *mrz.Fields) { f.BirthDate = mrz.Date{Year: 2008, Month: 11, Day: 22} }))}, engine.Fail, verifyd.ReasonMinor},
 		{"18 today", verifyd.DocPassport, "gbr", engine.MRZRead{Lines: lines(t, passport(func(f *mrz.Fields) { f.BirthDate = mrz.Date{Year: 2008, Month: 11, Day: 21} }))}, engine.Pass, ""},
-		{"check digit fails", verifyd.DocPassport, "gbr", engine.MRZRead{Lines: corrupt(lines(t, passport(nil)))}, engine.Fail, verifyd.ReasonInvalidID},
+		{"check digit fails, confident reading", verifyd.DocPassport, "gbr", engine.MRZRead{Lines: corrupt(lines(t, passport(nil))), Confidence: 0.9}, engine.Fail, verifyd.ReasonInvalidID},
+		// A misread is not a forgery: an unsure reading goes to a person.
+		{"check digit fails, unsure reading", verifyd.DocPassport, "gbr", engine.MRZRead{Lines: corrupt(lines(t, passport(nil))), Confidence: 0.6}, engine.Review, ""},
+		{"check digit fails after corrections", verifyd.DocPassport, "gbr", engine.MRZRead{Lines: corrupt(lines(t, passport(nil))), Confidence: 0.9, Corrections: 1}, engine.Review, ""},
+		// A reading that needed corrections decides nothing alone.
+		{"expired, read with corrections", verifyd.DocPassport, "gbr", engine.MRZRead{Lines: lines(t, passport(func(f *mrz.Fields) { f.ExpiryDate = mrz.Date{Year: 2026, Month: 11, Day: 20} })), Corrections: 1}, engine.Review, ""},
+		{"minor, read with corrections", verifyd.DocPassport, "gbr", engine.MRZRead{Lines: lines(t, passport(func(f *mrz.Fields) { f.BirthDate = mrz.Date{Year: 2010, Month: 1, Day: 1} })), Corrections: 2}, engine.Review, ""},
+		{"valid adult, read with corrections", verifyd.DocPassport, "gbr", engine.MRZRead{Lines: lines(t, passport(nil)), Corrections: 1}, engine.Pass, ""},
 		{"declared ID card, is a passport", verifyd.DocIDCard, "gbr", engine.MRZRead{Lines: lines(t, passport(nil))}, engine.Fail, verifyd.ReasonInvalidID},
 		{"declared passport, is an ID card", verifyd.DocPassport, "deu", engine.MRZRead{Lines: lines(t, idCard)}, engine.Fail, verifyd.ReasonInvalidID},
 		{"declared residence permit, is an ID card", verifyd.DocResidencePermit, "deu", engine.MRZRead{Lines: lines(t, idCard)}, engine.Fail, verifyd.ReasonInvalidID},
@@ -94,5 +103,44 @@ func TestDocumentCheckDecisions(t *testing.T) {
 	r := engine.DocumentCheck{}.Run(context.Background(), &engine.Input{DocumentType: verifyd.DocPassport, Facts: map[string]any{}})
 	if r.Outcome != engine.Error || r.Evidence["unavailable"] != true {
 		t.Fatalf("without a reader: %+v", r)
+	}
+}
+
+// TestDocumentCheckQualityAnswersReader: the photo's measured quality
+// explains a failed reading, and never refuses one that worked.
+func TestDocumentCheckQualityAnswersReader(t *testing.T) {
+	t.Parallel()
+	blurred := qualitytest.Blur(card(31, 0), 3)
+	tests := []struct {
+		name    string
+		read    engine.MRZRead
+		img     image.Image
+		outcome engine.Outcome
+		reason  verifyd.Reason
+		detail  string
+	}{
+		{"read on a blurred photo is not refused", engine.MRZRead{Lines: lines(t, passport(nil))}, blurred, engine.Pass, "", ""},
+		{"unread on a blurred photo: poor scan, blur named", engine.MRZRead{}, blurred, engine.Fail, verifyd.ReasonPoorIDScanError, "blurry"},
+		{"unread and cut off on a blurred photo: the blur is the cause", engine.MRZRead{CutOff: true}, blurred, engine.Fail, verifyd.ReasonPoorIDScanError, "blurry"},
+		{"unread, cut off on a sharp photo", engine.MRZRead{CutOff: true}, card(32, 0), engine.Fail, verifyd.ReasonPartialID, "cut off"},
+		{"unread on a sharp photo", engine.MRZRead{}, card(33, 0), engine.Fail, verifyd.ReasonIDScanError, "no machine-readable zone"},
+		{"confident bad check digits on a blurred photo", engine.MRZRead{Lines: func() []string {
+			l := lines(t, passport(nil))
+			b := []byte(l[1])
+			b[9] = '0' + (b[9]-'0'+1)%10
+			l[1] = string(b)
+			return l
+		}(), Confidence: 0.9}, blurred, engine.Fail, verifyd.ReasonPoorIDScanError, "check digits"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			in := front(tt.img)
+			in.DocumentType, in.Country, in.Now, in.Facts = verifyd.DocPassport, "gbr", now, map[string]any{}
+			r := engine.DocumentCheck{Reader: scripted{tt.read}, Quality: engine.NewQualityCheck()}.Run(context.Background(), in)
+			if r.Outcome != tt.outcome || r.Reason != tt.reason || !strings.Contains(r.Detail, tt.detail) {
+				t.Fatalf("got %s %s (%s), want %s %s with %q", r.Outcome, r.Reason, r.Detail, tt.outcome, tt.reason, tt.detail)
+			}
+		})
 	}
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/verifyd/verifyd/httpapi"
 	"github.com/verifyd/verifyd/identity"
 	"github.com/verifyd/verifyd/netguard"
+	"github.com/verifyd/verifyd/ocr"
 	"github.com/verifyd/verifyd/queue"
 	"github.com/verifyd/verifyd/seal"
 	"github.com/verifyd/verifyd/sqlstore"
@@ -53,6 +54,9 @@ type Config struct {
 	Faces *FaceModels
 	// FaceThresholds are the face checks' bands (zero: the defaults).
 	FaceThresholds engine.FaceThresholds
+	// OCR reads the printed data of documents (the visual zone, driver
+	// licences); without it those verifications go to review.
+	OCR ocr.Engine
 }
 
 // App is the assembled service.
@@ -82,7 +86,7 @@ func New(ctx context.Context, db *sqlstore.DB, sealer *seal.Sealer, cfg Config) 
 	a := &App{Store: db}
 	a.Tenants = tenant.New(db, sealer, cfg.Rand, cfg.Now)
 	if cfg.Pipeline == nil {
-		cfg.Pipeline = ProductionPipeline(db, sealer, cfg.Faces, cfg.FaceThresholds)
+		cfg.Pipeline = ProductionPipeline(db, sealer, cfg.Faces, cfg.FaceThresholds, cfg.OCR)
 	}
 	a.Identity = identity.New(db, sealer, cfg.Rand, cfg.Now, identity.Config{
 		AllowHTTPWebhooks: cfg.Dev,
@@ -146,17 +150,25 @@ func New(ctx context.Context, db *sqlstore.DB, sealer *seal.Sealer, cfg Config) 
 // consistency check, which compares with other customers, is left out.
 // Without face models (faces nil) nobody has compared the selfie with the
 // document, so the face check sends every verification to review.
-func ProductionPipeline(db *sqlstore.DB, sealer *seal.Sealer, faces *FaceModels, th engine.FaceThresholds) *engine.Pipeline {
-	return engine.NewPipeline(ProductionChecks(db, sealer, faces, th)...)
+func ProductionPipeline(db *sqlstore.DB, sealer *seal.Sealer, faces *FaceModels, th engine.FaceThresholds, text ocr.Engine) *engine.Pipeline {
+	return engine.NewPipeline(ProductionChecks(db, sealer, faces, th, text)...)
 }
 
 // ProductionChecks are ProductionPipeline's checks, in order (tests wrap
 // them to watch each result).
-func ProductionChecks(db *sqlstore.DB, sealer *seal.Sealer, faces *FaceModels, th engine.FaceThresholds) []engine.Check {
+//
+// Without an OCR engine (text nil) nobody has compared the printed data
+// with the MRZ, so documents with an MRZ go to review and driver licences
+// are not read.
+func ProductionChecks(db *sqlstore.DB, sealer *seal.Sealer, faces *FaceModels, th engine.FaceThresholds, text ocr.Engine) []engine.Check {
+	var licence *engine.DriverLicence
+	if text != nil {
+		licence = &engine.DriverLicence{OCR: text}
+	}
 	checks := []engine.Check{
 		engine.DecodeCheck{},
-		engine.NewQualityCheck(),
-		engine.DocumentCheck{Reader: mrzReader()},
+		engine.DocumentCheck{Reader: mrzReader(), Quality: engine.NewQualityCheck(), Licence: licence},
+		engine.VisualZoneCheck{OCR: text},
 	}
 	if db != nil {
 		checks = append(checks, engine.ConsistencyCheck{Lookup: db, DocumentHash: identity.DocumentHasher(sealer)})

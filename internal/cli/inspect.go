@@ -55,7 +55,8 @@ func (e *env) inspect(ctx context.Context, args []string) error {
 		*f.dst = &engine.Image{Kind: f.kind, Bytes: b}
 	}
 	start := time.Now()
-	d, err := app.ProductionPipeline(nil, nil, faces, engine.FaceThresholds{}).Run(ctx, in)
+	text := loadOCR(ctx, slog.New(slog.NewTextHandler(e.stderr, nil)))
+	d, err := app.ProductionPipeline(nil, nil, faces, engine.FaceThresholds{}, text).Run(ctx, in)
 	out := struct {
 		Decision string          `json:"decision"`
 		Reason   verifyd.Reason  `json:"reason"`

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/verifyd/verifyd/ocr"
 	"io"
 	"log/slog"
 	"net/http"
@@ -344,4 +345,18 @@ func writeVerified(dst string, r io.Reader, sha string) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), dst)
+}
+
+// loadOCR returns the OCR engine (the tesseract program) when it runs, and
+// says at start-up what is missing when it does not.
+func loadOCR(ctx context.Context, logger *slog.Logger) ocr.Engine {
+	t := &ocr.Tesseract{}
+	version, err := t.Available(ctx)
+	if err != nil {
+		logger.Warn("OCR unavailable: printed data is not compared with the MRZ, so documents go to manual review "+
+			"and driver licences are not read; install Debian's tesseract-ocr", "error", err.Error())
+		return nil
+	}
+	logger.Info("OCR loaded: printed data is compared with the MRZ and driver licences are read", "engine", version)
+	return t
 }

@@ -104,7 +104,7 @@ func (e *env) serve(ctx context.Context, args []string) error {
 	a, err := app.New(ctx, db, sealer, app.Config{
 		BaseURLs: defaults, Dev: *dev, Now: e.now, Rand: e.rand, Logger: logger, Registry: reg,
 		Queue: queue.Config{PollInterval: *pollInterval, RescueAfter: *rescueAfter},
-		Faces: faces, FaceThresholds: th,
+		Faces: faces, FaceThresholds: th, OCR: loadOCR(ctx, logger),
 	})
 	if err != nil {
 		return err

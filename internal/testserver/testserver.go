@@ -7,6 +7,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
+	"github.com/verifyd/verifyd/ocr"
 	"io"
 	"log/slog"
 	"net"
@@ -51,6 +52,9 @@ type Options struct {
 	// Faces runs the production pipeline's face checks (see
 	// internal/facetest); without it they go to review.
 	Faces *app.FaceModels
+	// OCR reads documents' printed data in the production pipeline (nil:
+	// those verifications go to review).
+	OCR ocr.Engine
 	// Observe, when set (and Pipeline is not), is called with every
 	// result of the production pipeline's checks as it is produced: the
 	// evidence a test wants to log is gone once an internal verification
@@ -124,7 +128,7 @@ func Start(t testing.TB, dialect string, opts Options) *Server {
 		t.Fatal(err)
 	}
 	if opts.Pipeline == nil && opts.Observe != nil {
-		checks := app.ProductionChecks(db, sealer, opts.Faces, engine.FaceThresholds{})
+		checks := app.ProductionChecks(db, sealer, opts.Faces, engine.FaceThresholds{}, opts.OCR)
 		for n, c := range checks {
 			checks[n] = observed{c, opts.Observe}
 		}
@@ -133,7 +137,7 @@ func Start(t testing.TB, dialect string, opts Options) *Server {
 	a, err := app.New(ctx, db, sealer, app.Config{
 		BaseURLs: s.BaseURLs, Dev: opts.Dev, Now: opts.Now, Rand: rand.Reader, Logger: opts.Logger,
 		Registry: s.Registry, Resolver: opts.Resolver, WebhookTimeout: opts.WebhookTimeout, Pipeline: opts.Pipeline,
-		Faces: opts.Faces,
+		Faces: opts.Faces, OCR: opts.OCR,
 		Queue: queue.Config{PollInterval: 20 * time.Millisecond, RescueAfter: opts.RescueAfter,
 			MaxAttempts: opts.MaxAttempts, Backoff: FastBackoff, ProcessBackoff: FastBackoff},
 	})

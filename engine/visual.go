@@ -1,0 +1,226 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"image"
+	"strings"
+
+	"github.com/verifyd/verifyd"
+	"github.com/verifyd/verifyd/mrz"
+	"github.com/verifyd/verifyd/ocr"
+	"github.com/verifyd/verifyd/quality"
+	"github.com/verifyd/verifyd/viz"
+)
+
+// VisualZoneCheck compares the data printed on the document (its visual
+// inspection zone) with its MRZ: the printed birth date, expiry date,
+// document number and surname must be the MRZ's. A forger who changes
+// the printed birth date, or who writes a valid MRZ for an adult under a
+// minor's printed data, is caught here, not by the check digits.
+//
+// A printed field that contradicts the MRZ fails with potential_fraud; a
+// difference that one misread character explains, a low-confidence
+// reading, or a field that could not be read sends the verification to a
+// person (never to approval). Only when every field is found as the MRZ
+// says does the check pass.
+type VisualZoneCheck struct {
+	// OCR reads the printed text; nil sends every verification to review.
+	OCR ocr.Engine
+}
+
+// Name implements Check.
+func (VisualZoneCheck) Name() string { return "visual_zone" }
+
+// Run implements Check.
+func (c VisualZoneCheck) Run(ctx context.Context, in *Input) Result {
+	fields, ok := in.Facts[FactMRZ].(mrz.Fields)
+	if !ok {
+		return Passed("no machine-readable zone to compare with", nil)
+	}
+	if c.OCR == nil {
+		return NeedsReview("no OCR engine is installed: compare the printed data with the machine-readable zone", nil)
+	}
+	loc, _ := in.Facts[FactMRZRead].(Located)
+	enough := func(z viz.Zone) bool { return viz.Compare(z, fields).AllMatch() }
+	z, err := readSides(ctx, c.OCR, in, loc, orderFor(in.Country), enough)
+	if err != nil {
+		return Errored(err, nil)
+	}
+	cmp := viz.Compare(z, fields)
+	ev := map[string]any{"printed": cmp, "text": zoneText(z)}
+	if bad := cmp.Mismatches(); len(bad) > 0 {
+		return Failed(verifyd.ReasonPotentialFraud, "the printed data contradicts the machine-readable zone: "+cmp.Describe(viz.Mismatch), ev)
+	}
+	if pending, ok := in.Facts[FactPending].(Result); ok {
+		confirm := map[verifyd.Reason]string{verifyd.ReasonExpiredID: "expiry_date", verifyd.ReasonMinor: "birth_date"}[pending.Reason]
+		for _, f := range cmp {
+			if f.Name == confirm && f.Status == viz.Match {
+				pending.Detail += "; the printed " + strings.ReplaceAll(confirm, "_", " ") + " confirms it"
+				pending.Evidence["printed"] = cmp
+				return pending
+			}
+		}
+		return NeedsReview("the machine-readable zone, read with corrections, says "+pending.Detail+
+			", and the printed data does not confirm it", ev)
+	}
+	if cmp.AllMatch() {
+		return Passed("the printed birth date, expiry date, document number and surname match the machine-readable zone", ev)
+	}
+	var why []string
+	if s := cmp.Describe(viz.Uncertain); s != "" {
+		why = append(why, "uncertain: "+s)
+	}
+	if s := cmp.Describe(viz.Unread); s != "" {
+		why = append(why, "not read: "+s)
+	}
+	return NeedsReview("the printed data could not be confirmed against the machine-readable zone ("+strings.Join(why, "; ")+
+		"): compare them", ev)
+}
+
+// orderFor is how numeric dates are written in a country's documents.
+func orderFor(country string) viz.Order {
+	if strings.EqualFold(country, "usa") {
+		return viz.MDY
+	}
+	return viz.DMY
+}
+
+// readSides reads the visual zone: the document front first (an ID card's
+// printed data; a passport's data page, whose MRZ is masked out), then the
+// side with the MRZ when it is another photo and the front was not enough.
+// Words of the second photo are placed below the first's, so that labels
+// are only ever taken from the same photo.
+func readSides(ctx context.Context, eng ocr.Engine, in *Input, loc Located, order viz.Order, enough func(viz.Zone) bool) (viz.Zone, error) {
+	var sides []*Image
+	for _, s := range []*Image{in.Front, loc.Side} {
+		if s != nil && s.Image != nil && (len(sides) == 0 || sides[0] != s) {
+			sides = append(sides, s)
+		}
+	}
+	var words []ocr.Word
+	var z viz.Zone
+	offset := 0
+	for i, s := range sides {
+		r := viz.Region{}
+		r.Rect, _ = quality.DocumentRegion(s.Image)
+		if s == loc.Side {
+			r.Angle = loc.Angle
+			r.Mask = [][4]image.Point{loc.Quad}
+			// The zone's band must lie inside the crop for its angle to
+			// level the rest of the page.
+			for _, p := range loc.Quad {
+				r.Rect = r.Rect.Union(image.Rectangle{p, p.Add(image.Pt(1, 1))})
+			}
+		}
+		got, err := viz.Read(ctx, eng, s.Image, r, order, enough)
+		if err != nil {
+			return viz.Zone{}, err
+		}
+		blocks, bottom := 0, 0
+		for _, w := range words {
+			blocks, bottom = max(blocks, w.Block+1), max(bottom, w.Box.Max.Y)
+		}
+		if i > 0 {
+			offset = bottom + 10000
+		}
+		for _, l := range got.Lines {
+			for _, w := range l.Words {
+				w.Block += blocks
+				w.Box = w.Box.Add(image.Pt(0, offset))
+				words = append(words, w)
+			}
+		}
+		z = viz.NewZone(words, order)
+		if enough(z) {
+			break
+		}
+	}
+	return z, nil
+}
+
+// zoneText is the text read, line by line, for operators.
+func zoneText(z viz.Zone) []string {
+	var out []string
+	for _, l := range z.Lines {
+		if !l.MRZ {
+			out = append(out, l.Text)
+		}
+	}
+	return out
+}
+
+// DriverLicence decides driver licences, which carry no MRZ, from the
+// dates printed on them: a holder under 18 fails with minor and a licence
+// past its expiry date with expired_id, when the date is read with
+// confidence and its label (or its place among the dates) says what it is.
+// An adult's current licence goes to review: without an MRZ nothing on
+// the photo can be checked for consistency, so a person judges its
+// authenticity (docs/engine.md).
+type DriverLicence struct {
+	OCR ocr.Engine
+}
+
+// licenceConf is the OCR confidence a date needs to fail a licence alone.
+const licenceConf = 0.8
+
+// Run decides a driver licence.
+func (d *DriverLicence) Run(ctx context.Context, in *Input) Result {
+	if d.OCR == nil {
+		return NeedsReview("driver licences have no machine-readable zone and no OCR engine is installed: "+
+			"a person must read the licence (holder, date of birth, expiry)", nil)
+	}
+	order := orderFor(in.Country)
+	var z viz.Zone
+	var err error
+	enough := func(z viz.Zone) bool {
+		b, okB := z.DateFor(viz.RoleBirth)
+		e, okE := z.DateFor(viz.RoleExpiry)
+		return okB && okE && b.Conf >= licenceConf && e.Conf >= licenceConf
+	}
+	z, err = readSides(ctx, d.OCR, in, Located{}, order, enough)
+	if err != nil {
+		return Errored(err, nil)
+	}
+	ev := map[string]any{"text": zoneText(z), "document_type": in.DocumentType}
+	birth, okB := z.DateFor(viz.RoleBirth)
+	expiry, okE := z.DateFor(viz.RoleExpiry)
+	if okB {
+		ev["birth_date"] = map[string]any{"printed": birth.Text, "date": birthDate(birth, in).String(), "confidence": birth.Conf}
+	}
+	if okE {
+		ev["expiry_date"] = map[string]any{"printed": expiry.Text, "date": expiry.Date.String(), "confidence": expiry.Conf}
+	}
+	if okB && birth.Conf >= licenceConf {
+		age := mrz.Age(birthDate(birth, in), in.Now)
+		ev["age"] = age
+		if age >= 0 && age < 18 {
+			return Failed(verifyd.ReasonMinor, fmt.Sprintf("the licence's printed birth date %s makes the holder %d years old", birth.Text, age), ev)
+		}
+	}
+	if okE && expiry.Conf >= licenceConf && expiry.Date.Time().Before(dateOf(in)) {
+		return Failed(verifyd.ReasonExpiredID, "the licence expired on "+expiry.Date.String(), ev)
+	}
+	var missing []string
+	if !okB {
+		missing = append(missing, "birth date")
+	}
+	if !okE {
+		missing = append(missing, "expiry date")
+	}
+	if len(missing) > 0 {
+		return NeedsReview("driver licence: the "+strings.Join(missing, " and ")+" could not be read: a person must read the licence", ev)
+	}
+	return NeedsReview("driver licence of an adult, current: it has no machine-readable zone to check it against, "+
+		"so a person must judge its authenticity", ev)
+}
+
+// birthDate resolves a two-digit printed birth year: the latest century
+// that does not put the birth in the future.
+func birthDate(d viz.Date, in *Input) mrz.Date {
+	b := d.Date
+	if strings.HasPrefix(d.Digits, "__") && b.Time().After(in.Now) {
+		b.Year -= 100
+	}
+	return b
+}

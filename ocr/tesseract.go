@@ -1,0 +1,159 @@
+package ocr
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"image/png"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// Tesseract runs the tesseract program (Debian's tesseract-ocr, version 4.1
+// or newer) once per recognition, passing the image on standard input and
+// reading TSV from standard output. A separate process per call keeps a
+// crash or a runaway recognition from taking the service down, and the
+// context's deadline kills it.
+type Tesseract struct {
+	// Path is the program; "" looks "tesseract" up in PATH.
+	Path string
+	// Lang is the trained-data language ("" means "eng").
+	Lang string
+
+	once sync.Once
+	path string
+	err  error
+}
+
+// Available reports whether the program can be run, with its version line.
+func (t *Tesseract) Available(ctx context.Context) (string, error) {
+	path, err := t.lookup()
+	if err != nil {
+		return "", err
+	}
+	out, err := exec.CommandContext(ctx, path, "--version").CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("%w: %s --version: %v", ErrUnavailable, path, err)
+	}
+	line, _, _ := strings.Cut(string(out), "\n")
+	return strings.TrimSpace(line), nil
+}
+
+func (t *Tesseract) lookup() (string, error) {
+	t.once.Do(func() {
+		name := t.Path
+		if name == "" {
+			name = "tesseract"
+		}
+		t.path, t.err = exec.LookPath(name)
+		if t.err != nil {
+			t.err = fmt.Errorf("%w: %v (install Debian's tesseract-ocr)", ErrUnavailable, t.err)
+		}
+	})
+	return t.path, t.err
+}
+
+// Words implements Engine.
+func (t *Tesseract) Words(ctx context.Context, img *image.Gray, opt Options) ([]Word, error) {
+	path, err := t.lookup()
+	if err != nil {
+		return nil, err
+	}
+	var in bytes.Buffer
+	if err := (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(&in, img); err != nil {
+		return nil, err
+	}
+	lang := t.Lang
+	if lang == "" {
+		lang = "eng"
+	}
+	args := []string{"stdin", "stdout", "-l", lang}
+	if opt.PSM > 0 {
+		args = append(args, "--psm", strconv.Itoa(opt.PSM))
+	}
+	if opt.Whitelist != "" {
+		args = append(args, "-c", "tessedit_char_whitelist="+opt.Whitelist)
+	}
+	if opt.Threshold > 0 {
+		args = append(args, "-c", "thresholding_method="+strconv.Itoa(opt.Threshold))
+	}
+	args = append(args, "tsv")
+	cmd := exec.CommandContext(ctx, path, args...)
+	cmd.Stdin = &in
+	// One thread per process: the service runs several checks at once, and
+	// OpenMP's threads would only compete with them.
+	cmd.Env = append(cmd.Environ(), "OMP_THREAD_LIMIT=1")
+	var out, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &stderr
+	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, fmt.Errorf("ocr: tesseract: %v: %s", err, strings.TrimSpace(stderr.String()))
+	}
+	words, err := ParseTSV(out.Bytes())
+	if err != nil {
+		return nil, err
+	}
+	b := img.Bounds()
+	for i := range words {
+		words[i].Box = words[i].Box.Add(b.Min)
+	}
+	return words, nil
+}
+
+// ParseTSV reads Tesseract's TSV output (level, page_num, block_num,
+// par_num, line_num, word_num, left, top, width, height, conf, text) and
+// returns its words (level 5) that hold text.
+func ParseTSV(b []byte) ([]Word, error) {
+	var words []Word
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(make([]byte, 64*1024), 1<<20)
+	first := true
+	for sc.Scan() {
+		line := sc.Text()
+		if first {
+			first = false
+			if strings.HasPrefix(line, "level") {
+				continue
+			}
+		}
+		f := strings.Split(line, "\t")
+		if len(f) < 12 || f[0] != "5" {
+			continue
+		}
+		text := strings.TrimSpace(f[11])
+		if text == "" {
+			continue
+		}
+		var n [10]int
+		for i := 1; i <= 9; i++ {
+			v, err := strconv.Atoi(f[i])
+			if err != nil {
+				return nil, fmt.Errorf("ocr: bad TSV field %q in %q", f[i], line)
+			}
+			n[i] = v
+		}
+		conf, err := strconv.ParseFloat(f[10], 64)
+		if err != nil {
+			return nil, fmt.Errorf("ocr: bad TSV confidence %q", f[10])
+		}
+		words = append(words, Word{
+			Text: text, Conf: max(conf, 0) / 100,
+			Box:   image.Rect(n[6], n[7], n[6]+n[8], n[7]+n[9]),
+			Block: n[2], Par: n[3], Line: n[4],
+		})
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	if len(words) == 0 && len(b) > 0 && !bytes.HasPrefix(b, []byte("level")) {
+		return nil, errors.New("ocr: output is not Tesseract TSV")
+	}
+	return words, nil
+}

@@ -1,0 +1,369 @@
+package viz
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/verifyd/verifyd/mrz"
+)
+
+// Status is how a printed field compares with the MRZ.
+type Status string
+
+// The statuses. Only Mismatch is evidence of forgery; Uncertain (a
+// difference as small as one misread character, or a low-confidence
+// reading) and Unread send a person to look.
+const (
+	Match     Status = "match"
+	Mismatch  Status = "mismatch"
+	Uncertain Status = "uncertain"
+	Unread    Status = "unread"
+)
+
+// Field is one printed field compared with the MRZ.
+type Field struct {
+	Name    string `json:"field"`
+	Status  Status `json:"status"`
+	MRZ     string `json:"mrz"`
+	Printed string `json:"printed,omitempty"`
+	Conf    string `json:"confidence,omitempty"`
+}
+
+// Comparison is the visual zone compared with the MRZ field by field.
+type Comparison []Field
+
+// Mismatches returns the fields that contradict the MRZ.
+func (c Comparison) Mismatches() []Field { return c.with(Mismatch) }
+
+func (c Comparison) with(s Status) []Field {
+	var out []Field
+	for _, f := range c {
+		if f.Status == s {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// AllMatch reports whether every compared field was found as the MRZ says.
+func (c Comparison) AllMatch() bool { return len(c) > 0 && len(c.with(Match)) == len(c) }
+
+// Describe lists the fields with their status, for operators.
+func (c Comparison) Describe(s Status) string {
+	var parts []string
+	for _, f := range c.with(s) {
+		if f.Printed != "" {
+			parts = append(parts, fmt.Sprintf("%s printed %q, MRZ %q", f.Name, f.Printed, f.MRZ))
+		} else {
+			parts = append(parts, f.Name)
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+// MinConf is the OCR confidence below which a printed value that differs
+// from the MRZ is only Uncertain.
+const MinConf = 0.6
+
+// Compare compares the printed birth date, expiry date, document number
+// and surname with the MRZ's.
+func Compare(z Zone, f mrz.Fields) Comparison {
+	return Comparison{
+		z.compareDate("birth_date", f.BirthDate, RoleBirth),
+		z.compareDate("expiry_date", f.ExpiryDate, RoleExpiry),
+		z.compareNumber(f.DocumentNumber),
+		z.compareSurname(f.Surname),
+	}
+}
+
+func (z Zone) compareDate(name string, want mrz.Date, role Role) Field {
+	fd := Field{Name: name, Status: Unread, MRZ: want.String()}
+	for _, d := range z.Dates {
+		if sameDate(d, want) {
+			fd.Status, fd.Printed = Match, d.Text
+			return fd
+		}
+	}
+	c, ok := z.dateFor(role)
+	if !ok {
+		return fd
+	}
+	fd.Printed, fd.Conf = c.Text, fmt.Sprintf("%.2f", c.Conf)
+	if nearDate(c, want) || c.Conf < MinConf {
+		fd.Status = Uncertain
+	} else {
+		fd.Status = Mismatch
+	}
+	return fd
+}
+
+// dateFor returns the printed date that stands for role: the one its label
+// names, else (without labels) the earliest date for a birth date when it
+// lies more than 10.5 years before the latest (an issue date does not),
+// and the latest date for an expiry date when at least three dates (birth,
+// issue, expiry) were read.
+func (z Zone) dateFor(role Role) (Date, bool) {
+	var best Date
+	found := false
+	for _, d := range z.Dates {
+		if d.Role == role && (!found || d.Conf > best.Conf) {
+			best, found = d, true
+		}
+	}
+	if found {
+		return best, true
+	}
+	var unlabelled []Date
+	for _, d := range z.Dates {
+		if d.Role == RoleNone {
+			unlabelled = append(unlabelled, d)
+		}
+	}
+	if len(z.Dates) < 2 || len(unlabelled) == 0 {
+		return Date{}, false
+	}
+	earliest, latest := z.Dates[0], z.Dates[0]
+	for _, d := range z.Dates[1:] {
+		if resolved(d).Before(resolved(earliest)) {
+			earliest = d
+		}
+		if resolved(d).After(resolved(latest)) {
+			latest = d
+		}
+	}
+	switch role {
+	case RoleBirth:
+		if earliest.Role == RoleNone && resolved(latest).Sub(resolved(earliest)).Hours() > 10.5*365.25*24 {
+			return earliest, true
+		}
+	case RoleExpiry:
+		if latest.Role == RoleNone && len(z.Dates) >= 3 {
+			return latest, true
+		}
+	}
+	return Date{}, false
+}
+
+// DateFor returns the printed date its label (or its place among the
+// dates, see Compare) says stands for role: how a document without an MRZ
+// (a driving licence) is read.
+func (z Zone) DateFor(role Role) (Date, bool) { return z.dateFor(role) }
+
+// confusable maps characters OCR and fonts confuse to one representative,
+// so that document numbers compare by shape.
+var confusable = strings.NewReplacer("O", "0", "Q", "0", "D", "0", "I", "1", "L", "1", "|", "1", "S", "5",
+	"B", "8", "Z", "2", "G", "6", "U", "V")
+
+func shape(s string) string {
+	var b strings.Builder
+	for _, r := range strings.ToUpper(s) {
+		if r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '|' {
+			b.WriteRune(r)
+		}
+	}
+	return confusable.Replace(b.String())
+}
+
+var numberLabels = []string{"NO", "NR", "NUMBER", "NUMERO", "NUMMER", "N", "NUM", "PASSPORT", "PASSEPORT", "REISEPASS",
+	"DOCUMENT", "DOCUMENTO", "DOKUMENT", "CARD", "CARTE", "AUSWEIS", "PASAPORTE", "PASSAPORTO", "LICENCE", "LICENSE", "DL", "5", "5."}
+
+func (z Zone) compareNumber(want string) Field {
+	fd := Field{Name: "document_number", Status: Unread, MRZ: want}
+	target := shape(want)
+	if len(target) < 4 {
+		return fd
+	}
+	for _, l := range z.Lines {
+		if l.MRZ {
+			continue
+		}
+		if strings.Contains(shape(l.Text), target) {
+			fd.Status = Match
+			return fd
+		}
+		for _, w := range l.Words {
+			if strings.Contains(shape(w.Text), target) {
+				fd.Status = Match
+				return fd
+			}
+		}
+	}
+	// A labelled value of a number's shape that differs.
+	v, conf, ok := z.valueFor(func(t []string) bool { return hasNumberLabel(t) }, func(s string) bool {
+		digits := 0
+		for _, r := range s {
+			if r >= '0' && r <= '9' {
+				digits++
+			}
+		}
+		return len(s) >= 5 && len(s) <= 14 && digits >= 2
+	})
+	if !ok {
+		return fd
+	}
+	fd.Printed, fd.Conf = v, fmt.Sprintf("%.2f", conf)
+	if d := distance(shape(v), target); d <= 1 || conf < MinConf {
+		fd.Status = Uncertain
+	} else {
+		fd.Status = Mismatch
+	}
+	return fd
+}
+
+func hasNumberLabel(tokens []string) bool {
+	for _, t := range tokens {
+		for _, w := range numberLabels {
+			if t == w {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+var surnameLabels = []string{"SURNAME", "SURNAMES", "NOM", "NAME", "APELLIDOS", "APELLIDO", "COGNOME", "ACHTERNAAM",
+	"NAZWISKO", "EFTERNAMN", "FAMILIENNAME", "SUKUNIMI", "ETTERNAVN", "EFTERNAVN", "APELIDO", "1", "1."}
+
+var givenLabels = []string{"GIVEN", "PRENOMS", "PRENOM", "VORNAMEN", "VORNAME", "NOMBRE", "NOMBRES", "NOMI", "NOME",
+	"VOORNAMEN", "IMIONA", "FORNAMN", "ETUNIMET", "FORNAVN", "FIRST", "2", "2."}
+
+func (z Zone) compareSurname(want string) Field {
+	fd := Field{Name: "surname", Status: Unread, MRZ: want}
+	parts := strings.Fields(want)
+	if len(parts) == 0 {
+		return fd
+	}
+	var words []string
+	for _, l := range z.Lines {
+		if !l.MRZ {
+			words = append(words, strings.FieldsFunc(l.Text, notLetter)...)
+		}
+	}
+	all := true
+	for _, p := range parts {
+		if len(p) < 2 {
+			continue
+		}
+		found := false
+		for _, w := range words {
+			if nameLike(w, p) {
+				found = true
+				break
+			}
+		}
+		all = all && found
+	}
+	if all {
+		fd.Status = Match
+		return fd
+	}
+	v, conf, ok := z.valueFor(func(t []string) bool {
+		return hasAny(t, surnameLabels) && !hasAny(t, givenLabels)
+	}, func(s string) bool { return len(strings.FieldsFunc(s, notLetter)) > 0 })
+	if !ok {
+		return fd
+	}
+	fd.Printed, fd.Conf = v, fmt.Sprintf("%.2f", conf)
+	got := strings.Join(strings.FieldsFunc(v, notLetter), "")
+	exp := strings.ReplaceAll(want, " ", "")
+	if d := distance(got, exp); conf >= MinConf && d*3 > max(len(exp), len(got)) {
+		fd.Status = Mismatch
+	} else {
+		fd.Status = Uncertain
+	}
+	return fd
+}
+
+func notLetter(r rune) bool { return !(r >= 'A' && r <= 'Z') }
+
+// nameLike compares a printed word with an MRZ name part: at most one edit
+// per four letters (misreads, and the MRZ's transliteration: MÜLLER is
+// MUELLER there).
+func nameLike(printed, mrzPart string) bool {
+	if printed == mrzPart {
+		return true
+	}
+	if len(printed) < 2 {
+		return false
+	}
+	return distance(printed, mrzPart) <= len(mrzPart)/4
+}
+
+func hasAny(tokens, words []string) bool {
+	for _, t := range tokens {
+		for _, w := range words {
+			if t == w {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// valueFor finds a labelled value: a line whose label tokens satisfy
+// isLabel, and the value after the label on the same line or, else, on the
+// nearest line below it that overlaps it horizontally. isValue filters
+// candidates.
+func (z Zone) valueFor(isLabel func([]string) bool, isValue func(string) bool) (string, float64, bool) {
+	for i, l := range z.Lines {
+		if l.MRZ {
+			continue
+		}
+		tokens := strings.FieldsFunc(l.Text, func(r rune) bool { return r == ' ' || r == '/' || r == ':' || r == ',' })
+		for k, t := range tokens {
+			tokens[k] = strings.TrimSuffix(t, ".")
+		}
+		if !isLabel(tokens) {
+			continue
+		}
+		// Same line: the words after the last label word.
+		for k := len(l.Words) - 1; k > 0; k-- {
+			rest := ""
+			for _, w := range l.Words[k:] {
+				rest += fold(w.Text) + " "
+			}
+			rest = strings.TrimSpace(rest)
+			if isValue(rest) && roleOfText(rest) == RoleNone && !isLabel([]string{rest}) {
+				if k > 0 && isLabel([]string{strings.TrimSuffix(fold(l.Words[k-1].Text), ".")}) {
+					return rest, l.Conf, true
+				}
+			}
+		}
+		h := max(l.Box.Dy(), 1)
+		for j := i + 1; j < len(z.Lines); j++ {
+			b := z.Lines[j]
+			dy := b.Box.Min.Y - l.Box.Max.Y
+			if dy > 3*h {
+				break
+			}
+			if b.MRZ || dy < -h/2 || b.Box.Max.X < l.Box.Min.X || b.Box.Min.X > l.Box.Max.X {
+				continue
+			}
+			if isValue(b.Text) && roleOfText(b.Text) == RoleNone {
+				return b.Text, b.Conf, true
+			}
+		}
+	}
+	return "", 0, false
+}
+
+// distance is the Levenshtein distance between a and b (bytes).
+func distance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

@@ -1,0 +1,205 @@
+package viz
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/verifyd/verifyd/mrz"
+)
+
+// monthNames maps the month abbreviations printed on documents (English,
+// French, German, Spanish, Italian, Dutch, Portuguese, Polish, Nordic;
+// folded to ASCII capitals) to months. Documents print
+// "12 JAN 1990", "12 JANV/JAN 1990" (France) or "12 MAR/MAR 90".
+var monthNames = map[string]time.Month{
+	"JAN": 1, "JANV": 1, "JANVIER": 1, "JANUARY": 1, "JANUAR": 1, "ENE": 1, "GEN": 1, "JANEIRO": 1, "STY": 1,
+	"FEB": 2, "FEV": 2, "FEVR": 2, "FEBRUARY": 2, "FEBRUAR": 2, "FEBR": 2, "LUT": 2,
+	"MAR": 3, "MARS": 3, "MARCH": 3, "MAERZ": 3, "MARZ": 3, "MRZ": 3, "MAART": 3, "MARZO": 3,
+	"APR": 4, "AVR": 4, "AVRIL": 4, "APRIL": 4, "ABR": 4, "KWI": 4,
+	"MAY": 5, "MAI": 5, "MAG": 5, "MEI": 5, "MAJ": 5, "MAIO": 5, "MAYO": 5,
+	"JUN": 6, "JUIN": 6, "JUNE": 6, "JUNI": 6, "GIU": 6, "CZE": 6, "JUNIO": 6,
+	"JUL": 7, "JUIL": 7, "JULY": 7, "JULI": 7, "LUG": 7, "LIP": 7, "JULIO": 7,
+	"AUG": 8, "AOU": 8, "AOUT": 8, "AUGUST": 8, "AGO": 8, "SIE": 8, "AGOSTO": 8,
+	"SEP": 9, "SEPT": 9, "SEPTEMBER": 9, "SET": 9, "WRZ": 9,
+	"OCT": 10, "OKT": 10, "OCTOBER": 10, "OKTOBER": 10, "OTT": 10, "OUT": 10, "PAZ": 10,
+	"NOV": 11, "NOVEMBER": 11, "NOVEMBRE": 11, "LIS": 11,
+	"DEC": 12, "DEZ": 12, "DIC": 12, "DECEMBER": 12, "DEZEMBER": 12, "DECEMBRE": 12, "GRU": 12,
+}
+
+// Date is a date printed in the visual zone.
+type Date struct {
+	Date mrz.Date
+	// Text is the text it was read from; Digits its day, month and year
+	// as YYYYMMDD before any two-digit year was resolved ("__" for the
+	// century when only two digits were printed).
+	Text   string
+	Digits string
+	// Conf is the lowest OCR confidence of its words.
+	Conf float64
+	// Line is the index of the line it was read on, in Zone.Lines.
+	Line int
+	// Role is what its label says it is (RoleNone: no label found).
+	Role Role
+}
+
+// Role is what a printed date or value stands for, from its label.
+type Role string
+
+// The roles labels give.
+const (
+	RoleNone    Role = ""
+	RoleBirth   Role = "birth"
+	RoleExpiry  Role = "expiry"
+	RoleIssue   Role = "issue"
+	RoleNumber  Role = "number"
+	RoleSurname Role = "surname"
+)
+
+// Order says how numeric dates are written: DMY (most of the world) or
+// MDY (United States).
+type Order int
+
+// The orders.
+const (
+	DMY Order = iota
+	MDY
+)
+
+var (
+	// 12.03.1990, 12/03/1990, 12-03-90, 12 03 1990, 1990-03-12.
+	numericDate = regexp.MustCompile(`(?:^|[^0-9])([0-9]{1,2})\s?[./\- ]\s?([0-9]{1,2})\s?[./\- ]\s?([0-9]{4}|[0-9]{2})(?:$|[^0-9])`)
+	isoDate     = regexp.MustCompile(`(?:^|[^0-9])([0-9]{4})\s?[./\-]\s?([0-9]{1,2})\s?[./\-]\s?([0-9]{1,2})(?:$|[^0-9])`)
+	// 12 JAN 1990, 12 JANV/JAN 1990, 12JAN90, 12 MAR /MAR 90.
+	namedDate = regexp.MustCompile(`(?:^|[^0-9])([0-9]{1,2})\s?\.?\s?([A-Z]{3,9})\.?(?:\s?/\s?[A-Z]{3,9}\.?)?\s?([0-9]{4}|[0-9]{2})(?:$|[^0-9])`)
+)
+
+// digitFix turns letters OCR confuses with digits back into digits, in
+// text that should be a number.
+var digitFix = strings.NewReplacer("O", "0", "o", "0", "Q", "0", "D", "0", "I", "1", "l", "1", "|", "1", "!", "1",
+	"S", "5", "s", "5", "B", "8", "Z", "2", "z", "2", "G", "6", "b", "6", "T", "7", "g", "9")
+
+// fixDigitRuns repairs confusable letters inside tokens that are mostly
+// digits (at most two letters, and no more letters than digits), leaving
+// words such as month names alone.
+func fixDigitRuns(s string) string {
+	fields := strings.Fields(s)
+	for i, f := range fields {
+		digits, letters := 0, 0
+		for _, r := range f {
+			switch {
+			case r >= '0' && r <= '9':
+				digits++
+			case r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r == '|' || r == '!':
+				letters++
+			}
+		}
+		if digits > 0 && letters <= 2 && letters <= digits {
+			fields[i] = digitFix.Replace(f)
+		}
+	}
+	return strings.Join(fields, " ")
+}
+
+// parseDates finds the dates in one line of folded text.
+func parseDates(line string, order Order) []Date {
+	var out []Date
+	seen := map[string]bool{}
+	add := func(y, m, d, text string) {
+		year, _ := strconv.Atoi(y)
+		month, _ := strconv.Atoi(m)
+		day, _ := strconv.Atoi(d)
+		digits := y
+		if len(y) == 2 {
+			digits = "__" + y
+			year += 2000 // resolved against the MRZ dates when compared
+		}
+		if month < 1 || month > 12 || day < 1 || day > 31 {
+			return
+		}
+		dt := mrz.Date{Year: year, Month: time.Month(month), Day: day}
+		if !dt.Valid() {
+			return
+		}
+		digits += twoDigits(month) + twoDigits(day)
+		if seen[digits] {
+			return
+		}
+		seen[digits] = true
+		out = append(out, Date{Date: dt, Text: strings.TrimSpace(text), Digits: digits})
+	}
+	fixed := fixDigitRuns(line)
+	for _, m := range isoDate.FindAllStringSubmatch(fixed, -1) {
+		add(m[1], m[2], m[3], m[0])
+	}
+	for _, m := range numericDate.FindAllStringSubmatch(fixed, -1) {
+		if order == MDY {
+			add(m[3], m[1], m[2], m[0])
+		} else {
+			add(m[3], m[2], m[1], m[0])
+		}
+	}
+	for _, m := range namedDate.FindAllStringSubmatch(fixed, -1) {
+		mon, ok := monthNames[m[2]]
+		if !ok && len(m[2]) > 3 {
+			mon, ok = monthNames[m[2][:3]]
+		}
+		if ok {
+			add(digitFix.Replace(m[3]), strconv.Itoa(int(mon)), digitFix.Replace(m[1]), m[0])
+		}
+	}
+	return out
+}
+
+func twoDigits(v int) string {
+	if v < 10 {
+		return "0" + strconv.Itoa(v)
+	}
+	return strconv.Itoa(v)
+}
+
+// digitsOf writes d as YYYYMMDD.
+func digitsOf(d mrz.Date) string {
+	return strconv.Itoa(d.Year) + twoDigits(int(d.Month)) + twoDigits(d.Day)
+}
+
+// sameDate reports whether the printed date p is the MRZ date m; a
+// two-digit printed year matches either century.
+func sameDate(p Date, m mrz.Date) bool {
+	md := digitsOf(m)
+	if strings.HasPrefix(p.Digits, "__") {
+		return p.Digits[2:] == md[2:]
+	}
+	return p.Digits == md
+}
+
+// nearDate reports whether p differs from m in exactly one digit: as
+// likely a misread as a forgery, so it is never taken as a contradiction.
+func nearDate(p Date, m mrz.Date) bool {
+	md := digitsOf(m)
+	pd := p.Digits
+	if strings.HasPrefix(pd, "__") {
+		pd, md = pd[2:], md[2:]
+	}
+	if len(pd) != len(md) {
+		return false
+	}
+	diff := 0
+	for i := range pd {
+		if pd[i] != md[i] {
+			diff++
+		}
+	}
+	return diff == 1
+}
+
+// resolved is d as a time, a two-digit year read as 19yy when 20yy would
+// lie beyond 2060 (no document expires that late; birth years do).
+func resolved(d Date) time.Time {
+	t := d.Date.Time()
+	if strings.HasPrefix(d.Digits, "__") && d.Date.Year > 2060 {
+		t = t.AddDate(-100, 0, 0)
+	}
+	return t
+}

@@ -1,0 +1,137 @@
+package viz
+
+import (
+	"context"
+	"image"
+	"image/color"
+	"image/draw"
+	"math"
+
+	xdraw "golang.org/x/image/draw"
+	"golang.org/x/image/math/f64"
+
+	"github.com/verifyd/verifyd/ocr"
+)
+
+// TargetSide is the long side, in pixels, the document is scaled to for
+// OCR: the printed fields of an ID-1 card (2–3 mm capitals) are then about
+// 30–50 px tall, where Tesseract reads best, and a page costs ~0.3–0.6 s.
+const TargetSide = 1600
+
+// Region says where on a photo the document is and how it lies.
+type Region struct {
+	// Rect bounds the document (the whole image when empty).
+	Rect image.Rectangle
+	// Angle is the document's rotation in degrees, clockwise as displayed
+	// (y down): the image is turned by -Angle to make its text level.
+	Angle float64
+	// Mask lists polygons to blank out (the machine-readable zone, which
+	// the comparison must not read as printed data).
+	Mask [][4]image.Point
+}
+
+// Prepare crops, levels and scales the document for OCR, in grey levels.
+func Prepare(img image.Image, r Region) *image.Gray {
+	rect := r.Rect.Intersect(img.Bounds())
+	if rect.Empty() {
+		rect = img.Bounds()
+	}
+	long := float64(max(rect.Dx(), rect.Dy()))
+	s := min(TargetSide/long, 2.0)
+	w, h := int(math.Round(float64(rect.Dx())*s)), int(math.Round(float64(rect.Dy())*s))
+	// Turning by -Angle about the crop's centre can move corners out: the
+	// output grows to hold the whole turned crop.
+	a := -r.Angle * math.Pi / 180
+	cos, sin := math.Cos(a), math.Sin(a)
+	ow := int(math.Ceil(math.Abs(float64(w)*cos) + math.Abs(float64(h)*sin)))
+	oh := int(math.Ceil(math.Abs(float64(w)*sin) + math.Abs(float64(h)*cos)))
+	src := img
+	if len(r.Mask) > 0 {
+		src = masked(img, r.Mask)
+	}
+	dst := image.NewGray(image.Rect(0, 0, ow, oh))
+	draw.Draw(dst, dst.Bounds(), image.White, image.Point{}, draw.Src)
+	// dst = T(ow/2, oh/2) · R(a) · S(s) · T(-centre of rect)
+	cx, cy := float64(rect.Min.X)+float64(rect.Dx())/2, float64(rect.Min.Y)+float64(rect.Dy())/2
+	m := f64.Aff3{
+		s * cos, -s * sin, 0,
+		s * sin, s * cos, 0,
+	}
+	m[2] = float64(ow)/2 - (m[0]*cx + m[1]*cy)
+	m[5] = float64(oh)/2 - (m[3]*cx + m[4]*cy)
+	interp := xdraw.Interpolator(xdraw.BiLinear)
+	if s < 0.75 {
+		interp = xdraw.ApproxBiLinear // shrinking: averaging matters less than speed here
+	}
+	interp.Transform(dst, m, src, rect, xdraw.Over, nil)
+	return dst
+}
+
+// masked returns img with the polygons painted white.
+func masked(img image.Image, polys [][4]image.Point) image.Image {
+	b := img.Bounds()
+	out := image.NewRGBA(b)
+	draw.Draw(out, b, img, b.Min, draw.Src)
+	for _, p := range polys {
+		bb := image.Rectangle{p[0], p[0]}
+		for _, q := range p[1:] {
+			bb = bb.Union(image.Rectangle{q, q.Add(image.Pt(1, 1))})
+		}
+		bb = bb.Intersect(b)
+		for y := bb.Min.Y; y < bb.Max.Y; y++ {
+			for x := bb.Min.X; x < bb.Max.X; x++ {
+				if inQuad(p, float64(x)+0.5, float64(y)+0.5) {
+					out.SetRGBA(x, y, color.RGBA{255, 255, 255, 255})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// inQuad reports whether (x, y) lies inside the convex quadrilateral q.
+func inQuad(q [4]image.Point, x, y float64) bool {
+	sign := 0.0
+	for i := range 4 {
+		a, b := q[i], q[(i+1)%4]
+		c := float64(b.X-a.X)*(y-float64(a.Y)) - float64(b.Y-a.Y)*(x-float64(a.X))
+		if c != 0 {
+			if sign != 0 && (c > 0) != (sign > 0) {
+				return false
+			}
+			sign = c
+		}
+	}
+	return true
+}
+
+// Read recognises the document's visual zone. A first pass uses
+// Tesseract's global threshold, which keeps the small printed labels; when
+// enough (nil: never) is not satisfied by what it read, a second pass with
+// a local (Sauvola) threshold, which reads values printed over guilloche
+// and uneven light that the first pass garbles, is merged in. The second
+// pass's lines stay separate lines.
+func Read(ctx context.Context, eng ocr.Engine, img image.Image, r Region, order Order, enough func(Zone) bool) (Zone, error) {
+	g := Prepare(img, r)
+	words, err := eng.Words(ctx, g, ocr.Options{PSM: 11})
+	if err != nil {
+		return Zone{}, err
+	}
+	z := NewZone(words, order)
+	if enough == nil || enough(z) {
+		return z, nil
+	}
+	more, err := eng.Words(ctx, g, ocr.Options{PSM: 11, Threshold: 2})
+	if err != nil {
+		return Zone{}, err
+	}
+	offset := 0
+	for _, w := range words {
+		offset = max(offset, w.Block+1)
+	}
+	for _, w := range more {
+		w.Block += offset
+		words = append(words, w)
+	}
+	return NewZone(words, order), nil
+}

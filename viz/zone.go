@@ -1,0 +1,220 @@
+package viz
+
+import (
+	"image"
+	"slices"
+	"strings"
+
+	"golang.org/x/text/unicode/norm"
+
+	"github.com/verifyd/verifyd/ocr"
+)
+
+// Line is one line of recognised text.
+type Line struct {
+	// Text is the line's words, folded (capitals without diacritics) and
+	// joined by single spaces.
+	Text  string
+	Words []ocr.Word
+	Box   image.Rectangle
+	// Conf is the mean confidence of its words.
+	Conf float64
+	// MRZ marks a line that belongs to a machine-readable zone: it is
+	// ignored when the visual zone is compared with the MRZ.
+	MRZ bool
+}
+
+// Zone is what was read of a document's visual inspection zone.
+type Zone struct {
+	Lines []Line
+	Dates []Date
+}
+
+// fold makes text comparable across fonts and languages: capitals, no
+// diacritics (É → E, Ü → U, ß → SS), Æ/Ø/Œ spelled out as the ICAO
+// transliteration of MRZ names does.
+func fold(s string) string {
+	var b strings.Builder
+	for _, r := range norm.NFD.String(s) {
+		switch {
+		case r >= 0x300 && r <= 0x36f: // combining marks
+		case r == 'ß':
+			b.WriteString("SS")
+		case r == 'Æ' || r == 'æ':
+			b.WriteString("AE")
+		case r == 'Ø' || r == 'ø':
+			b.WriteString("OE")
+		case r == 'Œ' || r == 'œ':
+			b.WriteString("OE")
+		case r == '«' || r == '‹':
+			b.WriteByte('<')
+		default:
+			b.WriteString(strings.ToUpper(string(r)))
+		}
+	}
+	return b.String()
+}
+
+// isMRZText reports text that belongs to a machine-readable zone: filler
+// characters, or a long run of capitals and digits with no space.
+func isMRZText(s string) bool {
+	if strings.Count(s, "<") >= 2 {
+		return true
+	}
+	run := 0
+	for _, r := range s {
+		if r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
+			run++
+			if run >= 24 {
+				return true
+			}
+		} else {
+			run = 0
+		}
+	}
+	return false
+}
+
+// NewZone groups OCR words into lines and finds the dates and their labels.
+// order says how numeric dates are written.
+func NewZone(words []ocr.Word, order Order) Zone {
+	type key struct{ b, p, l int }
+	idx := map[key]int{}
+	var z Zone
+	for _, w := range words {
+		k := key{w.Block, w.Par, w.Line}
+		i, ok := idx[k]
+		if !ok {
+			i = len(z.Lines)
+			idx[k] = i
+			z.Lines = append(z.Lines, Line{Box: w.Box})
+		}
+		l := &z.Lines[i]
+		l.Words = append(l.Words, w)
+		l.Box = l.Box.Union(w.Box)
+	}
+	for i := range z.Lines {
+		l := &z.Lines[i]
+		texts := make([]string, len(l.Words))
+		sum := 0.0
+		for j, w := range l.Words {
+			texts[j] = fold(w.Text)
+			sum += w.Conf
+		}
+		l.Text = strings.Join(texts, " ")
+		l.Conf = sum / float64(len(l.Words))
+		l.MRZ = isMRZText(strings.ReplaceAll(l.Text, " ", "")) && strings.Count(l.Text, " ") <= 3
+	}
+	// Reading order: top to bottom, then left to right.
+	slices.SortStableFunc(z.Lines, func(a, b Line) int {
+		if a.Box.Min.Y != b.Box.Min.Y {
+			return a.Box.Min.Y - b.Box.Min.Y
+		}
+		return a.Box.Min.X - b.Box.Min.X
+	})
+	for i, l := range z.Lines {
+		if l.MRZ {
+			continue
+		}
+		for _, d := range parseDates(l.Text, order) {
+			d.Line = i
+			d.Conf = l.minConf(d.Text)
+			d.Role = z.labelOf(i, d.Text)
+			z.Dates = append(z.Dates, d)
+		}
+	}
+	return z
+}
+
+// minConf is the lowest confidence of the line's words that make up text
+// (of all its words when they cannot be told apart).
+func (l Line) minConf(text string) float64 {
+	lo, found := 1.0, false
+	for _, w := range l.Words {
+		if f := fold(w.Text); f != "" && strings.Contains(fixDigitRuns(text), fixDigitRuns(f)) {
+			lo, found = min(lo, w.Conf), true
+		}
+	}
+	if !found {
+		return l.Conf
+	}
+	return lo
+}
+
+// labels are the words (folded) that name a field on documents of the
+// countries SPEC serves, in their languages; the EU driving licence numbers
+// its fields (3: birth, 4a: issue, 4b: expiry, 5: number, 1: surname).
+var labels = []struct {
+	role  Role
+	words []string
+}{
+	{RoleBirth, []string{"BIRTH", "NAISSANCE", "GEBURT", "GEBOREN", "NACIMIENTO", "NASCITA", "GEBOORTE", "URODZENIA",
+		"FODELSE", "NASCIMENTO", "SYNTYMA", "FODSEL", "FODSELS", "DOB", "NAROZENI", "GIMIMO", "SZULETESI"}},
+	{RoleExpiry, []string{"EXPIRY", "EXPIRATION", "EXPIRES", "EXP", "GULTIG", "VALABLE", "VALID", "VALIDITE", "CADUCIDAD",
+		"SCADENZA", "GELDIG", "VALIDADE", "WAZNOSCI", "GILTIG", "VOIMASSA", "UTLOPER", "4B", "4B."}},
+	{RoleIssue, []string{"ISSUE", "ISSUED", "DELIVRANCE", "DELIVRE", "AUSSTELLUNG", "AUSSTELLUNGSDATUM", "EXPEDICION",
+		"RILASCIO", "AFGIFTE", "EMISSAO", "WYDANIA", "UTFARDANDE", "ISS", "4A", "4A."}},
+}
+
+// roleOfText returns the role a label text names (RoleNone if none).
+// Expiry wins over issue and birth when a line names several (a
+// bilingual "Date of expiry / Date d'expiration").
+func roleOfText(s string) Role {
+	tokens := strings.FieldsFunc(s, func(r rune) bool { return !(r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.') })
+	for _, want := range labels {
+		for _, t := range tokens {
+			t = strings.TrimSuffix(t, ".")
+			for _, w := range want.words {
+				w = strings.TrimSuffix(w, ".")
+				if t == w || len(w) >= 5 && strings.HasPrefix(t, w) {
+					return want.role
+				}
+			}
+		}
+	}
+	return RoleNone
+}
+
+// labelOf finds the label of the value text on line i: the text before it
+// on the same line, else the nearest line above that overlaps it
+// horizontally and lies within two of its heights.
+func (z *Zone) labelOf(i int, value string) Role {
+	l := z.Lines[i]
+	if pos := strings.Index(l.Text, value); pos > 0 {
+		if r := roleOfText(l.Text[:pos]); r != RoleNone {
+			return r
+		}
+	}
+	// The value's own box, for lines that hold several fields side by side.
+	box, found := image.Rectangle{}, false
+	for _, w := range l.Words {
+		if f := fixDigitRuns(fold(w.Text)); f != "" && strings.Contains(fixDigitRuns(value), f) {
+			box, found = box.Union(w.Box), true
+		}
+	}
+	if !found {
+		box = l.Box
+	}
+	h := max(box.Dy(), 1)
+	best, bestDy := RoleNone, 1<<30
+	for j, a := range z.Lines {
+		if j == i || a.MRZ {
+			continue
+		}
+		dy := box.Min.Y - a.Box.Max.Y
+		if dy < -h/2 || dy > 2*h {
+			continue
+		}
+		// Only the label words above the value count: lines often hold
+		// several labels side by side.
+		for _, w := range a.Words {
+			if w.Box.Max.X < box.Min.X-h || w.Box.Min.X > box.Max.X+h/2 {
+				continue
+			}
+			if r := roleOfText(fold(w.Text)); r != RoleNone && dy < bestDy {
+				best, bestDy = r, dy
+			}
+		}
+	}
+	return best
+}
