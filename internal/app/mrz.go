@@ -36,9 +36,9 @@ func (ocrReader) ReadMRZ(ctx context.Context, img image.Image, hint mrz.Format) 
 	}
 	out := engine.MRZRead{Lines: r.Lines, CutOff: r.CutOff, Covered: r.Covered, Corrections: len(r.Corrections),
 		Quad: r.Quad, Angle: r.Skew - float64(r.Rotation), Evidence: map[string]any{
-		"found": true, "format": r.Format.String(), "band": r.Band.String(), "skew_degrees": r.Skew,
-		"corrections": r.Corrections, "uncertain": r.Uncertain, "all_check_digits_valid": r.Valid,
-	}}
+			"found": true, "format": r.Format.String(), "band": r.Band.String(), "skew_degrees": r.Skew,
+			"corrections": r.Corrections, "uncertain": r.Uncertain, "all_check_digits_valid": r.Valid,
+		}}
 	if n > 0 {
 		out.Confidence = sum / float64(n)
 	}
