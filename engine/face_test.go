@@ -41,7 +41,10 @@ func TestFaceMatchCheck(t *testing.T) {
 	t.Parallel()
 	const selfieW, docW = 640, 1000
 	me := face(200, 0.9, 0)
+	// Descriptors are float32: the thresholds are rounded to float32 so
+	// that a distance "at the threshold" is exactly the threshold.
 	th := engine.DefaultFaceThresholds
+	th.MatchDistance, th.MismatchDistance = float64(float32(th.MatchDistance)), float64(float32(th.MismatchDistance))
 	mid := (th.MatchDistance + th.MismatchDistance) / 2
 	tests := []struct {
 		name    string
@@ -70,7 +73,7 @@ func TestFaceMatchCheck(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			c := engine.FaceMatchCheck{Faces: byPhoto{selfieW: tt.selfie, docW: tt.doc}, Thresholds: engine.DefaultFaceThresholds}
+			c := engine.FaceMatchCheck{Faces: byPhoto{selfieW: tt.selfie, docW: tt.doc}, Thresholds: th}
 			in := &engine.Input{
 				Selfie: &engine.Image{Image: image.NewGray(image.Rect(0, 0, selfieW, 480))},
 				Front:  &engine.Image{Image: image.NewGray(image.Rect(0, 0, docW, 700))},
@@ -85,7 +88,7 @@ func TestFaceMatchCheck(t *testing.T) {
 				if ok {
 					t.Errorf("distance %v in evidence, want none", d)
 				}
-			} else if !ok || math.Abs(d-tt.dist) > 1e-9 {
+			} else if !ok || math.Abs(d-tt.dist) > 5e-4 { // evidence is rounded to 3 decimals
 				t.Errorf("evidence distance = %v, want %v", r.Evidence["distance"], tt.dist)
 			}
 			if _, ok := r.Evidence["selfie_faces"]; !ok {
@@ -163,7 +166,7 @@ func TestFaceThresholdsValidate(t *testing.T) {
 		t.Fatalf("defaults: %v", err)
 	}
 	bad := []func(*engine.FaceThresholds){
-		func(t *engine.FaceThresholds) { t.MatchDistance = 0.7 },
+		func(t *engine.FaceThresholds) { t.MatchDistance = t.MismatchDistance + 0.05 },
 		func(t *engine.FaceThresholds) { t.MatchDistance = 0 },
 		func(t *engine.FaceThresholds) { t.MinFaceScore = 2 },
 		func(t *engine.FaceThresholds) { t.LivenessFail = 0.9 },
