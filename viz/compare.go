@@ -89,7 +89,7 @@ func (z Zone) compareDate(name string, want mrz.Date, role Role) Field {
 		return fd
 	}
 	fd.Printed, fd.Conf = c.Text, fmt.Sprintf("%.2f", c.Conf)
-	if nearDate(c, want) || c.Conf < MinConf {
+	if nearDate(c, want) || c.Conf < MinConf && c.Reads < 2 {
 		fd.Status = Uncertain
 	} else {
 		fd.Status = Mismatch

@@ -42,6 +42,11 @@ type Date struct {
 	Line int
 	// Role is what its label says it is (RoleNone: no label found).
 	Role Role
+	// Reads counts the readings of the zone that found this same date
+	// (two passes with different thresholds that agree make a date more
+	// certain than Tesseract's word confidence, which rates numeric dates
+	// low).
+	Reads int
 }
 
 // Role is what a printed date or value stands for, from its label.
@@ -68,12 +73,47 @@ const (
 )
 
 var (
-	// 12.03.1990, 12/03/1990, 12-03-90, 12 03 1990, 1990-03-12.
-	numericDate = regexp.MustCompile(`(?:^|[^0-9])([0-9]{1,2})\s?[./\- ]\s?([0-9]{1,2})\s?[./\- ]\s?([0-9]{4}|[0-9]{2})(?:$|[^0-9])`)
-	isoDate     = regexp.MustCompile(`(?:^|[^0-9])([0-9]{4})\s?[./\-]\s?([0-9]{1,2})\s?[./\-]\s?([0-9]{1,2})(?:$|[^0-9])`)
+	// Numeric dates with one separator used twice: 12.03.1990, 12/03/1990,
+	// 12-03-1990, 12 03 1990; two-digit years only with punctuation.
+	numericDates = []*regexp.Regexp{
+		regexp.MustCompile(`([0-9]{1,2}) ?\. ?([0-9]{1,2}) ?\. ?([0-9]{4}|[0-9]{2})`),
+		regexp.MustCompile(`([0-9]{1,2}) ?/ ?([0-9]{1,2}) ?/ ?([0-9]{4}|[0-9]{2})`),
+		regexp.MustCompile(`([0-9]{1,2}) ?- ?([0-9]{1,2}) ?- ?([0-9]{4}|[0-9]{2})`),
+		regexp.MustCompile(`([0-9]{1,2}) ([0-9]{1,2}) ([0-9]{4})`),
+	}
+	// 1990-03-12, 1990.03.12.
+	isoDate = regexp.MustCompile(`([0-9]{4}) ?[./\-] ?([0-9]{1,2}) ?[./\-] ?([0-9]{1,2})`)
 	// 12 JAN 1990, 12 JANV/JAN 1990, 12JAN90, 12 MAR /MAR 90.
-	namedDate = regexp.MustCompile(`(?:^|[^0-9])([0-9]{1,2})\s?\.?\s?([A-Z]{3,9})\.?(?:\s?/\s?[A-Z]{3,9}\.?)?\s?([0-9]{4}|[0-9]{2})(?:$|[^0-9])`)
+	namedDate = regexp.MustCompile(`([0-9]{1,2}) ?\.? ?([A-Z]{3,9})\.?(?: ?/ ?[A-Z]{3,9}\.?)? ?([0-9]{4}|[0-9]{2})`)
 )
+
+// matches returns every match of re in s, overlapping ones included,
+// that is not glued to more digits on either side (so that "3. 08.01.1976"
+// yields 08.01.1976 and not 3.08.01).
+func matches(re *regexp.Regexp, s string) [][]int {
+	var out [][]int
+	for from := 0; from < len(s); {
+		loc := re.FindStringSubmatchIndex(s[from:])
+		if loc == nil {
+			break
+		}
+		for i := range loc {
+			if loc[i] >= 0 {
+				loc[i] += from
+			}
+		}
+		a, b := loc[0], loc[1]
+		glued := a > 0 && isDigit(s[a-1]) || b < len(s) && isDigit(s[b]) ||
+			b+1 < len(s) && (s[b] == '.' || s[b] == '/' || s[b] == '-') && isDigit(s[b+1])
+		if !glued {
+			out = append(out, loc)
+		}
+		from = a + 1
+	}
+	return out
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 // digitFix turns letters OCR confuses with digits back into digits, in
 // text that should be a number.
@@ -102,18 +142,26 @@ func fixDigitRuns(s string) string {
 	return strings.Join(fields, " ")
 }
 
-// parseDates finds the dates in one line of folded text.
+// parseDates finds the dates in one line of folded text. Where two
+// readings overlap, the first found wins: ISO, then numeric with a
+// four-digit year, then named months, then the rest.
 func parseDates(line string, order Order) []Date {
 	var out []Date
-	seen := map[string]bool{}
-	add := func(y, m, d, text string) {
+	var taken [][2]int
+	fixed := fixDigitRuns(line)
+	add := func(loc []int, y, m, d string) {
+		for _, t := range taken {
+			if loc[0] < t[1] && t[0] < loc[1] {
+				return
+			}
+		}
 		year, _ := strconv.Atoi(y)
 		month, _ := strconv.Atoi(m)
 		day, _ := strconv.Atoi(d)
 		digits := y
 		if len(y) == 2 {
 			digits = "__" + y
-			year += 2000 // resolved against the MRZ dates when compared
+			year += 2000 // both centuries are tried when compared
 		}
 		if month < 1 || month > 12 || day < 1 || day > 31 {
 			return
@@ -122,31 +170,38 @@ func parseDates(line string, order Order) []Date {
 		if !dt.Valid() {
 			return
 		}
-		digits += twoDigits(month) + twoDigits(day)
-		if seen[digits] {
-			return
-		}
-		seen[digits] = true
-		out = append(out, Date{Date: dt, Text: strings.TrimSpace(text), Digits: digits})
+		taken = append(taken, [2]int{loc[0], loc[1]})
+		out = append(out, Date{Date: dt, Text: strings.TrimSpace(fixed[loc[0]:loc[1]]), Digits: digits + twoDigits(month) + twoDigits(day)})
 	}
-	fixed := fixDigitRuns(line)
-	for _, m := range isoDate.FindAllStringSubmatch(fixed, -1) {
-		add(m[1], m[2], m[3], m[0])
+	sub := func(loc []int, i int) string { return fixed[loc[2*i]:loc[2*i+1]] }
+	for _, loc := range matches(isoDate, fixed) {
+		add(loc, sub(loc, 1), sub(loc, 2), sub(loc, 3))
 	}
-	for _, m := range numericDate.FindAllStringSubmatch(fixed, -1) {
-		if order == MDY {
-			add(m[3], m[1], m[2], m[0])
-		} else {
-			add(m[3], m[2], m[1], m[0])
+	for _, fourDigits := range []bool{true, false} {
+		for _, re := range numericDates {
+			for _, loc := range matches(re, fixed) {
+				if (len(sub(loc, 3)) == 4) != fourDigits {
+					continue
+				}
+				if order == MDY {
+					add(loc, sub(loc, 3), sub(loc, 1), sub(loc, 2))
+				} else {
+					add(loc, sub(loc, 3), sub(loc, 2), sub(loc, 1))
+				}
+			}
 		}
-	}
-	for _, m := range namedDate.FindAllStringSubmatch(fixed, -1) {
-		mon, ok := monthNames[m[2]]
-		if !ok && len(m[2]) > 3 {
-			mon, ok = monthNames[m[2][:3]]
+		if !fourDigits {
+			continue
 		}
-		if ok {
-			add(digitFix.Replace(m[3]), strconv.Itoa(int(mon)), digitFix.Replace(m[1]), m[0])
+		for _, loc := range matches(namedDate, fixed) {
+			name := sub(loc, 2)
+			mon, ok := monthNames[name]
+			if !ok && len(name) > 3 {
+				mon, ok = monthNames[name[:3]]
+			}
+			if ok {
+				add(loc, sub(loc, 3), strconv.Itoa(int(mon)), sub(loc, 1))
+			}
 		}
 	}
 	return out

@@ -123,6 +123,13 @@ func NewZone(words []ocr.Word, order Order) Zone {
 			z.Dates = append(z.Dates, d)
 		}
 	}
+	for i := range z.Dates {
+		for _, o := range z.Dates {
+			if o.Digits == z.Dates[i].Digits {
+				z.Dates[i].Reads++
+			}
+		}
+	}
 	return z
 }
 
@@ -149,7 +156,7 @@ var labels = []struct {
 	words []string
 }{
 	{RoleBirth, []string{"BIRTH", "NAISSANCE", "GEBURT", "GEBOREN", "NACIMIENTO", "NASCITA", "GEBOORTE", "URODZENIA",
-		"FODELSE", "NASCIMENTO", "SYNTYMA", "FODSEL", "FODSELS", "DOB", "NAROZENI", "GIMIMO", "SZULETESI"}},
+		"FODELSE", "NASCIMENTO", "SYNTYMA", "FODSEL", "FODSELS", "DOB", "NAROZENI", "GIMIMO", "SZULETESI", "3"}},
 	{RoleExpiry, []string{"EXPIRY", "EXPIRATION", "EXPIRES", "EXP", "GULTIG", "VALABLE", "VALID", "VALIDITE", "CADUCIDAD",
 		"SCADENZA", "GELDIG", "VALIDADE", "WAZNOSCI", "GILTIG", "VOIMASSA", "UTLOPER", "4B", "4B."}},
 	{RoleIssue, []string{"ISSUE", "ISSUED", "DELIVRANCE", "DELIVRE", "AUSSTELLUNG", "AUSSTELLUNGSDATUM", "EXPEDICION",

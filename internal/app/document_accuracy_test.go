@@ -36,6 +36,10 @@ type docCase struct {
 	forge   func(f *mrz.Fields, r *rand.Rand)
 	fields  func(f *mrz.Fields)
 	degrade func(r *rand.Rand) docgen.Degrade
+	// licence renders a driving licence (no MRZ).
+	licence bool
+	// style is how the visual zone prints dates.
+	style docgen.DateStyle
 }
 
 func mild(*rand.Rand) docgen.Degrade { return docgen.Mild() }
@@ -89,6 +93,15 @@ var docCases = []docCase{
 				}
 			}
 		}},
+	{name: "genuine, dates printed 07.03.1990", want: approved, degrade: mild, style: docgen.DateDotted},
+	{name: "genuine, dates printed 07 MARS/MAR 90", want: approved, degrade: mild, style: docgen.DateBilingual},
+	{name: "driving licence, adult, current", want: []verifyd.Reason{"review"}, degrade: mild, licence: true},
+	{name: "driving licence, minor", want: []verifyd.Reason{verifyd.ReasonMinor}, degrade: mild, licence: true, fields: func(f *mrz.Fields) {
+		f.BirthDate = mrz.Date{Year: docNow.Year() - 17, Month: 10, Day: 2}
+	}},
+	{name: "driving licence, expired", want: []verifyd.Reason{verifyd.ReasonExpiredID}, degrade: mild, licence: true, fields: func(f *mrz.Fields) {
+		f.ExpiryDate = mrz.Date{Year: docNow.Year() - 2, Month: 7, Day: 19}
+	}},
 	{name: "minor", want: []verifyd.Reason{verifyd.ReasonMinor}, degrade: mild, fields: func(f *mrz.Fields) {
 		f.BirthDate = mrz.Date{Year: docNow.Year() - 16, Month: 3, Day: 9}
 	}},
@@ -165,6 +178,7 @@ func TestDocumentDecisions(t *testing.T) {
 				spec.Lines = lines
 				c.forge(&spec.Fields, r)
 			}
+			spec.Licence, spec.DateStyle = c.licence, c.style
 			doc, err := docgen.Render(spec)
 			if err != nil {
 				t.Fatal(err)
@@ -181,7 +195,11 @@ func TestDocumentDecisions(t *testing.T) {
 			if c.forge != nil {
 				fields, _ = mrz.Parse(spec.Lines)
 			}
-			in := &engine.Input{DocumentType: docType(fields), Country: strings.ToLower(alpha3(fields.IssuingState)),
+			declared := docType(fields)
+			if c.licence {
+				declared = verifyd.DocDriverLicense
+			}
+			in := &engine.Input{DocumentType: declared, Country: strings.ToLower(alpha3(fields.IssuingState)),
 				Now: docNow, Environment: verifyd.EnvProduction, Facts: map[string]any{},
 				Front: &engine.Image{Kind: verifyd.ImageDocumentFront, Bytes: b}}
 			d, err := p.Run(ctx, in)
@@ -197,6 +215,8 @@ func TestDocumentDecisions(t *testing.T) {
 			}
 			tl.n++
 			switch {
+			case got == "review" && containsReason(c.want, "review"):
+				tl.right++
 			case got == "review":
 				tl.review++
 				tl.notes["review: "+lastDetail(d)]++
@@ -256,9 +276,15 @@ func lastDetail(d engine.Decision) string {
 		return ""
 	}
 	last := d.Results[len(d.Results)-1]
+	for _, r := range d.Results {
+		if r.Outcome == engine.Review && d.Review {
+			last = r
+			break
+		}
+	}
 	s := last.Check + ": " + last.Detail
-	if len(s) > 160 {
-		s = s[:160] + "…"
+	if len(s) > 300 {
+		s = s[:300] + "…"
 	}
 	return s
 }

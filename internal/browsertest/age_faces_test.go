@@ -45,7 +45,7 @@ func TestAgeProductionDocumentWithFaces(t *testing.T) {
 	// decided, often before the browser is back on the site.
 	var mu sync.Mutex
 	observed := map[string][]engine.Result{}
-	ts := testserver.Start(t, "sqlite", testserver.Options{Dev: true, Faces: faces,
+	ts := testserver.Start(t, "sqlite", testserver.Options{Dev: true, Faces: faces, OCR: testserver.OCR(t),
 		Observe: func(id string, r engine.Result) {
 			mu.Lock()
 			observed[id] = append(observed[id], r)

@@ -41,7 +41,7 @@ func TestProductionFaceChecks(t *testing.T) {
 	faces := facetest.Models(t)
 	holder, other := people[14], people[9]
 
-	ts := testserver.Start(t, "sqlite", testserver.Options{Dev: true, Faces: faces})
+	ts := testserver.Start(t, "sqlite", testserver.Options{Dev: true, Faces: faces, OCR: testserver.OCR(t)})
 	hk := newHooks(t, ts)
 	dir := t.TempDir()
 	write := func(name string, b []byte) string {

@@ -41,7 +41,27 @@ type Spec struct {
 	Seed uint64
 	// PxPerMM is the resolution; 0 means DefaultPxPerMM.
 	PxPerMM float64
+	// Licence draws a driving licence instead: an ID-1 card without an MRZ
+	// whose fields are numbered as on the EU model (1 surname, 2 given
+	// names, 3 birth date, 4a issue, 4b expiry, 4c authority, 5 number,
+	// 9 categories). Lines is ignored.
+	Licence bool
+	// DateStyle chooses how the visual zone prints dates: DateNamed
+	// "07 MAR 1990", DateDotted "07.03.1990", DateSlashed "07/03/1990",
+	// DateBilingual "07 MARS/MAR 90". Licences use DateDotted when zero.
+	DateStyle DateStyle
 }
+
+// DateStyle is a way documents print dates.
+type DateStyle int
+
+// The date styles.
+const (
+	DateNamed DateStyle = iota
+	DateDotted
+	DateSlashed
+	DateBilingual
+)
 
 // Document is a flat, perfectly aligned rendering of a document ("a scan").
 type Document struct {
@@ -109,6 +129,9 @@ func Render(spec Spec) (*Document, error) {
 	if format == 0 {
 		format = spec.Fields.Format
 	}
+	if spec.Licence {
+		return renderLicence(spec)
+	}
 	lines := spec.Lines
 	if lines == nil {
 		if format != 0 && spec.Fields.Format != format {
@@ -168,7 +191,7 @@ func Render(spec Spec) (*Document, error) {
 	} else {
 		drawFace(img, photo, rng)
 	}
-	drawFields(img, lay, ppm, spec.Fields, lines, format, rng, ink, labelInk)
+	drawFields(img, lay, ppm, spec.Fields, lines, format, rng, ink, labelInk, spec.DateStyle)
 
 	// Signature under the photo.
 	sy := mm(lay.photo[3]) + mm(2.5)
@@ -324,21 +347,31 @@ func cutCorners(img *image.RGBA, rad float64) {
 
 var months = [...]string{"JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC"}
 
-func showDate(d mrz.Date, raw string) string {
-	if d.Valid() && d.Year > 0 {
-		return fmt.Sprintf("%02d %s %04d", d.Day, months[d.Month-1], d.Year)
+var frenchMonths = [...]string{"JANV", "FEVR", "MARS", "AVR", "MAI", "JUIN", "JUIL", "AOUT", "SEPT", "OCT", "NOV", "DEC"}
+
+func showDate(d mrz.Date, raw string, style DateStyle) string {
+	if !d.Valid() || d.Year <= 0 {
+		return raw
 	}
-	return raw
+	switch style {
+	case DateDotted:
+		return fmt.Sprintf("%02d.%02d.%04d", d.Day, int(d.Month), d.Year)
+	case DateSlashed:
+		return fmt.Sprintf("%02d/%02d/%04d", d.Day, int(d.Month), d.Year)
+	case DateBilingual:
+		return fmt.Sprintf("%02d %s/%s %02d", d.Day, frenchMonths[d.Month-1], months[d.Month-1], d.Year%100)
+	}
+	return fmt.Sprintf("%02d %s %04d", d.Day, months[d.Month-1], d.Year)
 }
 
 // drawFields prints the visual inspection zone.
 func drawFields(img *image.RGBA, lay layout, ppm float64, f mrz.Fields, lines []string, format mrz.Format,
-	rng *rand.Rand, ink, labelInk color.RGBA) {
+	rng *rand.Rand, ink, labelInk color.RGBA, style DateStyle) {
 	mm := func(v float64) float64 { return v * ppm }
 	lf, vf := textFace(false, mm(lay.label)), textFace(true, mm(lay.value))
 	type cell struct{ label, value string }
-	birth := showDate(f.BirthDate, f.RawBirthDate)
-	expiry := showDate(f.ExpiryDate, f.RawExpiryDate)
+	birth := showDate(f.BirthDate, f.RawBirthDate, style)
+	expiry := showDate(f.ExpiryDate, f.RawExpiryDate, style)
 	sex := f.Sex
 	if sex == "" {
 		sex = "X"
@@ -353,7 +386,7 @@ func drawFields(img *image.RGBA, lay layout, ppm float64, f mrz.Fields, lines []
 		if f.BirthDate.Valid() && mrz.Age(f.BirthDate, f.ExpiryDate.Time()) < 23 {
 			years = 5
 		}
-		issue = showDate(mrz.Date{Year: f.ExpiryDate.Year - years, Month: f.ExpiryDate.Month, Day: min(f.ExpiryDate.Day, 28)}, "")
+		issue = showDate(mrz.Date{Year: f.ExpiryDate.Year - years, Month: f.ExpiryDate.Month, Day: min(f.ExpiryDate.Day, 28)}, "", style)
 	}
 	rows := [][]cell{
 		{{"Surname / Nom", f.Surname}},

@@ -233,3 +233,14 @@ func (o observed) Run(ctx context.Context, in *engine.Input) engine.Result {
 	o.observe(in.VerificationID, r)
 	return r
 }
+
+// OCR returns the tesseract program as the OCR engine, or skips the test
+// (fails it under VERIFYD_TEST_REQUIRE_ALL=1) when it is not installed.
+func OCR(t testing.TB) ocr.Engine {
+	t.Helper()
+	tess := &ocr.Tesseract{}
+	if _, err := tess.Available(context.Background()); err != nil {
+		testdb.Skip(t, err.Error())
+	}
+	return tess
+}

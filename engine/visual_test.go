@@ -1,0 +1,110 @@
+package engine_test
+
+import (
+	"context"
+	"image"
+	"strings"
+	"testing"
+
+	"github.com/verifyd/verifyd"
+	"github.com/verifyd/verifyd/engine"
+	"github.com/verifyd/verifyd/mrz"
+	"github.com/verifyd/verifyd/ocr"
+)
+
+// printed is an OCR engine that "reads" the given lines, one word per
+// space-separated token, lines 60 px apart: the decision logic is tested
+// here, Tesseract itself in package ocr and end to end in internal/app.
+type printed []string
+
+func (p printed) Words(context.Context, *image.Gray, ocr.Options) ([]ocr.Word, error) {
+	var out []ocr.Word
+	for i, l := range p {
+		x := 10
+		for _, w := range strings.Fields(l) {
+			out = append(out, ocr.Word{Text: w, Conf: 0.9, Box: image.Rect(x, 10+60*i, x+20*len(w), 40+60*i), Block: 1, Line: i})
+			x += 20*len(w) + 15
+		}
+	}
+	return out, nil
+}
+
+func licenceInput() *engine.Input {
+	img := &engine.Image{Kind: verifyd.ImageDocumentFront, Image: image.NewGray(image.Rect(0, 0, 800, 500))}
+	return &engine.Input{DocumentType: verifyd.DocDriverLicense, Country: "gbr", Front: img, Now: now, Facts: map[string]any{}}
+}
+
+func TestDriverLicence(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		lines   printed
+		outcome engine.Outcome
+		reason  verifyd.Reason
+	}{
+		{"adult, current: review", printed{"DRIVING LICENCE", "1. DOE", "3. 17.05.1990 LEEDS", "4a. 01.01.2020 4c. DVLA", "4b. 31.12.2029", "5. DOE99905"}, engine.Review, ""},
+		{"minor", printed{"DRIVING LICENCE", "1. DOE", "3. 17.05.2010 LEEDS", "4a. 01.01.2026 4c. DVLA", "4b. 31.12.2030"}, engine.Fail, verifyd.ReasonMinor},
+		{"expired", printed{"DRIVING LICENCE", "1. DOE", "3. 17.05.1990 LEEDS", "4a. 01.01.2010 4c. DVLA", "4b. 31.12.2020"}, engine.Fail, verifyd.ReasonExpiredID},
+		{"US order, labelled", printed{"DRIVER LICENSE", "DOB 05/17/1990", "EXP 12/31/2020"}, engine.Fail, verifyd.ReasonExpiredID},
+		{"dates unreadable: review", printed{"DRIVING LICENCE", "1. DOE", "3. 1?.05.19#0"}, engine.Review, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			in := licenceInput()
+			if strings.HasPrefix(tt.name, "US") {
+				in.Country = "usa"
+			}
+			r := engine.DocumentCheck{Licence: &engine.DriverLicence{OCR: tt.lines}}.Run(context.Background(), in)
+			if r.Outcome != tt.outcome || r.Reason != tt.reason {
+				t.Fatalf("got %s %s (%s; %v), want %s %s", r.Outcome, r.Reason, r.Detail, r.Evidence, tt.outcome, tt.reason)
+			}
+		})
+	}
+}
+
+func TestVisualZoneCheck(t *testing.T) {
+	t.Parallel()
+	f := passport(nil) // DOE, born 1990-05-17, expires 2030-01-01, number 123456789
+	page := func(birth, expiry, number, surname string) printed {
+		return printed{"PASSPORT", "PASSPORT NO.", number, "SURNAME", surname, "GIVEN NAMES", "JANE",
+			"DATE OF BIRTH", birth, "DATE OF EXPIRY", expiry}
+	}
+	tests := []struct {
+		name    string
+		page    printed
+		pending *engine.Result
+		outcome engine.Outcome
+		reason  verifyd.Reason
+	}{
+		{"all fields match", page("17 MAY 1990", "01 JAN 2030", "123456789", "DOE"), nil, engine.Pass, ""},
+		{"printed minor birth date", page("17 MAY 2011", "01 JAN 2030", "123456789", "DOE"), nil, engine.Fail, verifyd.ReasonPotentialFraud},
+		{"printed expiry differs", page("17 MAY 1990", "01 JAN 2021", "123456789", "DOE"), nil, engine.Fail, verifyd.ReasonPotentialFraud},
+		{"one digit off: review, not fraud", page("17 MAY 1991", "01 JAN 2030", "123456789", "DOE"), nil, engine.Review, ""},
+		{"nothing legible: review", printed{"PASSPORT"}, nil, engine.Review, ""},
+		{"corrected MRZ says expired, printed expiry confirms", page("17 MAY 1990", "01 JAN 2030", "123456789", "DOE"),
+			&engine.Result{Outcome: engine.Fail, Reason: verifyd.ReasonExpiredID, Detail: "expired", Evidence: map[string]any{}}, engine.Fail, verifyd.ReasonExpiredID},
+		{"corrected MRZ says expired, printed expiry unread", page("17 MAY 1990", "0? J#N 20?0", "123456789", "DOE"),
+			&engine.Result{Outcome: engine.Fail, Reason: verifyd.ReasonExpiredID, Detail: "expired", Evidence: map[string]any{}}, engine.Review, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			img := &engine.Image{Kind: verifyd.ImageDocumentFront, Image: image.NewGray(image.Rect(0, 0, 800, 500))}
+			in := &engine.Input{DocumentType: verifyd.DocPassport, Country: "gbr", Front: img, Now: now,
+				Facts: map[string]any{engine.FactMRZ: f, engine.FactMRZRead: engine.Located{Side: img}}}
+			if tt.pending != nil {
+				in.Facts[engine.FactPending] = *tt.pending
+			}
+			r := engine.VisualZoneCheck{OCR: tt.page}.Run(context.Background(), in)
+			if r.Outcome != tt.outcome || r.Reason != tt.reason {
+				t.Fatalf("got %s %s (%s), want %s %s", r.Outcome, r.Reason, r.Detail, tt.outcome, tt.reason)
+			}
+		})
+	}
+	r := engine.VisualZoneCheck{}.Run(context.Background(), &engine.Input{Facts: map[string]any{engine.FactMRZ: f}})
+	if r.Outcome != engine.Review {
+		t.Fatalf("without OCR: %s", r.Outcome)
+	}
+	_ = mrz.TD3
+}

@@ -1,0 +1,64 @@
+package docgen
+
+import (
+	"image"
+	"image/color"
+	"math"
+	"math/rand/v2"
+
+	xdraw "golang.org/x/image/draw"
+
+	"github.com/verifyd/verifyd/mrz"
+)
+
+// renderLicence draws a driving licence (Spec.Licence): an ID-1 card in
+// the EU model's layout, with no MRZ.
+func renderLicence(spec Spec) (*Document, error) {
+	ppm := spec.PxPerMM
+	if ppm <= 0 {
+		ppm = DefaultPxPerMM
+	}
+	rng := rand.New(rand.NewPCG(spec.Seed, 0x11ce_c0de))
+	lay := layoutFor(mrz.TD1)
+	// No MRZ: the fields may use the whole card.
+	lay.mrzCentres = []float64{lay.h + 10}
+	W, H := int(math.Round(lay.w*ppm)), int(math.Round(lay.h*ppm))
+	img := image.NewRGBA(image.Rect(0, 0, W, H))
+	mm := func(v float64) float64 { return v * ppm }
+	paintBackground(img, lay, ppm, rng)
+	ink := color.RGBA{25, 25, 35, 255}
+	labelInk := mix(ink, color.RGBA{90, 90, 110, 255}, 0.8)
+	accent := hsl(rng.Float64()*360, 0.45, 0.35)
+	f := spec.Fields
+	drawText(img, textFace(true, mm(lay.value*1.25)), mm(lay.fx0), mm(lay.fy0-3.5), "DRIVING LICENCE", accent)
+	drawText(img, textFace(true, mm(lay.value)), mm(lay.w*0.72), mm(lay.fy0-3.5), countryName(f.IssuingState), accent)
+	photo := image.Rect(int(mm(lay.photo[0])), int(mm(lay.photo[1])), int(mm(lay.photo[2])), int(mm(lay.photo[3])))
+	if spec.Face != nil {
+		xdraw.ApproxBiLinear.Scale(img, photo, spec.Face, spec.Face.Bounds(), xdraw.Over, nil)
+	} else {
+		drawFace(img, photo, rng)
+	}
+	style := spec.DateStyle
+	if style == DateNamed {
+		style = DateDotted
+	}
+	issue := mrz.Date{Year: f.ExpiryDate.Year - 15, Month: f.ExpiryDate.Month, Day: min(f.ExpiryDate.Day, 28)}
+	rows := [][2]string{
+		{"1.", f.Surname},
+		{"2.", f.GivenNames},
+		{"3.", showDate(f.BirthDate, "", style) + "  " + cities[rng.IntN(len(cities))]},
+		{"4a.", showDate(issue, "", style) + "   4c. DVLA"},
+		{"4b.", showDate(f.ExpiryDate, "", style)},
+		{"5.", f.DocumentNumber},
+		{"9.", "AM/A/B/BE"},
+	}
+	vf, lf := textFace(true, mm(lay.value*0.9)), textFace(false, mm(lay.value*0.8))
+	y := lay.fy0 + 2
+	for _, r := range rows {
+		x := drawText(img, lf, mm(lay.fx0), mm(y), r[0], labelInk)
+		drawText(img, vf, x+mm(1.2), mm(y), r[1], ink)
+		y += lay.value * 1.45
+	}
+	cutCorners(img, mm(lay.corner))
+	return &Document{Image: img, Format: mrz.TD1, PxPerMM: ppm}, nil
+}

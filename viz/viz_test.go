@@ -1,0 +1,104 @@
+package viz
+
+import (
+	"testing"
+
+	"github.com/verifyd/verifyd/mrz"
+)
+
+func TestParseDates(t *testing.T) {
+	tests := []struct {
+		line  string
+		order Order
+		want  []string // Digits
+	}{
+		{"04 JAN 1955", DMY, []string{"19550104"}},
+		{"DATE OF BIRTH 27.11.1995 UTRECHT", DMY, []string{"19951127"}},
+		{"3. 08.01.1976 UTRECHT", DMY, []string{"19760108"}},
+		{"4B. 14.02.2023", DMY, []string{"20230214"}},
+		{"12/03/1990", DMY, []string{"19900312"}},
+		{"12/03/1990", MDY, []string{"19901203"}},
+		{"1990-03-12", DMY, []string{"19900312"}},
+		{"12 MARS/MAR 90", DMY, []string{"__900312"}},
+		{"O4 JUL 2O31", DMY, []string{"20310704"}},
+		{"12 03 1990", DMY, []string{"19900312"}},
+		{"DATE OF ISSUE 11 JUN 2025 DATE OF EXPIRY 11 JUN 2035", DMY, []string{"20250611", "20350611"}},
+		{"31.02.1990", DMY, nil},             // no such day
+		{"PASSPORT NO. 123456789", DMY, nil}, // a number is not a date
+		{"12.03.19901", DMY, nil},            // glued to more digits
+	}
+	for _, tt := range tests {
+		got := parseDates(fold(tt.line), tt.order)
+		var digits []string
+		for _, d := range got {
+			digits = append(digits, d.Digits)
+		}
+		if len(digits) != len(tt.want) {
+			t.Errorf("%q: got %v, want %v", tt.line, digits, tt.want)
+			continue
+		}
+		for i := range digits {
+			if digits[i] != tt.want[i] {
+				t.Errorf("%q: got %v, want %v", tt.line, digits, tt.want)
+			}
+		}
+	}
+}
+
+// passportPage is what OCR reads from a passport's data page, as lines.
+func passportPage(birth, expiry, number, surname string) []string {
+	return []string{
+		"PASSPORT",
+		"TYPE | CODE | PASSPORT NO.",
+		"P | UTO | " + number,
+		"SURNAME / NOM",
+		surname,
+		"GIVEN NAMES / PRENOMS",
+		"ANNA MARIA",
+		"NATIONALITY | DATE OF BIRTH | SEX",
+		"UTOPIAN | " + birth + " | F",
+		"DATE OF ISSUE | DATE OF EXPIRY",
+		"11 JUN 2020 | " + expiry,
+		"P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<",
+	}
+}
+
+func TestCompare(t *testing.T) {
+	f := mrz.Fields{Format: mrz.TD3, DocumentNumber: "L898902C3", Surname: "ERIKSSON",
+		BirthDate: mrz.Date{Year: 1974, Month: 8, Day: 12}, ExpiryDate: mrz.Date{Year: 2030, Month: 6, Day: 11}}
+	tests := []struct {
+		name  string
+		lines []string
+		want  map[string]Status
+	}{
+		{"genuine", passportPage("12 AUG 1974", "11 JUN 2030", "L898902C3", "ERIKSSON"),
+			map[string]Status{"birth_date": Match, "expiry_date": Match, "document_number": Match, "surname": Match}},
+		{"OCR confusions in the number and a diacritic", passportPage("12 AUG 1974", "11 JUN 2030", "L8989O2C3", "ERIKSSÖN"),
+			map[string]Status{"document_number": Match, "surname": Match}},
+		{"printed birth date of a minor", passportPage("12 AUG 2011", "11 JUN 2030", "L898902C3", "ERIKSSON"),
+			map[string]Status{"birth_date": Mismatch, "expiry_date": Match}},
+		{"one digit off: a misread as likely as a forgery", passportPage("12 AUG 1975", "11 JUN 2030", "L898902C3", "ERIKSSON"),
+			map[string]Status{"birth_date": Uncertain}},
+		{"printed expiry in the past", passportPage("12 AUG 1974", "11 JUN 2021", "L898902C3", "ERIKSSON"),
+			map[string]Status{"expiry_date": Mismatch, "birth_date": Match}},
+		{"another number", passportPage("12 AUG 1974", "11 JUN 2030", "X123455K7", "ERIKSSON"),
+			map[string]Status{"document_number": Mismatch}},
+		{"another surname", passportPage("12 AUG 1974", "11 JUN 2030", "L898902C3", "WINTERBOTTOM"),
+			map[string]Status{"surname": Mismatch}},
+		{"birth date not printed legibly", passportPage("12 A#G 19?4", "11 JUN 2030", "L898902C3", "ERIKSSON"),
+			map[string]Status{"birth_date": Unread}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := Compare(NewZone(words(tt.lines...), DMY), f)
+			for _, fd := range c {
+				if want, ok := tt.want[fd.Name]; ok && fd.Status != want {
+					t.Errorf("%s: %s (printed %q), want %s", fd.Name, fd.Status, fd.Printed, want)
+				}
+			}
+			if tt.name == "genuine" && !c.AllMatch() {
+				t.Errorf("genuine: %+v", c)
+			}
+		})
+	}
+}
