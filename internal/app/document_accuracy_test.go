@@ -295,4 +295,3 @@ func alpha3(state string) string {
 	}
 	return state
 }
-
