@@ -157,8 +157,11 @@ var confusable = strings.NewReplacer("O", "0", "Q", "0", "D", "0", "I", "1", "L"
 func shape(s string) string {
 	var b strings.Builder
 	for _, r := range strings.ToUpper(s) {
-		if r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '|' {
+		switch {
+		case r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '|':
 			b.WriteRune(r)
+		case r == '$' || r == '§':
+			b.WriteRune('S')
 		}
 	}
 	return confusable.Replace(b.String())
