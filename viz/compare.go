@@ -176,20 +176,9 @@ func (z Zone) compareNumber(want string) Field {
 	if len(target) < 4 {
 		return fd
 	}
-	for _, l := range z.Lines {
-		if l.MRZ {
-			continue
-		}
-		if strings.Contains(shape(l.Text), target) {
-			fd.Status = Match
-			return fd
-		}
-		for _, w := range l.Words {
-			if strings.Contains(shape(w.Text), target) {
-				fd.Status = Match
-				return fd
-			}
-		}
+	if z.findNumber(target) {
+		fd.Status = Match
+		return fd
 	}
 	// A labelled value of a number's shape that differs.
 	v, conf, ok := z.valueFor(func(t []string) bool { return hasNumberLabel(t) }, func(s string) bool {
@@ -211,6 +200,37 @@ func (z Zone) compareNumber(want string) Field {
 		fd.Status = Mismatch
 	}
 	return fd
+}
+
+// findNumber looks for the document number among the printed words,
+// compared by shape: exactly, inside a longer word or line, or, for
+// numbers of 7 or more characters, within one misread, dropped or added
+// character of a word or of two adjacent words (Tesseract drops a
+// number's first letter when it touches a field's edge, or splits the
+// number). One changed character of the number alone changes neither
+// the holder's age nor the document's validity; a different number is
+// still a contradiction (compareNumber).
+func (z Zone) findNumber(target string) bool {
+	for _, l := range z.Lines {
+		if l.MRZ {
+			continue
+		}
+		if strings.Contains(shape(l.Text), target) {
+			return true
+		}
+		for i, w := range l.Words {
+			cands := []string{shape(w.Text)}
+			if i+1 < len(l.Words) {
+				cands = append(cands, shape(w.Text+l.Words[i+1].Text))
+			}
+			for _, c := range cands {
+				if strings.Contains(c, target) || len(target) >= 7 && distance(c, target) <= 1 {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 func hasNumberLabel(tokens []string) bool {
@@ -262,7 +282,15 @@ func (z Zone) compareSurname(want string) Field {
 	}
 	v, conf, ok := z.valueFor(func(t []string) bool {
 		return hasAny(t, surnameLabels) && !hasAny(t, givenLabels)
-	}, func(s string) bool { return len(strings.FieldsFunc(s, notLetter)) > 0 })
+	}, func(s string) bool {
+		// A value, not the rest of a label ("SURNAME" / "NOM" read apart).
+		for _, t := range strings.FieldsFunc(s, notLetter) {
+			if !hasAny([]string{t}, surnameLabels) && !hasAny([]string{t}, givenLabels) {
+				return true
+			}
+		}
+		return false
+	})
 	if !ok {
 		return fd
 	}
@@ -332,22 +360,43 @@ func (z Zone) valueFor(isLabel func([]string) bool, isValue func(string) bool) (
 				}
 			}
 		}
+		// Below: the first line under the label that overlaps it, within
+		// two of its heights; another label there means the value was not
+		// read (the next field's value is never taken for it).
 		h := max(l.Box.Dy(), 1)
 		for j := i + 1; j < len(z.Lines); j++ {
 			b := z.Lines[j]
 			dy := b.Box.Min.Y - l.Box.Max.Y
-			if dy > 3*h {
+			if dy > 2*h {
 				break
 			}
 			if b.MRZ || dy < -h/2 || b.Box.Max.X < l.Box.Min.X || b.Box.Min.X > l.Box.Max.X {
 				continue
 			}
-			if isValue(b.Text) && roleOfText(b.Text) == RoleNone {
+			if roleOfText(b.Text) != RoleNone || isLabelLine(b.Text) {
+				break
+			}
+			if isValue(b.Text) {
 				return b.Text, b.Conf, true
 			}
 		}
 	}
 	return "", 0, false
+}
+
+// isLabelLine reports a line made only of label words (of any field).
+func isLabelLine(s string) bool {
+	tokens := strings.FieldsFunc(s, notLetter)
+	if len(tokens) == 0 {
+		return false
+	}
+	for _, t := range tokens {
+		if !hasAny([]string{t}, surnameLabels) && !hasAny([]string{t}, givenLabels) && !hasAny([]string{t}, numberLabels) &&
+			!hasAny([]string{t}, []string{"DATE", "OF", "DE", "NATIONALITY", "NATIONALITE", "SEX", "SEXE", "PLACE", "LIEU", "TYPE", "CODE", "AUTHORITY", "AUTORITE"}) {
+			return false
+		}
+	}
+	return true
 }
 
 // distance is the Levenshtein distance between a and b (bytes).

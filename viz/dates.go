@@ -36,6 +36,12 @@ type Date struct {
 	// century when only two digits were printed).
 	Text   string
 	Digits string
+	// Alt is the other reading (YYYYMMDD) of a numeric date whose day
+	// and month could be swapped (both ≤ 12): the order of a country's
+	// documents is a habit, not a rule (a US passport prints 07.06.1944 in
+	// the day-first order its licences do not use), so a match with the
+	// MRZ in either order counts. "" when not ambiguous.
+	Alt string
 	// Conf is the lowest OCR confidence of its words.
 	Conf float64
 	// Line is the index of the line it was read on, in Zone.Lines.
@@ -149,7 +155,7 @@ func parseDates(line string, order Order) []Date {
 	var out []Date
 	var taken [][2]int
 	fixed := fixDigitRuns(line)
-	add := func(loc []int, y, m, d string) {
+	add := func(loc []int, y, m, d string, swappable bool) {
 		for _, t := range taken {
 			if loc[0] < t[1] && t[0] < loc[1] {
 				return
@@ -171,11 +177,15 @@ func parseDates(line string, order Order) []Date {
 			return
 		}
 		taken = append(taken, [2]int{loc[0], loc[1]})
-		out = append(out, Date{Date: dt, Text: strings.TrimSpace(fixed[loc[0]:loc[1]]), Digits: digits + twoDigits(month) + twoDigits(day)})
+		alt := ""
+		if swappable && day <= 12 && day != month {
+			alt = digits + twoDigits(day) + twoDigits(month)
+		}
+		out = append(out, Date{Date: dt, Text: strings.TrimSpace(fixed[loc[0]:loc[1]]), Digits: digits + twoDigits(month) + twoDigits(day), Alt: alt})
 	}
 	sub := func(loc []int, i int) string { return fixed[loc[2*i]:loc[2*i+1]] }
 	for _, loc := range matches(isoDate, fixed) {
-		add(loc, sub(loc, 1), sub(loc, 2), sub(loc, 3))
+		add(loc, sub(loc, 1), sub(loc, 2), sub(loc, 3), false)
 	}
 	for _, fourDigits := range []bool{true, false} {
 		for _, re := range numericDates {
@@ -184,9 +194,9 @@ func parseDates(line string, order Order) []Date {
 					continue
 				}
 				if order == MDY {
-					add(loc, sub(loc, 3), sub(loc, 1), sub(loc, 2))
+					add(loc, sub(loc, 3), sub(loc, 1), sub(loc, 2), true)
 				} else {
-					add(loc, sub(loc, 3), sub(loc, 2), sub(loc, 1))
+					add(loc, sub(loc, 3), sub(loc, 2), sub(loc, 1), true)
 				}
 			}
 		}
@@ -200,7 +210,7 @@ func parseDates(line string, order Order) []Date {
 				mon, ok = monthNames[name[:3]]
 			}
 			if ok {
-				add(loc, sub(loc, 3), strconv.Itoa(int(mon)), sub(loc, 1))
+				add(loc, sub(loc, 3), strconv.Itoa(int(mon)), sub(loc, 1), false)
 			}
 		}
 	}
@@ -219,34 +229,53 @@ func digitsOf(d mrz.Date) string {
 	return strconv.Itoa(d.Year) + twoDigits(int(d.Month)) + twoDigits(d.Day)
 }
 
-// sameDate reports whether the printed date p is the MRZ date m; a
-// two-digit printed year matches either century.
-func sameDate(p Date, m mrz.Date) bool {
-	md := digitsOf(m)
-	if strings.HasPrefix(p.Digits, "__") {
-		return p.Digits[2:] == md[2:]
+// readings are the YYYYMMDD readings of p: its own, and Alt.
+func (p Date) readings() []string {
+	if p.Alt != "" {
+		return []string{p.Digits, p.Alt}
 	}
-	return p.Digits == md
+	return []string{p.Digits}
+}
+
+// sameDate reports whether the printed date p is the MRZ date m, in
+// either order when ambiguous; a two-digit printed year matches either
+// century.
+func sameDate(p Date, m mrz.Date) bool {
+	for _, r := range p.readings() {
+		if digitDiff(r, digitsOf(m)) == 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // nearDate reports whether p differs from m in exactly one digit: as
 // likely a misread as a forgery, so it is never taken as a contradiction.
 func nearDate(p Date, m mrz.Date) bool {
-	md := digitsOf(m)
-	pd := p.Digits
-	if strings.HasPrefix(pd, "__") {
-		pd, md = pd[2:], md[2:]
+	for _, r := range p.readings() {
+		if digitDiff(r, digitsOf(m)) == 1 {
+			return true
+		}
 	}
-	if len(pd) != len(md) {
-		return false
+	return false
+}
+
+// digitDiff counts the digits in which a printed reading differs from
+// an MRZ date (YYYYMMDD; "__" for an unprinted century matches any).
+func digitDiff(printed, md string) int {
+	if strings.HasPrefix(printed, "__") {
+		printed, md = printed[2:], md[2:]
+	}
+	if len(printed) != len(md) {
+		return len(md)
 	}
 	diff := 0
-	for i := range pd {
-		if pd[i] != md[i] {
+	for i := range printed {
+		if printed[i] != md[i] {
 			diff++
 		}
 	}
-	return diff == 1
+	return diff
 }
 
 // resolved is d as a time, a two-digit year read as 19yy when 20yy would

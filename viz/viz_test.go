@@ -1,6 +1,7 @@
 package viz
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/verifyd/verifyd/mrz"
@@ -85,12 +86,24 @@ func TestCompare(t *testing.T) {
 			map[string]Status{"document_number": Mismatch}},
 		{"another surname", passportPage("12 AUG 1974", "11 JUN 2030", "L898902C3", "WINTERBOTTOM"),
 			map[string]Status{"surname": Mismatch}},
+		{"label read in pieces is not the value", []string{"SURNAME", "/ NOM", "ERIKSSON", "DATE OF BIRTH | DATE OF EXPIRY", "12 AUG 1974 | 11 JUN 2030", "PASSPORT NO. L898902C3"},
+			map[string]Status{"surname": Match, "birth_date": Match}},
+		{"day-first date on a month-first country's document", []string{"SURNAME", "ERIKSSON", "DATE OF BIRTH", "12.08.1974"},
+			map[string]Status{"birth_date": Match}},
+		{"surname not read: the next field's value is not taken for it", []string{"SURNAME / NOM", "GIVEN NAMES / PRENOMS", "JOHN ANNA"},
+			map[string]Status{"surname": Unread}},
+		{"number missing its first letter", passportPage("12 AUG 1974", "11 JUN 2030", "898902C3", "ERIKSSON"),
+			map[string]Status{"document_number": Match}},
 		{"birth date not printed legibly", passportPage("12 A#G 19?4", "11 JUN 2030", "L898902C3", "ERIKSSON"),
 			map[string]Status{"birth_date": Unread}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := Compare(NewZone(words(tt.lines...), DMY), f)
+			order := DMY
+			if strings.HasPrefix(tt.name, "day-first") {
+				order = MDY
+			}
+			c := Compare(NewZone(words(tt.lines...), order), f)
 			for _, fd := range c {
 				if want, ok := tt.want[fd.Name]; ok && fd.Status != want {
 					t.Errorf("%s: %s (printed %q), want %s", fd.Name, fd.Status, fd.Printed, want)

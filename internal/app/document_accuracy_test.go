@@ -19,7 +19,11 @@ import (
 	"github.com/verifyd/verifyd/ocr"
 )
 
-var docEvalN = flag.Int("docs.n", 0, "TestDocumentDecisions: documents per case (default: the quick subset)")
+var (
+	docEvalN    = flag.Int("docs.n", 0, "TestDocumentDecisions: documents per case (default: the quick subset)")
+	docEvalDump = flag.Bool("docs.dump", false, "TestDocumentDecisions: log what was read for every wrong or review decision")
+	docEvalOnly = flag.String("docs.case", "", "TestDocumentDecisions: run only the cases whose name contains this")
+)
 
 // docNow is "today" of the document evaluation, fixed so the data set does
 // not change with the date.
@@ -159,6 +163,9 @@ func TestDocumentDecisions(t *testing.T) {
 	results := make([]tally, len(docCases))
 	ctx := context.Background()
 	for ci, c := range docCases {
+		if *docEvalOnly != "" && !strings.Contains(c.name, *docEvalOnly) {
+			continue
+		}
 		g := docgen.NewGenerator(uint64(1000+ci), docNow)
 		g.MinorRate, g.ExpiredRate = 0, 0
 		r := rand.New(rand.NewPCG(uint64(ci), 7))
@@ -214,6 +221,14 @@ func TestDocumentDecisions(t *testing.T) {
 				got = d.Reason
 			}
 			tl.n++
+			if *docEvalDump && (got == "review" || !containsReason(c.want, got)) {
+				t.Logf("%s #%d (%s, MRZ %v): %s", c.name, i, got, spec.Lines, lastDetail(d))
+				for _, r := range d.Results {
+					if r.Check == "visual_zone" || r.Check == "document" {
+						t.Logf("    %s: %v", r.Check, r.Evidence["text"])
+					}
+				}
+			}
 			switch {
 			case got == "review" && containsReason(c.want, "review"):
 				tl.right++
