@@ -247,7 +247,7 @@ func hasNumberLabel(tokens []string) bool {
 var surnameLabels = []string{"SURNAME", "SURNAMES", "NOM", "NAME", "APELLIDOS", "APELLIDO", "COGNOME", "ACHTERNAAM",
 	"NAZWISKO", "EFTERNAMN", "FAMILIENNAME", "SUKUNIMI", "ETTERNAVN", "EFTERNAVN", "APELIDO", "1", "1."}
 
-var givenLabels = []string{"GIVEN", "PRENOMS", "PRENOM", "VORNAMEN", "VORNAME", "NOMBRE", "NOMBRES", "NOMI", "NOME",
+var givenLabels = []string{"GIVEN", "NAMES", "PRENOMS", "PRENOM", "VORNAMEN", "VORNAME", "NOMBRE", "NOMBRES", "NOMI", "NOME",
 	"VOORNAMEN", "IMIONA", "FORNAMN", "ETUNIMET", "FORNAVN", "FIRST", "2", "2."}
 
 func (z Zone) compareSurname(want string) Field {
