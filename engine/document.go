@@ -200,11 +200,13 @@ func (c DocumentCheck) unread(ctx context.Context, in *Input, read MRZRead, deta
 		if read.CutOff {
 			what = "cut off by the photo's edge"
 		}
+		ev["fix"] = "cutoff"
 		return Failed(verifyd.ReasonPartialID, "the machine-readable zone is "+what+": "+detail, ev)
 	}
 	if _, ok := ev["failed_check_digits"]; ok {
 		return NeedsReview(detail+": the photo measures fine, so a person must compare the zone with the document", ev)
 	}
+	ev["fix"] = "unreadable"
 	return Failed(verifyd.ReasonIDScanError, detail, ev)
 }
 
@@ -218,6 +220,21 @@ func (c DocumentCheck) poor(ctx context.Context, in *Input, detail string, ev ma
 	ev["quality"] = q.Evidence
 	if q.Outcome != Fail {
 		return Result{}, false
+	}
+	// What the person is asked to fix: the first problem measured, on
+	// the photo it was measured on (the hosted page's hint).
+	first := strings.TrimPrefix(q.Detail, "photo quality too poor to read the document: ")
+	first, _, _ = strings.Cut(first, ";")
+	for _, k := range []verifyd.ImageKind{verifyd.ImageDocumentFront, verifyd.ImageDocumentBack} {
+		if strings.HasPrefix(first, string(k)) {
+			ev["image"] = string(k)
+		}
+	}
+	for _, p := range [][2]string{{"blurry", "blur"}, {"glare", "glare"}, {"dark", "light"}, {"overexposed", "light"}} {
+		if strings.Contains(first, p[0]) {
+			ev["fix"] = p[1]
+			break
+		}
 	}
 	return Failed(q.Reason, detail+"; "+q.Detail, ev), true
 }

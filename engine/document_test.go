@@ -141,6 +141,10 @@ func TestDocumentCheckQualityAnswersReader(t *testing.T) {
 			if r.Outcome != tt.outcome || r.Reason != tt.reason || !strings.Contains(r.Detail, tt.detail) {
 				t.Fatalf("got %s %s (%s), want %s %s with %q", r.Outcome, r.Reason, r.Detail, tt.outcome, tt.reason, tt.detail)
 			}
+			// The hosted page's hint: what to fix, on which photo.
+			if tt.reason == verifyd.ReasonPoorIDScanError && (r.Evidence["fix"] != "blur" || r.Evidence["image"] != "document_front") {
+				t.Fatalf("hint: fix %v, image %v", r.Evidence["fix"], r.Evidence["image"])
+			}
 		})
 	}
 }
