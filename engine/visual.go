@@ -180,7 +180,7 @@ func (d *DriverLicence) Run(ctx context.Context, in *Input) Result {
 	enough := func(z viz.Zone) bool {
 		b, okB := z.DateFor(viz.RoleBirth)
 		e, okE := z.DateFor(viz.RoleExpiry)
-		return okB && okE && trusted(b) && trusted(e)
+		return okB && okE && trusted(b) && trusted(e) && b.Role == viz.RoleBirth && e.Role == viz.RoleExpiry
 	}
 	z, err = readSides(ctx, d.OCR, in, Located{}, order, enough)
 	if err != nil {
@@ -195,14 +195,17 @@ func (d *DriverLicence) Run(ctx context.Context, in *Input) Result {
 	if okE {
 		ev["expiry_date"] = map[string]any{"printed": expiry.Text, "date": expiry.Date.String(), "confidence": expiry.Conf}
 	}
-	if okB && trusted(birth) {
+	// A licence fails alone only on dates whose labels say what they are:
+	// licences are valid 10–15 years, so an unread birth date leaves an
+	// issue date that looks like a minor's birth date by its place.
+	if okB && trusted(birth) && birth.Role == viz.RoleBirth {
 		age := mrz.Age(birthDate(birth, in), in.Now)
 		ev["age"] = age
 		if age >= 0 && age < 18 {
 			return Failed(verifyd.ReasonMinor, fmt.Sprintf("the licence's printed birth date %s makes the holder %d years old", birth.Text, age), ev)
 		}
 	}
-	if okE && trusted(expiry) && expiry.Date.Time().Before(dateOf(in)) {
+	if okE && trusted(expiry) && expiry.Role == viz.RoleExpiry && expiry.Date.Time().Before(dateOf(in)) {
 		return Failed(verifyd.ReasonExpiredID, "the licence expired on "+expiry.Date.String(), ev)
 	}
 	var missing []string

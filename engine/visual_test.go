@@ -46,6 +46,9 @@ func TestDriverLicence(t *testing.T) {
 		{"minor", printed{"DRIVING LICENCE", "1. DOE", "3. 17.05.2010 LEEDS", "4a. 01.01.2026 4c. DVLA", "4b. 31.12.2030"}, engine.Fail, verifyd.ReasonMinor},
 		{"expired", printed{"DRIVING LICENCE", "1. DOE", "3. 17.05.1990 LEEDS", "4a. 01.01.2010 4c. DVLA", "4b. 31.12.2020"}, engine.Fail, verifyd.ReasonExpiredID},
 		{"US order, labelled", printed{"DRIVER LICENSE", "DOB 05/17/1990", "EXP 12/31/2020"}, engine.Fail, verifyd.ReasonExpiredID},
+		// Birth date unread: the issue date is the earliest, but its place
+		// does not make it a birth date.
+		{"birth date unread, unlabelled dates: review", printed{"DRIVING LICENCE", "1. DOE", "20.06.2020", "4b. 20.06.2035"}, engine.Review, ""},
 		{"dates unreadable: review", printed{"DRIVING LICENCE", "1. DOE", "3. 1?.05.19#0"}, engine.Review, ""},
 	}
 	for _, tt := range tests {

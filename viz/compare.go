@@ -98,10 +98,11 @@ func (z Zone) compareDate(name string, want mrz.Date, role Role) Field {
 }
 
 // dateFor returns the printed date that stands for role: the one its label
-// names, else (without labels) the earliest date for a birth date when it
-// lies more than 10.5 years before the latest (an issue date does not),
-// and the latest date for an expiry date when at least three dates (birth,
-// issue, expiry) were read.
+// names, else (without labels) one placed as such among at least three
+// distinct dates (birth, issue, expiry): the earliest for a birth date when
+// it lies more than 10.5 years before the latest (an issue date does not),
+// the latest for an expiry date. With fewer dates read, an unlabelled date
+// could be any of them.
 func (z Zone) dateFor(role Role) (Date, bool) {
 	var best Date
 	found := false
@@ -113,13 +114,11 @@ func (z Zone) dateFor(role Role) (Date, bool) {
 	if found {
 		return best, true
 	}
-	var unlabelled []Date
+	distinct := map[string]bool{}
 	for _, d := range z.Dates {
-		if d.Role == RoleNone {
-			unlabelled = append(unlabelled, d)
-		}
+		distinct[d.Digits] = true
 	}
-	if len(z.Dates) < 2 || len(unlabelled) == 0 {
+	if len(distinct) < 3 {
 		return Date{}, false
 	}
 	earliest, latest := z.Dates[0], z.Dates[0]
@@ -137,7 +136,7 @@ func (z Zone) dateFor(role Role) (Date, bool) {
 			return earliest, true
 		}
 	case RoleExpiry:
-		if latest.Role == RoleNone && len(z.Dates) >= 3 {
+		if latest.Role == RoleNone {
 			return latest, true
 		}
 	}
