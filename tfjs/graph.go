@@ -13,9 +13,10 @@ import (
 // Graph is a TensorFlow.js graph model (a model.json with "format":
 // "graph-model" and a modelTopology of TensorFlow NodeDefs) prepared for
 // execution. Only a small set of operations is supported — those of small
-// image classifiers as the TensorFlow.js converter writes them:
-// Placeholder, Const, Identity, _FusedConv2D, _FusedMatMul, MaxPool, Relu,
-// Reshape, Sigmoid, Softmax, Add, AddV2 and Mul. NewGraph rejects any other
+// image classifiers and MobileNets as the TensorFlow.js converter writes
+// them: Placeholder, Const, Identity, Conv2D, _FusedConv2D,
+// DepthwiseConv2dNative, _FusedMatMul, MaxPool, Mean, Relu, Reshape,
+// Sigmoid, Softmax, Add, AddV2, Mul, Minimum and Maximum. NewGraph rejects any other
 // operation, and any attribute it does not understand or whose value it
 // does not implement (e.g. dilations other than 1, NCHW layout, explicit
 // padding), rather than computing something else.
@@ -265,8 +266,45 @@ func (g *Graph) Outputs() []string {
 // input must be given) and returns the value of every output, in the order
 // of Outputs. The input tensors are not modified.
 func (g *Graph) Execute(inputs map[string]*Tensor) (outs []*Tensor, err error) {
+	return g.execute(inputs, g.outputs)
+}
+
+// ExecuteNodes is Execute returning the values of the named nodes instead
+// of the outputs — any node, e.g. an intermediate layer a model's
+// signature lists as an output although other nodes consume it (FaceRes's
+// "global_pooling/Mean"). Only the nodes they depend on are run.
+func (g *Graph) ExecuteNodes(inputs map[string]*Tensor, names ...string) ([]*Tensor, error) {
+	want := make([]*graphNode, len(names))
+	for i, name := range names {
+		for _, n := range g.nodes {
+			if n.name == name {
+				want[i] = n
+				break
+			}
+		}
+		if want[i] == nil {
+			return nil, fmt.Errorf("tfjs: graph has no node %q", name)
+		}
+	}
+	return g.execute(inputs, want)
+}
+
+func (g *Graph) execute(inputs map[string]*Tensor, want []*graphNode) (outs []*Tensor, err error) {
 	if len(inputs) != len(g.inputs) {
 		return nil, fmt.Errorf("tfjs: graph has %d inputs, %d given", len(g.inputs), len(inputs))
+	}
+	// needed marks the nodes the wanted ones depend on; g.nodes is in
+	// execution order, so walking it backwards visits consumers first.
+	needed := make([]bool, len(g.nodes))
+	for _, n := range want {
+		needed[n.slot] = true
+	}
+	for i := len(g.nodes) - 1; i >= 0; i-- {
+		if needed[i] {
+			for _, in := range g.nodes[i].inputs {
+				needed[in.slot] = true
+			}
+		}
 	}
 	vals := make([]*Tensor, len(g.nodes))
 	// The operations called here panic on shapes they cannot handle
@@ -280,6 +318,9 @@ func (g *Graph) Execute(inputs map[string]*Tensor) (outs []*Tensor, err error) {
 	}()
 	args := make([]*Tensor, 0, 4)
 	for _, n := range g.nodes {
+		if !needed[n.slot] && n.op != "Placeholder" {
+			continue
+		}
 		cur = n
 		switch n.op {
 		case "Const":
@@ -306,8 +347,8 @@ func (g *Graph) Execute(inputs map[string]*Tensor) (outs []*Tensor, err error) {
 		}
 		vals[n.slot] = v
 	}
-	outs = make([]*Tensor, len(g.outputs))
-	for i, n := range g.outputs {
+	outs = make([]*Tensor, len(want))
+	for i, n := range want {
 		outs[i] = vals[n.slot]
 	}
 	return outs, nil
@@ -611,16 +652,22 @@ func (n *graphNode) prepare(d *graphNodeDef, w Weights) error {
 		}
 		return n.wantInputs(1)
 
-	case "Add", "AddV2", "Mul":
+	case "Add", "AddV2", "Mul", "Minimum", "Maximum":
 		if err := a.only("T"); err != nil {
 			return err
 		}
 		if err := a.dtype("T", "DT_FLOAT"); err != nil {
 			return err
 		}
-		mul := d.Op == "Mul"
-		n.run = func(in []*Tensor) (*Tensor, error) { return graphBinary(in[0], in[1], mul) }
+		op := map[string]binaryOp{"Add": opAdd, "AddV2": opAdd, "Mul": opMul, "Minimum": opMin, "Maximum": opMax}[d.Op]
+		n.run = func(in []*Tensor) (*Tensor, error) { return graphBinary(in[0], in[1], op) }
 		return n.wantInputs(2)
+
+	case "Mean":
+		return n.prepareMean(a)
+
+	case "DepthwiseConv2dNative":
+		return n.prepareDepthwise(a)
 
 	case "Reshape":
 		if err := a.only("T", "Tshape"); err != nil {
@@ -690,7 +737,9 @@ func (n *graphNode) prepare(d *graphNodeDef, w Weights) error {
 		}
 		return n.wantInputs(1)
 
-	case "_FusedConv2D":
+	case "_FusedConv2D", "Conv2D":
+		// A plain Conv2D has no fused_ops and two inputs, which
+		// prepareConv reads as a convolution without bias or activation.
 		return n.prepareConv(a)
 
 	case "_FusedMatMul":
@@ -948,8 +997,19 @@ func graphSoftmax(t *Tensor) (*Tensor, error) {
 	return out, nil
 }
 
-// graphBinary is elementwise a+b or a*b with NumPy broadcasting.
-func graphBinary(a, b *Tensor, mul bool) (*Tensor, error) {
+// binaryOp is an elementwise operation of two tensors.
+type binaryOp int
+
+const (
+	opAdd binaryOp = iota
+	opMul
+	opMin
+	opMax
+)
+
+// graphBinary is elementwise a+b, a*b, min(a, b) or max(a, b) with NumPy
+// broadcasting. Minimum and Maximum of a NaN are NaN, as in TensorFlow.
+func graphBinary(a, b *Tensor, op binaryOp) (*Tensor, error) {
 	rank := max(len(a.Shape), len(b.Shape))
 	shape := make([]int, rank)
 	as, bs := make([]int, rank), make([]int, rank) // element strides, 0 where broadcast
@@ -982,12 +1042,6 @@ func graphBinary(a, b *Tensor, mul bool) (*Tensor, error) {
 		sb *= db
 	}
 	out := New(shape...)
-	op := func(x, y float32) float32 {
-		if mul {
-			return x * y
-		}
-		return x + y
-	}
 	if len(out.Data) == 0 {
 		return out, nil
 	}
@@ -999,8 +1053,23 @@ func graphBinary(a, b *Tensor, mul bool) (*Tensor, error) {
 	pa, pb := 0, 0
 	for o := 0; o < len(out.Data); o += inner {
 		dst := out.Data[o : o+inner]
-		for j := range dst {
-			dst[j] = op(a.Data[pa+j*ai], b.Data[pb+j*bi])
+		switch op {
+		case opAdd:
+			for j := range dst {
+				dst[j] = a.Data[pa+j*ai] + b.Data[pb+j*bi]
+			}
+		case opMul:
+			for j := range dst {
+				dst[j] = a.Data[pa+j*ai] * b.Data[pb+j*bi]
+			}
+		case opMin:
+			for j := range dst {
+				dst[j] = float32(math.Min(float64(a.Data[pa+j*ai]), float64(b.Data[pb+j*bi])))
+			}
+		case opMax:
+			for j := range dst {
+				dst[j] = float32(math.Max(float64(a.Data[pa+j*ai]), float64(b.Data[pb+j*bi])))
+			}
 		}
 		// Advance the multi-index over the outer dimensions.
 		for d := rank - 2; d >= 0; d-- {
@@ -1014,6 +1083,168 @@ func graphBinary(a, b *Tensor, mul bool) (*Tensor, error) {
 			pb -= bs[d] * shape[d]
 			idx[d] = 0
 		}
+	}
+	return out, nil
+}
+
+// prepareDepthwise sets up DepthwiseConv2dNative: a depthwise convolution
+// with a constant [KH, KW, C, 1] filter (channel multiplier 1), NHWC,
+// equal strides, no dilation.
+func (n *graphNode) prepareDepthwise(a graphAttrs) error {
+	if err := a.only("T", "strides", "padding", "data_format", "dilations", "explicit_paddings"); err != nil {
+		return err
+	}
+	if err := a.dtype("T", "DT_FLOAT"); err != nil {
+		return err
+	}
+	if _, err := a.oneOf("data_format", "NHWC", "NHWC"); err != nil {
+		return err
+	}
+	if err := a.emptyList("explicit_paddings"); err != nil {
+		return err
+	}
+	if dil, err := a.nhwc("dilations", 1); err != nil || dil != 1 {
+		if err == nil {
+			err = fmt.Errorf("dilation %d unsupported", dil)
+		}
+		return err
+	}
+	stride, err := a.nhwc("strides", 0)
+	if err != nil {
+		return err
+	}
+	if stride == 0 {
+		return errors.New("strides are required")
+	}
+	mode, err := a.padding()
+	if err != nil {
+		return err
+	}
+	if err := n.wantInputs(2); err != nil {
+		return err
+	}
+	filter, err := n.constInput(1, "filter")
+	if err != nil {
+		return err
+	}
+	if len(filter.Shape) != 4 || filter.Shape[3] != 1 || filter.Shape[0] < 1 || filter.Shape[1] < 1 {
+		return fmt.Errorf("depthwise filter of shape %v, want [kh, kw, channels, 1] (channel multiplier 1)", filter.Shape)
+	}
+	kh, kw, c := filter.Shape[0], filter.Shape[1], filter.Shape[2]
+	n.run = func(in []*Tensor) (*Tensor, error) {
+		x, err := graphImage(in[0])
+		if err != nil {
+			return nil, err
+		}
+		h, w, xc := x.HWC()
+		if xc != c {
+			return nil, fmt.Errorf("input %v for a depthwise filter of %d channels", in[0].Shape, c)
+		}
+		if mode == Valid && (h < kh || w < kw) {
+			return nil, fmt.Errorf("%dx%d filter on input %v", kh, kw, in[0].Shape)
+		}
+		return graphBatch(DepthwiseConv2D(x, filter, stride, mode)), nil
+	}
+	return nil
+}
+
+// prepareMean sets up Mean: the average over the constant axes of its
+// second input (negative axes count from the end; an empty list is the
+// identity), keeping the reduced dimensions as 1 with keep_dims.
+func (n *graphNode) prepareMean(a graphAttrs) error {
+	if err := a.only("T", "Tidx", "keep_dims"); err != nil {
+		return err
+	}
+	if err := a.dtype("T", "DT_FLOAT"); err != nil {
+		return err
+	}
+	if err := a.dtype("Tidx", "DT_INT32"); err != nil {
+		return err
+	}
+	keep, err := a.boolean("keep_dims")
+	if err != nil {
+		return err
+	}
+	if err := n.wantInputs(2); err != nil {
+		return err
+	}
+	axesT, err := n.constInput(1, "reduction_indices")
+	if err != nil {
+		return err
+	}
+	if len(axesT.Shape) > 1 {
+		return fmt.Errorf("reduction_indices of shape %v, want a scalar or a vector", axesT.Shape)
+	}
+	axes := make([]int, len(axesT.Data))
+	for i, v := range axesT.Data {
+		axes[i] = int(v)
+	}
+	n.run = func(in []*Tensor) (*Tensor, error) { return graphMean(in[0], axes, keep) }
+	return nil
+}
+
+// graphMean averages t over axes, summing in float64 and rounding once.
+func graphMean(t *Tensor, axes []int, keep bool) (*Tensor, error) {
+	rank := len(t.Shape)
+	reduced := make([]bool, rank)
+	for _, ax := range axes {
+		if ax < 0 {
+			ax += rank
+		}
+		if ax < 0 || ax >= rank {
+			return nil, fmt.Errorf("mean over axis %v of a tensor of shape %v", axes, t.Shape)
+		}
+		reduced[ax] = true
+	}
+	var shape []int
+	count := 1
+	for i, d := range t.Shape {
+		switch {
+		case !reduced[i]:
+			shape = append(shape, d)
+		case keep:
+			shape = append(shape, 1)
+			count *= d
+		default:
+			count *= d
+		}
+	}
+	out := New(shape...)
+	if count == 0 || len(t.Data) == 0 {
+		if len(out.Data) > 0 {
+			// The mean of nothing is NaN, as in TensorFlow.
+			for i := range out.Data {
+				out.Data[i] = float32(math.NaN())
+			}
+		}
+		return out, nil
+	}
+	// Output strides over the input's dimensions: 0 for reduced ones.
+	ostride := make([]int, rank)
+	s := 1
+	for i := rank - 1; i >= 0; i-- {
+		if !reduced[i] {
+			ostride[i] = s
+			s *= t.Shape[i]
+		}
+	}
+	sum := make([]float64, len(out.Data))
+	idx := make([]int, rank)
+	o := 0
+	for _, v := range t.Data {
+		sum[o] += float64(v)
+		for d := rank - 1; d >= 0; d-- {
+			idx[d]++
+			o += ostride[d]
+			if idx[d] < t.Shape[d] {
+				break
+			}
+			o -= ostride[d] * t.Shape[d]
+			idx[d] = 0
+		}
+	}
+	for i, v := range sum {
+		out.Data[i] = float32(v / float64(count))
 	}
 	return out, nil
 }
