@@ -156,11 +156,13 @@ var labels = []struct {
 	words []string
 }{
 	{RoleBirth, []string{"BIRTH", "NAISSANCE", "GEBURT", "GEBOREN", "NACIMIENTO", "NASCITA", "GEBOORTE", "URODZENIA",
-		"FODELSE", "NASCIMENTO", "SYNTYMA", "FODSEL", "FODSELS", "DOB", "NAROZENI", "GIMIMO", "SZULETESI", "3"}},
+		"FODELSE", "NASCIMENTO", "SYNTYMA", "FODSEL", "FODSELS", "FOEDSEL", "DOB", "NAROZENI", "GIMIMO", "SZULETESI", "NAISS",
+		"DOGUM", "NASTERII", "NAC", "NASC", "GEB", "3"}},
 	{RoleExpiry, []string{"EXPIRY", "EXPIRATION", "EXPIRES", "EXP", "GULTIG", "VALABLE", "VALID", "VALIDITE", "CADUCIDAD",
-		"SCADENZA", "GELDIG", "VALIDADE", "WAZNOSCI", "GILTIG", "VOIMASSA", "UTLOPER", "4B", "4B."}},
+		"SCADENZA", "GELDIG", "VALIDADE", "WAZNOSCI", "GILTIG", "VOIMASSA", "UTLOPER", "EXPIR", "PLATNOST", "ERVENYES",
+		"VALABIL", "GECERLILIK", "UDLOB", "UDLOEB", "CAD", "4B", "4B."}},
 	{RoleIssue, []string{"ISSUE", "ISSUED", "DELIVRANCE", "DELIVRE", "AUSSTELLUNG", "AUSSTELLUNGSDATUM", "EXPEDICION",
-		"RILASCIO", "AFGIFTE", "EMISSAO", "WYDANIA", "UTFARDANDE", "ISS", "4A", "4A."}},
+		"RILASCIO", "AFGIFTE", "EMISSAO", "EMISION", "WYDANIA", "UTFARDANDE", "DELIV", "ISS", "4A", "4A."}},
 }
 
 // roleOfText returns the role a label text names (RoleNone if none).
@@ -202,26 +204,38 @@ func (z *Zone) labelOf(i int, value string) Role {
 	if !found {
 		box = l.Box
 	}
+	// Above: the nearest line whose words overlap the value horizontally
+	// is its label line; only its words over the value count (a label
+	// line holds several fields' labels side by side). When that line
+	// names no field (a label OCR garbled, or another value), the value
+	// has no label: a label further up belongs to another row.
 	h := max(box.Dy(), 1)
-	best, bestDy := RoleNone, 1<<30
+	nearest, nearestDy := -1, 1<<30
 	for j, a := range z.Lines {
 		if j == i || a.MRZ {
 			continue
 		}
 		dy := box.Min.Y - a.Box.Max.Y
-		if dy < -h/2 || dy > 2*h {
+		if dy < -h/2 || dy > 2*h || dy >= nearestDy {
 			continue
 		}
-		// Only the label words above the value count: lines often hold
-		// several labels side by side.
 		for _, w := range a.Words {
-			if w.Box.Max.X < box.Min.X-h || w.Box.Min.X > box.Max.X+h/2 {
-				continue
-			}
-			if r := roleOfText(fold(w.Text)); r != RoleNone && dy < bestDy {
-				best, bestDy = r, dy
+			if w.Box.Max.X >= box.Min.X-h && w.Box.Min.X <= box.Max.X+h/2 {
+				nearest, nearestDy = j, dy
+				break
 			}
 		}
 	}
-	return best
+	if nearest < 0 {
+		return RoleNone
+	}
+	for _, w := range z.Lines[nearest].Words {
+		if w.Box.Max.X < box.Min.X-h || w.Box.Min.X > box.Max.X+h/2 {
+			continue
+		}
+		if r := roleOfText(fold(w.Text)); r != RoleNone {
+			return r
+		}
+	}
+	return RoleNone
 }

@@ -50,6 +50,29 @@ type Spec struct {
 	// "07 MAR 1990", DateDotted "07.03.1990", DateSlashed "07/03/1990",
 	// DateBilingual "07 MARS/MAR 90". Licences use DateDotted when zero.
 	DateStyle DateStyle
+	// Labels is the language of the visual zone's field labels: "" (the
+	// bilingual English/French of many passports), "de", "fr", "es", "it".
+	Labels string
+}
+
+// labelSets name the visual zone's fields in several languages, as issuers
+// print them (abbreviated, with or without the English).
+var labelSets = map[string]map[string]string{
+	"": {"surname": "Surname / Nom", "given": "Given names / Prénoms", "nationality": "Nationality", "birth": "Date of birth",
+		"sex": "Sex", "number": "Document no.", "passport": "Passport No.", "expiry": "Date of expiry", "issue": "Date of issue",
+		"place": "Place of birth", "authority": "Authority", "type": "Type", "code": "Code"},
+	"de": {"surname": "Name", "given": "Vornamen", "nationality": "Staatsangehörigkeit", "birth": "Geburtstag",
+		"sex": "Geschlecht", "number": "Ausweis-Nr.", "passport": "Pass-Nr.", "expiry": "Gültig bis", "issue": "Ausstellungsdatum",
+		"place": "Geburtsort", "authority": "Behörde", "type": "Typ", "code": "Kode"},
+	"fr": {"surname": "Nom", "given": "Prénoms", "nationality": "Nationalité", "birth": "Date de naiss.",
+		"sex": "Sexe", "number": "N° du document", "passport": "Passeport n°", "expiry": "Valable jusqu'au", "issue": "Délivré le",
+		"place": "Lieu de naissance", "authority": "Autorité", "type": "Type", "code": "Code"},
+	"es": {"surname": "Apellidos", "given": "Nombre", "nationality": "Nacionalidad", "birth": "Fecha de nacimiento",
+		"sex": "Sexo", "number": "Núm. soporte", "passport": "N° pasaporte", "expiry": "Válido hasta", "issue": "Fecha de expedición",
+		"place": "Lugar de nacimiento", "authority": "Autoridad", "type": "Tipo", "code": "Código"},
+	"it": {"surname": "Cognome", "given": "Nome", "nationality": "Cittadinanza", "birth": "Data di nascita",
+		"sex": "Sesso", "number": "Documento n.", "passport": "Passaporto n.", "expiry": "Scadenza", "issue": "Data di rilascio",
+		"place": "Luogo di nascita", "authority": "Autorità", "type": "Tipo", "code": "Codice"},
 }
 
 // DateStyle is a way documents print dates.
@@ -191,7 +214,7 @@ func Render(spec Spec) (*Document, error) {
 	} else {
 		drawFace(img, photo, rng)
 	}
-	drawFields(img, lay, ppm, spec.Fields, lines, format, rng, ink, labelInk, spec.DateStyle)
+	drawFields(img, lay, ppm, spec.Fields, lines, format, rng, ink, labelInk, spec.DateStyle, labelSets[spec.Labels])
 
 	// Signature under the photo.
 	sy := mm(lay.photo[3]) + mm(2.5)
@@ -366,7 +389,10 @@ func showDate(d mrz.Date, raw string, style DateStyle) string {
 
 // drawFields prints the visual inspection zone.
 func drawFields(img *image.RGBA, lay layout, ppm float64, f mrz.Fields, lines []string, format mrz.Format,
-	rng *rand.Rand, ink, labelInk color.RGBA, style DateStyle) {
+	rng *rand.Rand, ink, labelInk color.RGBA, style DateStyle, L map[string]string) {
+	if L == nil {
+		L = labelSets[""]
+	}
 	mm := func(v float64) float64 { return v * ppm }
 	lf, vf := textFace(false, mm(lay.label)), textFace(true, mm(lay.value))
 	type cell struct{ label, value string }
@@ -389,19 +415,19 @@ func drawFields(img *image.RGBA, lay layout, ppm float64, f mrz.Fields, lines []
 		issue = showDate(mrz.Date{Year: f.ExpiryDate.Year - years, Month: f.ExpiryDate.Month, Day: min(f.ExpiryDate.Day, 28)}, "", style)
 	}
 	rows := [][]cell{
-		{{"Surname / Nom", f.Surname}},
-		{{"Given names / Prénoms", f.GivenNames}},
-		{{"Nationality", f.Nationality}, {"Date of birth", birth}, {"Sex", sex}},
-		{{"Document no.", docNo}, {"Date of expiry", expiry}},
+		{{L["surname"], f.Surname}},
+		{{L["given"], f.GivenNames}},
+		{{L["nationality"], f.Nationality}, {L["birth"], birth}, {L["sex"], sex}},
+		{{L["number"], docNo}, {L["expiry"], expiry}},
 	}
 	if format == mrz.TD3 || format == mrz.TD2 {
-		noLabel := "Passport No."
+		noLabel := L["passport"]
 		if format == mrz.TD2 {
-			noLabel = "Document No."
+			noLabel = L["number"]
 		}
-		rows = append([][]cell{{{"Type", f.DocumentCode}, {"Code", f.IssuingState}, {noLabel, docNo}}}, rows...)
-		rows[4] = []cell{{"Date of issue", issue}, {"Date of expiry", expiry}}
-		rows = append(rows, []cell{{"Place of birth", cities[rng.IntN(len(cities))]}, {"Authority", "MINISTRY OF INTERIOR"}})
+		rows = append([][]cell{{{L["type"], f.DocumentCode}, {L["code"], f.IssuingState}, {noLabel, docNo}}}, rows...)
+		rows[4] = []cell{{L["issue"], issue}, {L["expiry"], expiry}}
+		rows = append(rows, []cell{{L["place"], cities[rng.IntN(len(cities))]}, {L["authority"], "MINISTRY OF INTERIOR"}})
 	}
 	rowH := lay.label + lay.value + 1.4
 	y := lay.fy0
