@@ -175,8 +175,8 @@ func (z Zone) compareNumber(want string) Field {
 	if len(target) < 4 {
 		return fd
 	}
-	if z.findNumber(target) {
-		fd.Status = Match
+	if got, ok := z.findNumber(target); ok {
+		fd.Status, fd.Printed = Match, got
 		return fd
 	}
 	// A labelled value of a number's shape that differs.
@@ -209,27 +209,27 @@ func (z Zone) compareNumber(want string) Field {
 // number). One changed character of the number alone changes neither
 // the holder's age nor the document's validity; a different number is
 // still a contradiction (compareNumber).
-func (z Zone) findNumber(target string) bool {
+func (z Zone) findNumber(target string) (string, bool) {
 	for _, l := range z.Lines {
 		if l.MRZ {
 			continue
 		}
-		if strings.Contains(shape(l.Text), target) {
-			return true
-		}
 		for i, w := range l.Words {
-			cands := []string{shape(w.Text)}
+			cands := []string{w.Text}
 			if i+1 < len(l.Words) {
-				cands = append(cands, shape(w.Text+l.Words[i+1].Text))
+				cands = append(cands, w.Text+" "+l.Words[i+1].Text)
 			}
 			for _, c := range cands {
-				if strings.Contains(c, target) || len(target) >= 7 && distance(c, target) <= 1 {
-					return true
+				if sc := shape(c); strings.Contains(sc, target) || len(target) >= 7 && distance(sc, target) <= 1 {
+					return c, true
 				}
 			}
 		}
+		if strings.Contains(shape(l.Text), target) {
+			return l.Text, true
+		}
 	}
-	return false
+	return "", false
 }
 
 func hasNumberLabel(tokens []string) bool {
@@ -262,6 +262,7 @@ func (z Zone) compareSurname(want string) Field {
 		}
 	}
 	all := true
+	var seen []string
 	for _, p := range parts {
 		if len(p) < 2 {
 			continue
@@ -270,13 +271,14 @@ func (z Zone) compareSurname(want string) Field {
 		for _, w := range words {
 			if nameLike(w, p) {
 				found = true
+				seen = append(seen, w)
 				break
 			}
 		}
 		all = all && found
 	}
 	if all {
-		fd.Status = Match
+		fd.Status, fd.Printed = Match, strings.Join(seen, " ")
 		return fd
 	}
 	v, conf, ok := z.valueFor(func(t []string) bool {

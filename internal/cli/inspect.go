@@ -58,12 +58,31 @@ func (e *env) inspect(ctx context.Context, args []string) error {
 	text := loadOCR(ctx, slog.New(slog.NewTextHandler(e.stderr, nil)))
 	d, err := app.ProductionPipeline(nil, nil, faces, engine.FaceThresholds{}, text).Run(ctx, in)
 	out := struct {
-		Decision string          `json:"decision"`
-		Reason   verifyd.Reason  `json:"reason"`
-		Error    string          `json:"error,omitempty"`
-		Millis   int64           `json:"ms"`
-		Results  []engine.Result `json:"results"`
+		Decision string         `json:"decision"`
+		Reason   verifyd.Reason `json:"reason"`
+		// Why is the deciding check's explanation: the failure, or every
+		// reason for review.
+		Why   []string `json:"why,omitempty"`
+		Error string   `json:"error,omitempty"`
+		// MRZ and Printed are what was read from the two zones (also in
+		// the results' evidence).
+		MRZ     any             `json:"mrz,omitempty"`
+		Printed any             `json:"printed,omitempty"`
+		Millis  int64           `json:"ms"`
+		Results []engine.Result `json:"results"`
 	}{Decision: string(d.Status), Reason: d.Reason, Millis: time.Since(start).Milliseconds(), Results: d.Results}
+	for _, r := range d.Results {
+		switch {
+		case r.Outcome == engine.Fail, r.Outcome == engine.Review, r.Outcome == engine.Error:
+			out.Why = append(out.Why, r.Check+": "+r.Detail)
+		}
+		if v, ok := r.Evidence["mrz"]; ok && r.Check == "document" {
+			out.MRZ = v
+		}
+		if v, ok := r.Evidence["printed"]; ok {
+			out.Printed = v
+		}
+	}
 	switch {
 	case err != nil:
 		out.Decision, out.Error = "error", err.Error()

@@ -6,12 +6,14 @@ import (
 	"image/jpeg"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/verifyd/verifyd/internal/docgen"
 	"github.com/verifyd/verifyd/internal/facetest"
 	"github.com/verifyd/verifyd/internal/testdb"
+	"github.com/verifyd/verifyd/internal/testserver"
 	"github.com/verifyd/verifyd/mrz"
 )
 
@@ -54,22 +56,34 @@ func TestInspect(t *testing.T) {
 	minor.BirthDate = mrz.Date{Year: now.Year() - 16, Month: 1, Day: 2}
 	expired := adult
 	expired.ExpiryDate = mrz.Date{Year: now.Year() - 1, Month: 1, Day: 2}
+	// A valid adult MRZ on a page that prints a minor's birth date.
+	forged := adult
+	forged.BirthDate = mrz.Date{Year: now.Year() - 15, Month: 7, Day: 14}
+	adultLines, err := mrz.Compose(adult)
+	if err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name     string
 		fields   mrz.Fields
+		lines    []string
 		country  string
 		decision string
 		reason   string
+		// why must appear in the output's "why".
+		why string
 	}{
-		{"adult passport: review (faces not compared)", adult, "gbr", "review", ""},
-		{"minor", minor, "gbr", "failed", "minor"},
-		{"expired", expired, "gbr", "failed", "expired_id"},
-		{"wrong country", adult, "fra", "failed", "invalid_id"},
+		{"adult passport: review (faces not compared)", adult, nil, "gbr", "review", "", "face: automatic face matching is not available"},
+		{"minor", minor, nil, "gbr", "failed", "minor", "the holder is"},
+		{"expired", expired, nil, "gbr", "failed", "expired_id", "expired on"},
+		{"wrong country", adult, nil, "fra", "failed", "invalid_id", "not the declared fra"},
+		{"printed birth date contradicts the MRZ", forged, adultLines, "gbr", "failed", "potential_fraud", "birth_date printed"},
 	}
+	testserver.OCR(t) // the visual zone is read
 	for n, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			front := photo(t, docgen.Spec{Fields: tt.fields, Seed: uint64(n + 1)})
+			front := photo(t, docgen.Spec{Fields: tt.fields, Lines: tt.lines, Seed: uint64(n + 1)})
 			stdout, stderr, err := run(t, nil, "inspect", "--type", "Passport", "--country", tt.country, "--front", front)
 			if err != nil {
 				t.Fatalf("inspect: %v %s", err, stderr)
@@ -77,6 +91,9 @@ func TestInspect(t *testing.T) {
 			var out struct {
 				Decision string
 				Reason   string
+				Why      []string
+				MRZ      map[string]any
+				Printed  []map[string]any
 				Results  []struct {
 					Check    string
 					Outcome  string
@@ -88,6 +105,15 @@ func TestInspect(t *testing.T) {
 			}
 			if out.Decision != tt.decision || out.Reason != tt.reason {
 				t.Fatalf("decision %s %s, want %s %s:\n%s", out.Decision, out.Reason, tt.decision, tt.reason, stdout)
+			}
+			// Both zones and why it decided.
+			if !strings.Contains(strings.Join(out.Why, "\n"), tt.why) || out.MRZ["surname"] != "SMITH" {
+				t.Fatalf("why %q (want %q), mrz %v", out.Why, tt.why, out.MRZ)
+			}
+			if tt.reason == "potential_fraud" || tt.decision == "review" {
+				if len(out.Printed) != 4 || out.Printed[0]["field"] != "birth_date" {
+					t.Fatalf("printed: %v", out.Printed)
+				}
 			}
 			for _, r := range out.Results {
 				if r.Check == "document" {
