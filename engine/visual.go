@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"image"
+	"math"
 	"strings"
 
 	"github.com/verifyd/verifyd"
@@ -104,7 +105,13 @@ func readSides(ctx context.Context, eng ocr.Engine, in *Input, loc Located, orde
 	for i, s := range sides {
 		r := viz.Region{}
 		r.Rect, _ = quality.DocumentRegion(s.Image)
-		if s == loc.Side {
+		if s != loc.Side {
+			// No MRZ on this photo to say how it lies (an ID card's front,
+			// a licence): estimate it from its text lines.
+			if a := viz.EstimateSkew(s.Image, r.Rect, 25); math.Abs(a) >= 3 {
+				r.Angle = a
+			}
+		} else {
 			r.Angle = loc.Angle
 			r.Mask = [][4]image.Point{loc.Quad}
 			// The zone's band must lie inside the crop for its angle to

@@ -42,6 +42,9 @@ type docCase struct {
 	degrade func(r *rand.Rand) docgen.Degrade
 	// licence renders a driving licence (no MRZ).
 	licence bool
+	// apart submits the document as two photos taken apart (front and
+	// back, each with its own tilt), the MRZ read from the back.
+	apart bool
 	// style is how the visual zone prints dates; labels their language.
 	style  docgen.DateStyle
 	labels string
@@ -111,6 +114,11 @@ var docCases = []docCase{
 		labels: "it", forge: func(f *mrz.Fields, r *rand.Rand) {
 			f.ExpiryDate = mrz.Date{Year: docNow.Year() - 1 - r.IntN(3), Month: time.Month(1 + r.IntN(12)), Day: 1 + r.IntN(28)}
 		}},
+	{name: "genuine, ID card front and back photographed apart, tilted", want: approved, apart: true, degrade: func(r *rand.Rand) docgen.Degrade {
+		d := docgen.Mild()
+		d.Rotate = 20
+		return d
+	}},
 	{name: "driving licence, adult, current", want: []verifyd.Reason{"review"}, degrade: mild, licence: true},
 	{name: "driving licence, minor", want: []verifyd.Reason{verifyd.ReasonMinor}, degrade: mild, licence: true, fields: func(f *mrz.Fields) {
 		f.BirthDate = mrz.Date{Year: docNow.Year() - 17, Month: 10, Day: 2}
@@ -185,6 +193,9 @@ func TestDocumentDecisions(t *testing.T) {
 		tl.notes = map[string]int{}
 		for i := range n {
 			f := formats[(i+ci)%len(formats)]
+			if c.apart {
+				f = mrz.TD1
+			}
 			spec := g.Spec(f)
 			if c.fields != nil {
 				c.fields(&spec.Fields)
@@ -221,6 +232,13 @@ func TestDocumentDecisions(t *testing.T) {
 			in := &engine.Input{DocumentType: declared, Country: strings.ToLower(alpha3(fields.IssuingState)),
 				Now: docNow, Environment: verifyd.EnvProduction, Facts: map[string]any{},
 				Front: &engine.Image{Kind: verifyd.ImageDocumentFront, Bytes: b}}
+			if c.apart {
+				back, err := docgen.Photograph(doc, c.degrade(r), spec.Seed+1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				in.Back = &engine.Image{Kind: verifyd.ImageDocumentBack, Bytes: back.JPEG}
+			}
 			d, err := p.Run(ctx, in)
 			if err != nil {
 				t.Fatalf("%s #%d: %v", c.name, i, err)
