@@ -8,6 +8,7 @@ import (
 	"math"
 	"runtime"
 	"slices"
+	"sync"
 
 	xdraw "golang.org/x/image/draw"
 
@@ -51,6 +52,13 @@ type FaceModels struct {
 	// livenessErr says which.
 	liveness    func(img image.Image, face image.Rectangle) (engine.Liveness, error)
 	livenessErr error
+
+	// FaceRes (human's descriptor), loaded by the first FaceResDescriptor
+	// call; nothing in the engine uses it yet.
+	dir        string
+	faceResMu  sync.Mutex
+	faceRes    *human.FaceRes
+	faceResErr error
 }
 
 // ErrNoFaceModels is wrapped by LoadFaceModels' error when the face model
@@ -69,7 +77,7 @@ func LoadFaceModels(dir string) (*FaceModels, error) {
 	if err != nil {
 		return nil, fmt.Errorf("face models: %w", err)
 	}
-	m := &FaceModels{analyzer: a, slots: make(chan struct{}, max(1, runtime.GOMAXPROCS(0)/2))}
+	m := &FaceModels{analyzer: a, slots: make(chan struct{}, max(1, runtime.GOMAXPROCS(0)/2)), dir: dir}
 	// The liveness models are a separate package; without them face
 	// matching still runs and liveness goes to review.
 	if m.livenessErr = human.Check(dir); m.livenessErr == nil {
@@ -157,4 +165,51 @@ func (m *FaceModels) Liveness(ctx context.Context, img image.Image, face image.R
 		return engine.Liveness{}, ctx.Err()
 	}
 	return m.liveness(img, face)
+}
+
+// FaceResDescriptor returns the 1024-value FaceRes descriptor
+// (@vladmandic/human's faceres.json, human.FaceRes) of the face in box
+// on img, box as a Faces result gives it (engine.Face.Box, img's
+// coordinates). The crop is human's: the box enlarged ×1.4 about its
+// centre and made square (human.EnlargeBox), cut out and resized to
+// 192×192, then to the model's 224×224. Compare two descriptors with
+// human.FaceResDistance (Euclidean) or human.Similarity.
+//
+// The model is loaded from the models directory by the first call (about
+// 14 MB as float32); its files must pass human.CheckFaceRes, otherwise
+// every call returns that error wrapping engine.ErrUnavailable. The
+// engine does not call this: FaceRes is being evaluated
+// (docs/faces.md "FaceRes").
+func (m *FaceModels) FaceResDescriptor(ctx context.Context, img image.Image, box image.Rectangle) ([]float32, error) {
+	fr, err := m.loadFaceRes()
+	if err != nil {
+		return nil, err
+	}
+	select {
+	case m.slots <- struct{}{}:
+		defer func() { <-m.slots }()
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	small, scale := shrink(img, faceMaxSide)
+	b := img.Bounds()
+	r := image.Rect(int(float64(box.Min.X-b.Min.X)/scale), int(float64(box.Min.Y-b.Min.Y)/scale),
+		int(float64(box.Max.X-b.Min.X)/scale), int(float64(box.Max.Y-b.Min.Y)/scale))
+	return fr.Describe(faceapi.ImageTensor(small), human.EnlargeBox(r, human.DefaultBoxScale))
+}
+
+// FaceResDir is the models directory FaceResDescriptor loads FaceRes from.
+func (m *FaceModels) FaceResDir() string { return m.dir }
+
+func (m *FaceModels) loadFaceRes() (*human.FaceRes, error) {
+	m.faceResMu.Lock()
+	defer m.faceResMu.Unlock()
+	if m.faceRes == nil && m.faceResErr == nil {
+		if err := human.CheckFaceRes(m.dir); err != nil {
+			m.faceResErr = fmt.Errorf("FaceRes model: %w: %w", engine.ErrUnavailable, err)
+		} else if m.faceRes, err = human.LoadFaceRes(m.dir); err != nil {
+			m.faceResErr = fmt.Errorf("FaceRes model: %w", err)
+		}
+	}
+	return m.faceRes, m.faceResErr
 }

