@@ -173,7 +173,9 @@ func parseDates(line string, order Order) []Date {
 			return
 		}
 		dt := mrz.Date{Year: year, Month: time.Month(month), Day: day}
-		if !dt.Valid() {
+		// No living holder was born before 1900 and no document expires
+		// after 2100: such a year is a misread (2024 read as 2924).
+		if !dt.Valid() || year < 1900 || year > 2100 {
 			return
 		}
 		taken = append(taken, [2]int{loc[0], loc[1]})
