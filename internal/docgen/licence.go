@@ -1,12 +1,7 @@
 package docgen
 
 import (
-	"image"
-	"image/color"
-	"math"
 	"math/rand/v2"
-
-	xdraw "golang.org/x/image/draw"
 
 	"github.com/verifyd/verifyd/mrz"
 )
@@ -22,22 +17,9 @@ func renderLicence(spec Spec) (*Document, error) {
 	lay := layoutFor(mrz.TD1)
 	// No MRZ: the fields may use the whole card.
 	lay.mrzCentres = []float64{lay.h + 10}
-	W, H := int(math.Round(lay.w*ppm)), int(math.Round(lay.h*ppm))
-	img := image.NewRGBA(image.Rect(0, 0, W, H))
 	mm := func(v float64) float64 { return v * ppm }
-	paintBackground(img, lay, ppm, rng)
-	ink := color.RGBA{25, 25, 35, 255}
-	labelInk := mix(ink, color.RGBA{90, 90, 110, 255}, 0.8)
-	accent := hsl(rng.Float64()*360, 0.45, 0.35)
 	f := spec.Fields
-	drawText(img, textFace(true, mm(lay.value*1.25)), mm(lay.fx0), mm(lay.fy0-3.5), "DRIVING LICENCE", accent)
-	drawText(img, textFace(true, mm(lay.value)), mm(lay.w*0.72), mm(lay.fy0-3.5), countryName(f.IssuingState), accent)
-	photo := image.Rect(int(mm(lay.photo[0])), int(mm(lay.photo[1])), int(mm(lay.photo[2])), int(mm(lay.photo[3])))
-	if spec.Face != nil {
-		xdraw.ApproxBiLinear.Scale(img, photo, spec.Face, spec.Face.Bounds(), xdraw.Over, nil)
-	} else {
-		drawFace(img, photo, rng)
-	}
+	img, ink, labelInk := startCard(spec, lay, ppm, rng, "DRIVING LICENCE", f.IssuingState)
 	style := spec.DateStyle
 	if style == DateNamed {
 		style = DateDotted

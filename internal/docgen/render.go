@@ -59,7 +59,7 @@ type Spec struct {
 // print them (abbreviated, with or without the English).
 var labelSets = map[string]map[string]string{
 	"": {"surname": "Surname / Nom", "given": "Given names / Prénoms", "nationality": "Nationality", "birth": "Date of birth",
-		"sex": "Sex", "number": "Document no.", "passport": "Passport No.", "expiry": "Date of expiry", "issue": "Date of issue",
+		"sex": "Sex", "number": "Document no.", "number2": "Document No.", "passport": "Passport No.", "expiry": "Date of expiry", "issue": "Date of issue",
 		"place": "Place of birth", "authority": "Authority", "type": "Type", "code": "Code"},
 	"de": {"surname": "Name", "given": "Vornamen", "nationality": "Staatsangehörigkeit", "birth": "Geburtstag",
 		"sex": "Geschlecht", "number": "Ausweis-Nr.", "passport": "Pass-Nr.", "expiry": "Gültig bis", "issue": "Ausstellungsdatum",
@@ -191,29 +191,13 @@ func Render(spec Spec) (*Document, error) {
 	}
 	rng := rand.New(rand.NewPCG(spec.Seed, 0x5eed_d0c))
 	lay := layoutFor(format)
-	W, H := int(math.Round(lay.w*ppm)), int(math.Round(lay.h*ppm))
-	img := image.NewRGBA(image.Rect(0, 0, W, H))
 	mm := func(v float64) float64 { return v * ppm }
-
-	paintBackground(img, lay, ppm, rng)
-
-	// Visual zone.
-	ink := color.RGBA{25, 25, 35, 255}
-	labelInk := mix(ink, color.RGBA{90, 90, 110, 255}, 0.8)
-	accent := hsl(rng.Float64()*360, 0.45, 0.35)
-	drawText(img, textFace(true, mm(lay.value*1.25)), mm(lay.fx0), mm(lay.fy0-3.5), lay.title, accent)
 	state := spec.Fields.IssuingState
 	if state == "" && len(lines[0]) >= 5 {
 		state = strings.TrimRight(lines[0][2:5], "<")
 	}
-	drawText(img, textFace(true, mm(lay.value)), mm(lay.w*0.72), mm(lay.fy0-3.5), countryName(state), accent)
-
-	photo := image.Rect(int(mm(lay.photo[0])), int(mm(lay.photo[1])), int(mm(lay.photo[2])), int(mm(lay.photo[3])))
-	if spec.Face != nil {
-		xdraw.ApproxBiLinear.Scale(img, photo, spec.Face, spec.Face.Bounds(), xdraw.Over, nil)
-	} else {
-		drawFace(img, photo, rng)
-	}
+	img, ink, labelInk := startCard(spec, lay, ppm, rng, lay.title, state)
+	H := img.Rect.Dy()
 	drawFields(img, lay, ppm, spec.Fields, lines, format, rng, ink, labelInk, spec.DateStyle, labelSets[spec.Labels])
 
 	// Signature under the photo.
@@ -261,6 +245,28 @@ func Render(spec Spec) (*Document, error) {
 
 	cutCorners(img, mm(lay.corner))
 	return doc, nil
+}
+
+// startCard draws what every document shares: the tinted background, the
+// title and issuing country along the top, and the portrait; it returns
+// the image and the inks of values and labels.
+func startCard(spec Spec, lay layout, ppm float64, rng *rand.Rand, title, state string) (img *image.RGBA, ink, labelInk color.RGBA) {
+	W, H := int(math.Round(lay.w*ppm)), int(math.Round(lay.h*ppm))
+	img = image.NewRGBA(image.Rect(0, 0, W, H))
+	mm := func(v float64) float64 { return v * ppm }
+	paintBackground(img, lay, ppm, rng)
+	ink = color.RGBA{25, 25, 35, 255}
+	labelInk = mix(ink, color.RGBA{90, 90, 110, 255}, 0.8)
+	accent := hsl(rng.Float64()*360, 0.45, 0.35)
+	drawText(img, textFace(true, mm(lay.value*1.25)), mm(lay.fx0), mm(lay.fy0-3.5), title, accent)
+	drawText(img, textFace(true, mm(lay.value)), mm(lay.w*0.72), mm(lay.fy0-3.5), countryName(state), accent)
+	photo := image.Rect(int(mm(lay.photo[0])), int(mm(lay.photo[1])), int(mm(lay.photo[2])), int(mm(lay.photo[3])))
+	if spec.Face != nil {
+		xdraw.ApproxBiLinear.Scale(img, photo, spec.Face, spec.Face.Bounds(), xdraw.Over, nil)
+	} else {
+		drawFace(img, photo, rng)
+	}
+	return img, ink, labelInk
 }
 
 // paintBackground fills img with a light tint, a faint guilloche and a
@@ -424,6 +430,9 @@ func drawFields(img *image.RGBA, lay layout, ppm float64, f mrz.Fields, lines []
 		noLabel := L["passport"]
 		if format == mrz.TD2 {
 			noLabel = L["number"]
+			if v, ok := L["number2"]; ok {
+				noLabel = v
+			}
 		}
 		rows = append([][]cell{{{L["type"], f.DocumentCode}, {L["code"], f.IssuingState}, {noLabel, docNo}}}, rows...)
 		rows[4] = []cell{{L["issue"], issue}, {L["expiry"], expiry}}
