@@ -112,7 +112,17 @@ func Read(img image.Image, hint mrz.Format) (Result, error) {
 			// the same lines, so there are none this way either.
 			continue
 		}
-		res, err := read(g.rotate(rot), ts, hint)
+		gr := g.rotate(rot)
+		d := detect(gr)
+		res, err := readDet(gr, d, ts, hint)
+		if err != nil || !res.Valid {
+			// Tilted beyond what the cell fit follows, bent, distorted:
+			// read the zone again from a rectified band.
+			if rr, rerr := readRectified(gr, d, ts, hint); rerr == nil &&
+				(err != nil || rr.Valid || rr.quality() > res.quality()+0.05) {
+				res, err = rr, nil
+			}
+		}
 		if err != nil {
 			noLines[rot] = errors.Is(err, ErrNoMRZ)
 			continue
@@ -183,16 +193,14 @@ func (r *Result) mapBack(w, h int) {
 }
 
 func read(g *gray, ts *templateSet, hint mrz.Format) (Result, error) {
+	return readDet(g, detect(g), ts, hint)
+}
+
+// readDet is read with the detection-scale image already prepared.
+func readDet(g *gray, d *detection, ts *templateSet, hint mrz.Format) (Result, error) {
 	// Detect on an image of at most ~1700 pixels.
-	f := 1
-	for max(g.w, g.h)/f > 1700 {
-		f++
-	}
-	det := g.shrink(f)
-	r := min(max(min(det.w, det.h)/25, 10), 100)
-	bin := binarize(det, r)
-	cs := components(bin, det.w, det.h)
-	lines := findLines(cs, 7, max(det.h/8, 8))
+	f, det, bin, cs := d.f, d.det, d.bin, d.cs
+	lines := findLines(cs, 7, d.maxH)
 	band := selectBand(lines, hint)
 	if len(band) == 0 {
 		return Result{}, ErrNoMRZ
@@ -444,6 +452,19 @@ func read(g *gray, ts *templateSet, hint mrz.Format) (Result, error) {
 		}
 	}
 	res.Covered = len(res.Uncertain) > 0
+	anyOutside := false
+	for _, o := range outside {
+		for _, v := range o {
+			anyOutside = anyOutside || v
+		}
+	}
+	if res.Valid && !anyOutside {
+		// Every character read, every check digit verifies, every cell
+		// inside the image: a readable zone, whatever its ends touch or
+		// however faint some glyphs are. Flagging it would turn a good
+		// reading into partial evidence.
+		res.CutOff, res.Covered = false, false
+	}
 	if res.CutOff {
 		// Characters may be missing beyond the border (and the format
 		// itself is then a guess): never valid.
@@ -506,6 +527,62 @@ func rematchLine(g *gray, ts *templateSet, lg *lineGeom, cells []cellResult, cls
 	}
 	ax, bx := fitShift(func(o obs) float64 { return o.dx })
 	ay, by := fitShift(func(o obs) float64 { return o.dy })
+	// The glyphs' width and height relative to the font's (another
+	// printer, another OCR-B): the scales at which the confident glyphs
+	// match their own class best. Judging O against 0 or < against K
+	// takes glyphs of the templates' proportions.
+	sw, sh := 1.0, 1.0
+	{
+		type conf struct {
+			k, c int
+		}
+		var cf []conf
+		for k := range cells {
+			cr := &cells[k]
+			if cr.outside || cr.empty {
+				continue
+			}
+			c1, _, s1, s2 := top2(cr, cell.Alphabet)
+			if s1 >= 0.75 && s1-s2 >= 0.04 && c1 != 0 {
+				cf = append(cf, conf{k, strings.IndexByte(cell.Alphabet, c1)})
+			}
+		}
+		if len(cf) > 24 { // an even sample along the line is enough
+			step := float64(len(cf)) / 24
+			var sub []conf
+			for i := 0.0; int(i) < len(cf); i += step {
+				sub = append(sub, cf[int(i)])
+			}
+			cf = sub
+		}
+		if len(cf) >= 6 {
+			var one cellResult
+			score := func(w, h float64) float64 {
+				sum := 0.0
+				for _, c := range cf {
+					kk := float64(c.k)
+					if !samplePatchScaled(g, lg, c.k, ax+bx*kk, ay+by*kk, w, h, patch) {
+						continue
+					}
+					one.score[c.c] = -2
+					ts.rematch(patch, []int{c.c}, &one)
+					sum += float64(one.score[c.c])
+				}
+				return sum
+			}
+			best := score(1, 1)
+			for _, w := range []float64{0.86, 0.91, 0.96, 1.04, 1.09, 1.14} {
+				if v := score(w, 1); v > best {
+					best, sw = v, w
+				}
+			}
+			for _, h := range []float64{0.95, 1.05} {
+				if v := score(sw, h); v > best {
+					best, sh = v, h
+				}
+			}
+		}
+	}
 	order := make([]int, nClass)
 	for k := range cells {
 		cr := &cells[k]
@@ -513,7 +590,7 @@ func rematchLine(g *gray, ts *templateSet, lg *lineGeom, cells []cellResult, cls
 			continue
 		}
 		kk := float64(k)
-		if !samplePatchAt(g, lg, k, ax+bx*kk, ay+by*kk, patch) {
+		if !samplePatchScaled(g, lg, k, ax+bx*kk, ay+by*kk, sw, sh, patch) {
 			continue
 		}
 		for i := range order {
@@ -694,6 +771,13 @@ func samplePatch(g *gray, l *lineGeom, k int, patch []float32) bool {
 // samplePatchAt is samplePatch with the cell moved by (sx, sy) template
 // pixels.
 func samplePatchAt(g *gray, l *lineGeom, k int, sx, sy float64, patch []float32) bool {
+	return samplePatchScaled(g, l, k, sx, sy, 1, 1, patch)
+}
+
+// samplePatchScaled is samplePatchAt for glyphs printed sw times as wide
+// (about the cell's centre) and sh times as tall (from the baseline) as
+// the font: the patch is resampled so that they match the templates.
+func samplePatchScaled(g *gray, l *lineGeom, k int, sx, sy, sw, sh float64, patch []float32) bool {
 	ox, oy, dx, dy, nx, ny, ppe := cellFrame(l, k)
 	ox += ppe * cell.Scale * (sx*dx + sy*nx)
 	oy += ppe * cell.Scale * (sx*dy + sy*ny)
@@ -712,6 +796,10 @@ func samplePatchAt(g *gray, l *lineGeom, k int, sx, sy float64, patch []float32)
 				for si := 0; si < ss; si++ {
 					ex := (float64(i-cell.Margin) + (float64(si)+0.5)/float64(ss)) * cell.Scale
 					ey := cell.Top + (float64(j-cell.Margin)+(float64(sj)+0.5)/float64(ss))*cell.Scale
+					if sw != 1 || sh != 1 {
+						ex = cell.Advance/2 + (ex-cell.Advance/2)*sw
+						ey *= sh
+					}
 					x := ox + ppe*(ex*dx+ey*nx)
 					y := oy + ppe*(ex*dy+ey*ny)
 					v, ok := g.bilinear(x, y)

@@ -1,0 +1,328 @@
+package mrzread
+
+import (
+	"image"
+	"math"
+	"sort"
+
+	"github.com/verifyd/verifyd/mrz"
+)
+
+var debugRect func(*gray, float64, []curve)
+
+// rectPitch is the character pitch, in pixels, of the rectified zone.
+const rectPitch = 24
+
+// detection is the detection-scale view of an image: grey levels shrunk
+// by an integer factor, their adaptive threshold and its components.
+type detection struct {
+	f   int
+	det *gray
+	bin []uint8
+	cs  []comp
+	// maxH is the tallest glyph looked for.
+	maxH int
+}
+
+func detect(g *gray) *detection { return detectR(g, 0) }
+
+// detectR is detect with the threshold window's radius r (0: 1/25 of the
+// image's smaller side).
+func detectR(g *gray, r int) *detection {
+	f := 1
+	for max(g.w, g.h)/f > 1700 {
+		f++
+	}
+	det := g.shrink(f)
+	if r <= 0 {
+		r = min(max(min(det.w, det.h)/25, 10), 100)
+	}
+	bin := binarize(det, r)
+	return &detection{f: f, det: det, bin: bin, cs: components(bin, det.w, det.h), maxH: max(det.h/8, 8)}
+}
+
+// textAngle estimates the direction of text lines in degrees (−45…45,
+// clockwise positive): the mode of the directions from each glyph-sized
+// component to its nearest neighbour of similar size about one glyph away.
+// ok is false when too few pairs agree.
+func textAngle(cs []comp, minH, maxH int) (deg float64, ok bool) {
+	var idx []int
+	for i := range cs {
+		if glyphLike(&cs[i], minH, maxH) {
+			idx = append(idx, i)
+		}
+	}
+	sort.Slice(idx, func(a, b int) bool { return cs[idx[a]].cx() < cs[idx[b]].cx() })
+	var hist [91]float64 // 1° bins, −45…45
+	var angles []float64
+	for ai, i := range idx {
+		a := &cs[i]
+		size := math.Max(float64(a.h()), float64(a.w()))
+		best, bestD := -1, math.Inf(1)
+		// Neighbours to the right (the left one is found from its side).
+		for bi := ai + 1; bi < len(idx); bi++ {
+			b := &cs[idx[bi]]
+			dx := b.cx() - a.cx()
+			if dx > 1.8*size {
+				break
+			}
+			sb := math.Max(float64(b.h()), float64(b.w()))
+			if sb < 0.75*size || sb > 1.33*size {
+				continue
+			}
+			dy := b.centreY() - a.centreY()
+			d := math.Hypot(dx, dy)
+			if d < 0.5*size || d > 1.8*size {
+				continue
+			}
+			if d < bestD {
+				best, bestD = bi, d
+			}
+		}
+		if best < 0 {
+			continue
+		}
+		b := &cs[idx[best]]
+		deg := math.Atan2(b.centreY()-a.centreY(), b.cx()-a.cx()) * 180 / math.Pi
+		if deg < -45 || deg > 45 {
+			continue
+		}
+		angles = append(angles, deg)
+		k := int(math.Round(deg)) + 45
+		for j := max(k-1, 0); j <= min(k+1, 90); j++ {
+			hist[j] += 1 - 0.5*math.Abs(float64(j-k))
+		}
+	}
+	peak := 0
+	for k := range hist {
+		if hist[k] > hist[peak] {
+			peak = k
+		}
+	}
+	if hist[peak] < 8 {
+		return 0, false
+	}
+	c := float64(peak - 45)
+	var near []float64
+	for _, a := range angles {
+		if math.Abs(a-c) <= 2 {
+			near = append(near, a)
+		}
+	}
+	if len(near) < 6 {
+		return c, true
+	}
+	return median(near), true
+}
+
+// rotated returns g turned by −deg about its centre onto a canvas large
+// enough to hold it (so that text at deg becomes level) and the map from
+// the new image's coordinates back to g's.
+func (g *gray) rotated(deg float64) (*gray, func(x, y float64) (float64, float64)) {
+	a := deg * math.Pi / 180
+	cos, sin := math.Cos(a), math.Sin(a)
+	W := int(math.Ceil(float64(g.w)*math.Abs(cos) + float64(g.h)*math.Abs(sin)))
+	H := int(math.Ceil(float64(g.w)*math.Abs(sin) + float64(g.h)*math.Abs(cos)))
+	cx, cy := float64(g.w)/2, float64(g.h)/2
+	CX, CY := float64(W)/2, float64(H)/2
+	back := func(x, y float64) (float64, float64) {
+		dx, dy := x-CX, y-CY
+		return cx + dx*cos - dy*sin, cy + dx*sin + dy*cos
+	}
+	out := &gray{w: W, h: H, pix: make([]uint8, W*H)}
+	for y := 0; y < H; y++ {
+		for x := 0; x < W; x++ {
+			sx, sy := back(float64(x)+0.5, float64(y)+0.5)
+			sx = math.Min(math.Max(sx, 0.5), float64(g.w)-0.5)
+			sy = math.Min(math.Max(sy, 0.5), float64(g.h)-0.5)
+			v, _ := g.bilinear(sx, sy)
+			out.pix[y*W+x] = uint8(v + 0.5)
+		}
+	}
+	return out, back
+}
+
+// curve is a baseline y = a + b (x−x0) + c (x−x0)².
+type curve struct{ x0, a, b, c float64 }
+
+func (q curve) at(x float64) float64 {
+	t := x - q.x0
+	return q.a + q.b*t + q.c*t*t
+}
+
+// fitCurve fits the baseline of l through the bottoms of its full-height
+// glyphs with a quadratic term (a bent page, lens distortion), dropping
+// outliers; the quadratic term is kept only when the line has enough
+// glyphs spread along it.
+func fitCurve(cs []comp, l *textLine) curve {
+	type pt struct{ x, y float64 }
+	var pts []pt
+	for _, i := range l.comps {
+		c := &cs[i]
+		h := float64(c.h())
+		if h >= 0.8*l.h && h <= 1.3*l.h && float64(c.w()) <= 1.25*h+1 {
+			pts = append(pts, pt{c.cx(), c.bottom()})
+		}
+	}
+	x0 := (l.x0 + l.x1) / 2
+	q := curve{x0: x0, a: l.baseY(x0), b: l.slope}
+	quad := len(pts) >= 10
+	for iter := 0; iter < 3 && len(pts) >= 3; iter++ {
+		a, b, c := polyfit(pts, quad, func(p pt) (float64, float64) { return p.x - x0, p.y })
+		q = curve{x0: x0, a: a, b: b, c: c}
+		var in []pt
+		for _, p := range pts {
+			if math.Abs(p.y-q.at(p.x)) <= 0.15*l.h+1 {
+				in = append(in, p)
+			}
+		}
+		if len(in) == len(pts) || len(in) < 3 {
+			break
+		}
+		pts = in
+	}
+	return q
+}
+
+// readRectified finds the zone at any angle up to ±45°, fits each line's
+// baseline with a curvature term, resamples the zone onto a straight,
+// level band of rectPitch-pixel pitch (rotation, bend, lens distortion
+// and scale removed; perspective along the lines is left to the cell
+// fit) and reads that band. The Quad and Band of the result are in g's
+// coordinates.
+func readRectified(g *gray, d *detection, ts *templateSet, hint mrz.Format) (Result, error) {
+	minH, maxH := 7, max(d.det.h/8, 8)
+	deg, ok := textAngle(d.cs, minH, maxH)
+	if !ok {
+		return Result{}, ErrNoMRZ
+	}
+	rdet, back := d.det.rotated(deg)
+	r := min(max(min(rdet.w, rdet.h)/25, 10), 100)
+	bin := binarize(rdet, r)
+	cs := components(bin, rdet.w, rdet.h)
+	lines := findLines(cs, minH, max(rdet.h/8, 8))
+	band := selectBand(lines, hint)
+	if len(band) == 0 {
+		return Result{}, ErrNoMRZ
+	}
+	curves := make([]curve, len(band))
+	x0, x1 := math.Inf(1), math.Inf(-1)
+	var ps []float64
+	for i, l := range band {
+		curves[i] = fitCurve(cs, l)
+		x0, x1 = math.Min(x0, l.x0), math.Max(x1, l.x1)
+		ps = append(ps, l.p)
+	}
+	// Lines of one zone bend alike: a line with a curvature far from the
+	// others' (few glyphs) takes theirs.
+	if len(band) >= 2 {
+		var cv []float64
+		for _, q := range curves {
+			cv = append(cv, q.c)
+		}
+		mc := median(cv)
+		for i := range curves {
+			if len(band[i].comps) < 12 {
+				q := curves[i]
+				xm := (band[i].x0 + band[i].x1) / 2
+				y := q.at(xm)
+				q.c = mc
+				q.a += y - q.at(xm)
+				curves[i] = q
+			}
+		}
+	}
+	p := median(ps)     // detection pixels per character
+	s := p / rectPitch  // detection pixels per rectified pixel
+	h := band[0].h      // glyph height
+	spacing := 1.65 * h // between baselines
+	if len(band) >= 2 {
+		xm := (x0 + x1) / 2
+		spacing = (curves[len(curves)-1].at(xm) - curves[0].at(xm)) / float64(len(curves)-1)
+		if spacing < 1.1*h {
+			return Result{}, ErrNoMRZ
+		}
+	}
+	top := spacing + 1.4*h // above the first baseline: a missing line, then margin
+	bot := spacing + 0.9*h
+	xa, xb := x0-3*p, x1+3*p
+	W := int((xb - xa) / s)
+	V0 := top / s
+	Sr := spacing / s
+	H := int((top + bot + spacing*float64(len(band)-1)) / s)
+	if W < 32 || H < 32 || W > 4000 || H > 2000 {
+		return Result{}, ErrNoMRZ
+	}
+	m := len(curves)
+	// toDet maps rectified (u, v) to the rotated detection frame.
+	toRot := func(u, v float64) (float64, float64) {
+		x := xa + u*s
+		if m == 1 {
+			return x, curves[0].at(x) + (v-V0)*s
+		}
+		t := (v - V0) / Sr
+		i := min(max(int(math.Floor(t)), 0), m-2)
+		y0, y1 := curves[i].at(x), curves[i+1].at(x)
+		return x, y0 + (t-float64(i))*(y1-y0)
+	}
+	f := float64(d.f)
+	toFull := func(u, v float64) (float64, float64) {
+		x, y := back(toRot(u, v))
+		return x * f, y * f
+	}
+	step := s * f // full-resolution pixels per rectified pixel
+	ss := 1
+	if step > 1.3 {
+		ss = min(int(math.Ceil(step)), 4)
+	}
+	rect := &gray{w: W, h: H, pix: make([]uint8, W*H)}
+	outside := 0
+	for y := 0; y < H; y++ {
+		for x := 0; x < W; x++ {
+			var acc float64
+			n := 0
+			for sy := 0; sy < ss; sy++ {
+				for sx := 0; sx < ss; sx++ {
+					fx, fy := toFull(float64(x)+(float64(sx)+0.5)/float64(ss), float64(y)+(float64(sy)+0.5)/float64(ss))
+					if v, ok := g.bilinear(fx, fy); ok {
+						acc += v
+						n++
+					}
+				}
+			}
+			if n == 0 {
+				rect.pix[y*W+x] = 255
+				outside++
+				continue
+			}
+			rect.pix[y*W+x] = uint8(acc/float64(n) + 0.5)
+		}
+	}
+	if debugRect != nil {
+		debugRect(rect, deg, curves)
+	}
+	rd := detectR(rect, 2*rectPitch)
+	rd.maxH = 3 * rectPitch
+	res, err := readDet(rect, rd, ts, hint)
+	if err != nil {
+		return Result{}, err
+	}
+	// Back to g's coordinates.
+	minP, maxP := image.Pt(math.MaxInt, math.MaxInt), image.Pt(math.MinInt, math.MinInt)
+	for i, q := range res.Quad {
+		fx, fy := toFull(float64(q.X), float64(q.Y))
+		pt := image.Pt(int(math.Round(fx)), int(math.Round(fy)))
+		res.Quad[i] = pt
+		minP = image.Pt(min(minP.X, pt.X), min(minP.Y, pt.Y))
+		maxP = image.Pt(max(maxP.X, pt.X), max(maxP.Y, pt.Y))
+		if fx < 0 || fy < 0 || fx > float64(g.w) || fy > float64(g.h) {
+			// The zone runs off the image (the rectified band shows paper
+			// white there).
+			res.CutOff = true
+			res.Valid = false
+		}
+	}
+	res.Band = image.Rectangle{minP, maxP}.Intersect(image.Rect(0, 0, g.w, g.h))
+	res.Skew += deg
+	return res, nil
+}
