@@ -190,7 +190,7 @@ func gunzipMaybe(b []byte) ([]byte, error) {
 type instance struct {
 	st  *instState
 	mod api.Module
-	api uint64          // TessBaseAPI*
+	api uint64 // TessBaseAPI*
 
 	setPSM, setVariable, setImage, recognize, getTSV, clear, malloc, free api.Function
 

@@ -43,7 +43,13 @@ func modelFiles(tb testing.TB) (wasm, data []byte) {
 	var err error
 	wasm, err = os.ReadFile(filepath.Join(dir, name))
 	if err == nil {
-		data, err = os.ReadFile(filepath.Join(dir, "eng.traineddata.gz"))
+		// VERIFYD_TESSERACT_DATA may name another eng.traineddata (such as
+		// Debian's /usr/share/tesseract-ocr/5/tessdata/eng.traineddata).
+		dataPath := os.Getenv("VERIFYD_TESSERACT_DATA")
+		if dataPath == "" {
+			dataPath = filepath.Join(dir, "eng.traineddata.gz")
+		}
+		data, err = os.ReadFile(dataPath)
 	}
 	if err != nil {
 		msg := "Tesseract Wasm files absent (run scripts/tesseract-wasm-fetch, or set " + dirEnv + "): " + err.Error()
