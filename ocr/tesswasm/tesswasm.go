@@ -128,7 +128,8 @@ func NewWithConfig(ctx context.Context, wasmBytes, trainedData []byte, cfg Confi
 	if cfg.MaxInstances <= 0 {
 		cfg.MaxInstances = 1
 	}
-	rc := wazero.NewRuntimeConfig().WithCloseOnContextDone(true)
+	// Not WithCloseOnContextDone: see the clock (host "M") and monitorSize.
+	rc := wazero.NewRuntimeConfig()
 	e := &Engine{data: data, build: build, slots: make(chan struct{}, cfg.MaxInstances)}
 	if cfg.CacheDir != "" {
 		e.cache, err = wazero.NewCompilationCacheWithDir(cfg.CacheDir)
@@ -196,7 +197,20 @@ type instance struct {
 
 	psm       int
 	whitelist string
+	monitor   uint64 // ETEXT_DESC* passed to Recognize
 }
+
+// ETEXT_DESC (tesseract/ocrclass.h) on wasm32: int16 count, int16 progress,
+// int8 more_to_come, ocr_alive, err_code, then the pointers cancel@8,
+// progress_callback@12, progress_callback2@16, cancel_this@20, the
+// steady_clock time_point end_time (int64 ns)@24 and EANYCODE_CHAR text[1].
+// A zeroed one with end_time far in the future makes Recognize check its
+// deadline, reading the clock, once a word, without ever reaching it; the
+// clock then ends calls whose context is done.
+const (
+	monitorSize    = 64
+	monitorEndTime = 24
+)
 
 func (e *Engine) newInstance(ctx context.Context) (*instance, error) {
 	st := &instState{fs: newFS()}
@@ -246,6 +260,16 @@ func (e *Engine) newInstance(ctx context.Context) (*instance, error) {
 			return err
 		}
 		defer in.free.Call(ctx, l)
+		r, err = in.malloc.Call(ctx, monitorSize)
+		if err != nil {
+			return err
+		}
+		in.monitor = r[0]
+		mem := in.mod.Memory()
+		if in.monitor == 0 || !mem.Write(uint32(in.monitor), make([]byte, monitorSize)) ||
+			!mem.WriteUint64Le(uint32(in.monitor)+monitorEndTime, math.MaxInt64) {
+			return errors.New("cannot allocate the progress monitor")
+		}
 		r, err = init3.Call(ctx, in.api, dir, l, oemLSTMOnly)
 		if err != nil {
 			return err
@@ -410,7 +434,7 @@ func (in *instance) words(ctx context.Context, img *image.Gray, psm int, whiteli
 		return "", err
 	}
 	defer in.clear.Call(ctx, in.api)
-	r, err = in.recognize.Call(ctx, in.api, 0)
+	r, err = in.recognize.Call(ctx, in.api, in.monitor)
 	if err != nil {
 		return "", err
 	}

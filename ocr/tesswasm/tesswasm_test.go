@@ -2,6 +2,7 @@ package tesswasm
 
 import (
 	"context"
+	"errors"
 	"image"
 	"image/draw"
 	"os"
@@ -230,10 +231,17 @@ func TestWordsConcurrentAndCancel(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Millisecond)
+	// A page takes over a second; the deadline ends the call during
+	// recognition, within a word of it.
+	page := docImage(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
-	if _, err := e.Words(ctx, docImage(t), ocr.Options{}); err == nil {
-		t.Error("Words with a 5 ms deadline succeeded")
+	start := time.Now()
+	if _, err := e.Words(ctx, page, ocr.Options{}); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Words with a 300 ms deadline: err = %v", err)
+	}
+	if d := time.Since(start); d > 800*time.Millisecond {
+		t.Errorf("Words with a 300 ms deadline took %v", d)
 	}
 	// The engine still works after a cancelled call.
 	if words, err := e.Words(context.Background(), img, ocr.Options{PSM: 7}); err != nil || !wordSet(words)["work"] {
