@@ -69,6 +69,11 @@ func TestCompareNative(t *testing.T) {
 	}
 	slices.Sort(wasmTimes)
 	slices.Sort(wasmCPU)
+	e.mu.Lock()
+	for _, in := range e.idle {
+		t.Logf("instance linear memory after a page: %d MiB", in.mod.Memory().Size()>>20)
+	}
+	e.mu.Unlock()
 	t.Logf("wasm %s: 1000×700 page, %d words, median %v wall (min %v, max %v), median %v CPU (min %v)", e.Build(), len(words), wasmTimes[runs/2], wasmTimes[0], wasmTimes[runs-1], wasmCPU[runs/2], wasmCPU[0])
 
 	bin, err := exec.LookPath("tesseract")

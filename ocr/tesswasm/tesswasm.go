@@ -11,6 +11,15 @@
 // data, clocks, heap growth, setjmp/longjmp) is reimplemented in host.go.
 //
 // scripts/tesseract-wasm-fetch downloads and verifies the pinned files.
+//
+// Speed (AMD EPYC, one thread, 1000×700 rendered page of 108 words, see
+// compare_test.go): the SIMD build recognises it in about 1.2 s of CPU with
+// the 4.0.0_best_int data, 0.73 s with Debian's tessdata_fast 4.1.0 data,
+// 2.4× and 2.0× the CPU time of Debian's tesseract 5.3.0 CLI with the same
+// data (about 2.6–3× once the CLI's 90 ms start-up is set aside), and the
+// words are identical. The non-SIMD build is about 7 times slower still.
+// Compiling takes 1.5–3.5 s; with Config.CacheDir a later New takes about
+// 0.1–0.4 s.
 package tesswasm
 
 import (
@@ -84,8 +93,8 @@ type Config struct {
 	// a fraction of that.
 	CacheDir string
 	// MaxInstances bounds the Wasm instances (each a TessBaseAPI with the
-	// trained data loaded, some 100 MB) that serve concurrent Words calls;
-	// 0 means 1: calls are serialised.
+	// trained data loaded, about 20 MB of linear memory after a page) that
+	// serve concurrent Words calls; 0 means 1: calls are serialised.
 	MaxInstances int
 }
 
@@ -368,6 +377,10 @@ func (e *Engine) release(in *instance, ok bool) {
 }
 
 // Words recognises the words in img. Boxes are in img's coordinates.
+// opt.PSM 0 means 3 (automatic layout analysis without orientation
+// detection, which this LSTM-only build lacks). A done ctx ends the call
+// while words are recognised (checked once a word) but not during layout
+// analysis (a fraction of the time); the instance is then discarded.
 func (e *Engine) Words(ctx context.Context, img *image.Gray, opt ocr.Options) ([]ocr.Word, error) {
 	b := img.Bounds()
 	if b.Empty() {
