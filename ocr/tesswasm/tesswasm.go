@@ -17,7 +17,7 @@
 // the 4.0.0_best_int data, 0.73 s with Debian's tessdata_fast 4.1.0 data,
 // 2.4× and 2.0× the CPU time of Debian's tesseract 5.3.0 CLI with the same
 // data (about 2.6–3× once the CLI's 90 ms start-up is set aside), and the
-// words are identical. The non-SIMD build is about 7 times slower still.
+// words are identical. The non-SIMD build is about 5 times slower (6.5 s).
 // Compiling takes 1.5–3.5 s; with Config.CacheDir a later New takes about
 // 0.1–0.4 s.
 package tesswasm
