@@ -121,6 +121,11 @@ func (FaceMatchCheck) Name() string { return "face" }
 
 // Run implements Check.
 func (c FaceMatchCheck) Run(ctx context.Context, in *Input) Result {
+	if in.Selfie == nil && in.Front != nil {
+		// Submissions always carry one (B2 and the hosted page require
+		// it); `verifyd inspect` may be run without.
+		return NeedsReview("no selfie was submitted: nobody compared a face with the document", nil)
+	}
 	if in.Selfie == nil || in.Selfie.Image == nil || in.Front == nil || in.Front.Image == nil {
 		return Errored(errors.New("face check: the selfie or the document front was not decoded"), nil)
 	}

@@ -26,6 +26,7 @@ func (e *env) inspect(ctx context.Context, args []string) error {
 	back := fs.String("back", "", "photo of the document's back")
 	selfie := fs.String("selfie", "", "photo of the holder's face")
 	modelsDir := e.modelsDirFlag(fs, "models-dir")
+	ocrMode := e.ocrFlag(fs)
 	if help, err := e.parse(fs, args); help || err != nil {
 		return err
 	}
@@ -55,7 +56,10 @@ func (e *env) inspect(ctx context.Context, args []string) error {
 		*f.dst = &engine.Image{Kind: f.kind, Bytes: b}
 	}
 	start := time.Now()
-	text := loadOCR(ctx, slog.New(slog.NewTextHandler(e.stderr, nil)))
+	text, err := loadOCR(ctx, slog.New(slog.NewTextHandler(e.stderr, nil)), *ocrMode, *modelsDir)
+	if err != nil {
+		return err
+	}
 	d, err := app.ProductionPipeline(nil, nil, faces, engine.FaceThresholds{}, text).Run(ctx, in)
 	out := struct {
 		Decision string         `json:"decision"`

@@ -15,6 +15,7 @@ import (
 	"github.com/verifyd/verifyd/internal/testdb"
 	"github.com/verifyd/verifyd/internal/testserver"
 	"github.com/verifyd/verifyd/mrz"
+	"github.com/verifyd/verifyd/ocr/tesswasm"
 )
 
 // photo renders a document with docgen, photographs it mildly and writes
@@ -178,5 +179,37 @@ func TestInspectFaces(t *testing.T) {
 				t.Fatalf("decision %s %q, want %s %q:\n%s", out.Decision, out.Reason, tt.decision, tt.reason, stdout)
 			}
 		})
+	}
+}
+
+// TestInspectOCREngines: --ocr chooses the engine; the in-process
+// WebAssembly Tesseract decides a forged page as the program does.
+func TestInspectOCREngines(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(testdb.RepoRoot(t), "models")
+	if _, err := os.Stat(filepath.Join(dir, "tesseract", tesswasm.DataFile)); err != nil {
+		testdb.Skip(t, "Tesseract wasm files absent (scripts/tesseract-wasm-fetch): "+err.Error())
+	}
+	now := time.Now().UTC()
+	adult := mrz.Fields{Format: mrz.TD3, DocumentCode: "P", IssuingState: "GBR", DocumentNumber: "533401372",
+		Surname: "SMITH", GivenNames: "ANNA", Nationality: "GBR", BirthDate: mrz.Date{Year: 1988, Month: 3, Day: 9},
+		Sex: "F", ExpiryDate: mrz.Date{Year: now.Year() + 4, Month: 6, Day: 30}}
+	lines, err := mrz.Compose(adult)
+	if err != nil {
+		t.Fatal(err)
+	}
+	forged := adult
+	forged.ExpiryDate = mrz.Date{Year: now.Year() - 2, Month: 6, Day: 30}
+	front := photo(t, docgen.Spec{Fields: forged, Lines: lines, Seed: 9})
+	stdout, stderr, err := run(t, nil, "inspect", "--ocr", "wasm", "--models-dir", dir, "--type", "Passport", "--country", "gbr", "--front", front)
+	if err != nil {
+		t.Fatalf("inspect: %v %s", err, stderr)
+	}
+	if !strings.Contains(stderr, "tesseract wasm") || !strings.Contains(stdout, `"reason": "potential_fraud"`) {
+		t.Fatalf("stderr %s\nstdout %s", stderr, stdout)
+	}
+	if _, _, err := run(t, nil, "inspect", "--ocr", "nonsense", "--type", "Passport", "--country", "gbr", "--front", front); err == nil ||
+		!strings.Contains(err.Error(), "want auto, tesseract, wasm or off") {
+		t.Fatalf("--ocr nonsense: %v", err)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"flag"
 	"fmt"
 	"github.com/verifyd/verifyd/ocr"
+	"github.com/verifyd/verifyd/ocr/tesswasm"
 	"io"
 	"log/slog"
 	"net/http"
@@ -20,6 +21,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
@@ -347,16 +349,55 @@ func writeVerified(dst string, r io.Reader, sha string) error {
 	return os.Rename(tmp.Name(), dst)
 }
 
-// loadOCR returns the OCR engine (the tesseract program) when it runs, and
-// says at start-up what is missing when it does not.
-func loadOCR(ctx context.Context, logger *slog.Logger) ocr.Engine {
-	t := &ocr.Tesseract{}
-	version, err := t.Available(ctx)
-	if err != nil {
-		logger.Warn("OCR unavailable: printed data is not compared with the MRZ, so documents go to manual review "+
-			"and driver licences are not read; install Debian's tesseract-ocr", "error", err.Error())
-		return nil
+// OCR engines "--ocr" chooses.
+const (
+	ocrAuto      = "auto"
+	ocrTesseract = "tesseract"
+	ocrWasm      = "wasm"
+	ocrOff       = "off"
+)
+
+func (e *env) ocrFlag(fs *flag.FlagSet) *string {
+	return fs.String("ocr", e.envOr("VERIFYD_OCR", ocrAuto),
+		"OCR engine for documents' printed data: tesseract (the program of Debian's tesseract-ocr), wasm "+
+			"(Tesseract's WebAssembly build in process, files from scripts/tesseract-wasm-fetch in MODELS_DIR/tesseract), "+
+			"auto (tesseract if installed, else wasm if its files are there) or off (env VERIFYD_OCR)")
+}
+
+// loadOCR returns the OCR engine mode names. Without one, documents with
+// an MRZ go to review and driver licences are not read: it says so at
+// start-up.
+func loadOCR(ctx context.Context, logger *slog.Logger, mode, modelsDir string) (ocr.Engine, error) {
+	if mode == ocrOff {
+		logger.Warn("OCR off (--ocr off): printed data is not compared with the MRZ, so documents go to manual review")
+		return nil, nil
 	}
-	logger.Info("OCR loaded: printed data is compared with the MRZ and driver licences are read", "engine", version)
-	return t
+	if mode == ocrAuto || mode == ocrTesseract {
+		t := &ocr.Tesseract{}
+		version, err := t.Available(ctx)
+		if err == nil {
+			logger.Info("OCR loaded: printed data is compared with the MRZ and driver licences are read", "engine", version)
+			return t, nil
+		}
+		if mode == ocrTesseract {
+			return nil, err
+		}
+	}
+	if mode != ocrAuto && mode != ocrWasm {
+		return nil, fmt.Errorf("--ocr %q: want auto, tesseract, wasm or off", mode)
+	}
+	dir := filepath.Join(modelsDir, "tesseract")
+	eng, err := tesswasm.Load(ctx, dir, runtime.NumCPU())
+	if err == nil {
+		logger.Info("OCR loaded: printed data is compared with the MRZ and driver licences are read",
+			"engine", "tesseract wasm "+eng.Build(), "dir", dir)
+		return eng, nil
+	}
+	if mode == ocrWasm {
+		return nil, err
+	}
+	logger.Warn("OCR unavailable: printed data is not compared with the MRZ, so documents go to manual review "+
+		"and driver licences are not read; install Debian's tesseract-ocr, or run scripts/tesseract-wasm-fetch",
+		"error", err.Error())
+	return nil, nil
 }

@@ -53,6 +53,7 @@ func (e *env) serve(ctx context.Context, args []string) error {
 		bases[m.mount] = fs.String(m.flag, e.getenv(m.env), fmt.Sprintf("public base URL of the %s interface (env %s)", m.mount, m.env))
 	}
 	modelsDir := e.modelsDirFlag(fs, "models-dir")
+	ocrMode := e.ocrFlag(fs)
 	th := engine.DefaultFaceThresholds
 	fs.Float64Var(&th.MatchDistance, "face-match-distance", th.MatchDistance,
 		"selfie-to-document descriptor distance at or below which the faces match (docs/accuracy.md)")
@@ -70,6 +71,10 @@ func (e *env) serve(ctx context.Context, args []string) error {
 		return err
 	}
 	faces, err := loadFaceModels(logger, *modelsDir)
+	if err != nil {
+		return err
+	}
+	text, err := loadOCR(ctx, logger, *ocrMode, *modelsDir)
 	if err != nil {
 		return err
 	}
@@ -104,7 +109,7 @@ func (e *env) serve(ctx context.Context, args []string) error {
 	a, err := app.New(ctx, db, sealer, app.Config{
 		BaseURLs: defaults, Dev: *dev, Now: e.now, Rand: e.rand, Logger: logger, Registry: reg,
 		Queue: queue.Config{PollInterval: *pollInterval, RescueAfter: *rescueAfter},
-		Faces: faces, FaceThresholds: th, OCR: loadOCR(ctx, logger),
+		Faces: faces, FaceThresholds: th, OCR: text,
 	})
 	if err != nil {
 		return err

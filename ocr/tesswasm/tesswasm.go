@@ -206,6 +206,8 @@ type instance struct {
 
 	psm       int
 	whitelist string
+	// threshold is the thresholding_method set (0, Tesseract's default, until changed).
+	threshold int
 	monitor   uint64 // ETEXT_DESC* passed to Recognize
 }
 
@@ -400,7 +402,7 @@ func (e *Engine) Words(ctx context.Context, img *image.Gray, opt ocr.Options) ([
 	var tsv string
 	err = in.run(ctx, func(ctx context.Context) error {
 		var err error
-		tsv, err = in.words(ctx, img, psm, opt.Whitelist)
+		tsv, err = in.words(ctx, img, psm, opt.Whitelist, opt.Threshold)
 		return err
 	})
 	e.release(in, err == nil)
@@ -410,7 +412,13 @@ func (e *Engine) Words(ctx context.Context, img *image.Gray, opt ocr.Options) ([
 	return parseTSV(tsv, b.Min)
 }
 
-func (in *instance) words(ctx context.Context, img *image.Gray, psm int, whitelist string) (string, error) {
+func (in *instance) words(ctx context.Context, img *image.Gray, psm int, whitelist string, threshold int) (string, error) {
+	if threshold != in.threshold {
+		if err := in.setVar(ctx, "thresholding_method", strconv.Itoa(threshold)); err != nil {
+			return "", err
+		}
+		in.threshold = threshold
+	}
 	if psm != in.psm {
 		if _, err := in.setPSM.Call(ctx, in.api, uint64(psm)); err != nil {
 			return "", err
