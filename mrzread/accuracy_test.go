@@ -193,7 +193,8 @@ type stats struct {
 	// digit verifies (a readable zone reported as partial).
 	falseFlag, checkedFlag int
 	// big: Read times on photos of 8 MP and more.
-	big []time.Duration
+	big  []time.Duration
+	outs []outcome
 }
 
 func (s *stats) add(o outcome) {
@@ -374,12 +375,19 @@ func run(t *testing.T, v variant, from, n, jobs int) *stats {
 	}
 	close(next)
 	wg.Wait()
-	s := &stats{}
+	s := &stats{outs: outs}
 	for _, o := range outs {
 		s.add(o)
 	}
 	return s
 }
+
+// Floors of the quick photo subset (TestAccuracy/photos).
+const (
+	quickLinesFloor    = 85 // % of lines exact
+	quickFalseFlagMax  = 3
+	quickValidWrongMax = 4 // measured 4: see docs/accuracy.md, not a target
+)
 
 func report(t *testing.T, name string, s *stats, jobs int) {
 	mean, p95 := s.timing()
@@ -446,6 +454,23 @@ func TestAccuracy(t *testing.T) {
 		report(t, "covered", cov, 1)
 		if cov.coverFlagOrNF < 9 || cov.validWrong > 0 {
 			t.Errorf("quick covered set: %d/10 flagged or not found, %d valid but wrong", cov.coverFlagOrNF, cov.validWrong)
+		}
+	})
+	t.Run("photos", func(t *testing.T) {
+		// 4 photos of each phone-photo condition (44 in all), merged.
+		all := &stats{}
+		for _, v := range photoVariants {
+			s := run(t, v, 200000, 4, 1)
+			for _, o := range s.outs {
+				all.add(o)
+			}
+			t.Logf("%-10s lines exact %s, valid but wrong %d, falsely flagged %d", v.name, pct(s.linesOK, s.lines), s.validWrong, s.falseFlag)
+		}
+		report(t, "photos", all, 1)
+		// Floors, below the measured values (see docs/accuracy.md).
+		if all.linesOK*100 < all.lines*quickLinesFloor || all.checkedFlag > 0 || all.falseFlag > quickFalseFlagMax || all.validWrong > quickValidWrongMax {
+			t.Errorf("quick photo set: %s lines exact (floor %d %%), %d falsely flagged (max %d), %d flagged although every check verifies (max 0), %d valid but wrong (max %d)",
+				pct(all.linesOK, all.lines), quickLinesFloor, all.falseFlag, quickFalseFlagMax, all.checkedFlag, all.validWrong, quickValidWrongMax)
 		}
 	})
 	t.Run("full", func(t *testing.T) {

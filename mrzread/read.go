@@ -115,12 +115,20 @@ func Read(img image.Image, hint mrz.Format) (Result, error) {
 		gr := g.rotate(rot)
 		d := detect(gr)
 		res, err := readDet(gr, d, ts, hint)
-		if err != nil || !res.Valid {
+		// The other orientations are rectified only while nothing good
+		// was found (an upside-down or sideways tilted zone); a cut or
+		// covered zone read the right way up is not read better so.
+		if (err != nil || !res.solid()) && (rot == 0 || bestErr != nil || best.quality() < 0.5) {
 			// Tilted beyond what the cell fit follows, bent, distorted:
-			// read the zone again from a rectified band.
-			if rr, rerr := readRectified(gr, d, ts, hint); rerr == nil &&
-				(err != nil || rr.Valid || rr.quality() > res.quality()+0.05) {
-				res, err = rr, nil
+			// read the zone again from a rectified band. A reading whose
+			// check digits verify but with doubtful characters (cells
+			// misplaced along a curved line) competes with it.
+			if rr, rerr := readRectified(gr, d, ts, hint); rerr == nil {
+				better := err != nil || rr.Valid && !res.Valid ||
+					rr.Valid == res.Valid && rr.meanConfidence() > res.meanConfidence()+0.02
+				if better {
+					res, err = rr, nil
+				}
 			}
 		}
 		if err != nil {
@@ -132,7 +140,7 @@ func Read(img image.Image, hint mrz.Format) (Result, error) {
 		if bestErr != nil || res.quality() > best.quality()+0.05 {
 			best, bestErr = res, nil
 		}
-		if res.Valid {
+		if res.Valid && (rot == 0 || res.solid()) {
 			break
 		}
 	}
@@ -145,6 +153,38 @@ func Read(img image.Image, hint mrz.Format) (Result, error) {
 		best.Quad[i] = best.Quad[i].Add(b.Min)
 	}
 	return best, nil
+}
+
+// solid reports a valid reading with at most two low-confidence
+// characters.
+func (r *Result) solid() bool {
+	if !r.Valid {
+		return false
+	}
+	low := 0
+	for _, l := range r.Confidence {
+		for _, c := range l {
+			if c < LowConfidence {
+				low++
+			}
+		}
+	}
+	return low <= 2
+}
+
+// meanConfidence is the mean confidence over all positions.
+func (r *Result) meanConfidence() float64 {
+	sum, n := 0.0, 0
+	for _, l := range r.Confidence {
+		for _, c := range l {
+			sum += c
+			n++
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	return sum / float64(n)
 }
 
 // quality ranks readings of one image: valid ones first, then by mean
@@ -547,8 +587,8 @@ func rematchLine(g *gray, ts *templateSet, lg *lineGeom, cells []cellResult, cls
 				cf = append(cf, conf{k, strings.IndexByte(cell.Alphabet, c1)})
 			}
 		}
-		if len(cf) > 24 { // an even sample along the line is enough
-			step := float64(len(cf)) / 24
+		if len(cf) > 12 { // an even sample along the line is enough
+			step := float64(len(cf)) / 12
 			var sub []conf
 			for i := 0.0; int(i) < len(cf); i += step {
 				sub = append(sub, cf[int(i)])
@@ -571,7 +611,7 @@ func rematchLine(g *gray, ts *templateSet, lg *lineGeom, cells []cellResult, cls
 				return sum
 			}
 			best := score(1, 1)
-			for _, w := range []float64{0.86, 0.91, 0.96, 1.04, 1.09, 1.14} {
+			for _, w := range []float64{0.87, 0.935, 1.065, 1.13} {
 				if v := score(w, 1); v > best {
 					best, sw = v, w
 				}

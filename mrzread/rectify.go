@@ -254,16 +254,55 @@ func readRectified(g *gray, d *detection, ts *templateSet, hint mrz.Format) (Res
 		return Result{}, ErrNoMRZ
 	}
 	m := len(curves)
-	// toDet maps rectified (u, v) to the rotated detection frame.
-	toRot := func(u, v float64) (float64, float64) {
-		x := xa + u*s
+	// Under perspective the document's columns are not perpendicular to
+	// its lines; the lines of a zone start and end in the same columns,
+	// so the shear of the columns at either end follows from where the
+	// lines start and end (when they agree).
+	shear := func(ends []float64) float64 {
+		if m < 2 {
+			return 0
+		}
+		var pts [][2]float64
+		for i, x := range ends {
+			pts = append(pts, [2]float64{curves[i].at(x), x})
+		}
+		a, b, _ := polyfit(pts, false, func(q [2]float64) (float64, float64) { return q[0], q[1] })
+		for _, q := range pts {
+			if math.Abs(q[1]-(a+b*q[0])) > 0.35*p {
+				return 0 // a line not found to its end
+			}
+		}
+		if math.Abs(b) > 0.5 {
+			return 0
+		}
+		return b
+	}
+	var starts, stops []float64
+	for _, l := range band {
+		starts = append(starts, float64(cs[l.comps[0]].cx()))
+		stops = append(stops, float64(cs[l.comps[len(l.comps)-1]].cx()))
+	}
+	shL, shR := shear(starts), shear(stops)
+	mid := curves[m/2]
+	yAt := func(x, v float64) float64 {
 		if m == 1 {
-			return x, curves[0].at(x) + (v-V0)*s
+			return curves[0].at(x) + (v-V0)*s
 		}
 		t := (v - V0) / Sr
 		i := min(max(int(math.Floor(t)), 0), m-2)
 		y0, y1 := curves[i].at(x), curves[i+1].at(x)
-		return x, y0 + (t-float64(i))*(y1-y0)
+		return y0 + (t-float64(i))*(y1-y0)
+	}
+	// toRot maps rectified (u, v) to the rotated detection frame.
+	toRot := func(u, v float64) (float64, float64) {
+		xl := xa + u*s
+		t := clamp01((xl - x0) / math.Max(x1-x0, 1))
+		sh := shL*(1-t) + shR*t
+		x := xl
+		for it := 0; it < 2; it++ {
+			x = xl + sh*(yAt(x, v)-mid.at(x))
+		}
+		return x, yAt(x, v)
 	}
 	f := float64(d.f)
 	toFull := func(u, v float64) (float64, float64) {
