@@ -3,7 +3,9 @@ package app_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"image/jpeg"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -12,8 +14,11 @@ import (
 	"github.com/verifyd/verifyd/internal/app"
 	"github.com/verifyd/verifyd/internal/docgen"
 	"github.com/verifyd/verifyd/internal/facetest"
+	"github.com/verifyd/verifyd/internal/testdb"
 	"github.com/verifyd/verifyd/internal/testserver"
 	"github.com/verifyd/verifyd/mrz"
+	"github.com/verifyd/verifyd/ocr"
+	"github.com/verifyd/verifyd/ocr/tesswasm"
 )
 
 // BenchmarkDecision times the whole automated decision of one submission
@@ -21,14 +26,29 @@ import (
 // fails, visual zone by Tesseract, faces, liveness; no database checks):
 // a passport data page composed around a sample person's portrait,
 // photographed at 12 MP (4000×3000, docgen.Mild, JPEG), and a 720×960
-// selfie of the same person. Reported: ms/op and the p50/p95 of the runs.
-// For one core:
+// selfie of the same person; OCR by the tesseract program and by its
+// WebAssembly build in process. Reported: ms/op and the p50/p95 of the
+// runs. For one core:
 //
 //	taskset -c 1 go test ./internal/app -run '^$' -bench Decision -cpu 1 -benchtime 20x
 func BenchmarkDecision(b *testing.B) {
+	b.Run("tesseract", func(b *testing.B) { benchDecision(b, testserver.OCR(b)) })
+	b.Run("wasm", func(b *testing.B) {
+		eng, err := tesswasm.Load(context.Background(), filepath.Join(testdb.RepoRoot(b), "models", "tesseract"), 1)
+		if errors.Is(err, ocr.ErrUnavailable) {
+			testdb.Skip(b, err.Error())
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer eng.Close(context.Background())
+		benchDecision(b, eng)
+	})
+}
+
+func benchDecision(b *testing.B, text ocr.Engine) {
 	person := facetest.People(b)[2]
 	models := facetest.Models(b)
-	text := testserver.OCR(b)
 	g := docgen.NewGenerator(99, docNow)
 	g.MinorRate, g.ExpiredRate = 0, 0
 	spec := g.Spec(mrz.TD3)
