@@ -253,3 +253,34 @@ func BenchmarkRead(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkRead12MP reads 12 MP photos (4000×3000, the document filling
+// 60 % of the width, MRZ re-printed): level, and tilted by up to 20°,
+// which goes through the rectified band. Run it on one core:
+//
+//	taskset -c 0 go test ./mrzread -run XXX -bench Read12MP -benchtime 10x -cpu 1
+func BenchmarkRead12MP(b *testing.B) {
+	for _, c := range []struct {
+		name   string
+		rotate float64
+	}{{"level", 3}, {"tilted", 20}} {
+		d := docgen.Mild()
+		d.Width, d.Height = 4000, 3000
+		d.MinScale, d.MaxScale = 0.6, 0.6
+		d.Blur, d.Printer, d.Rotate = 1.5, true, c.rotate
+		var phs []*docgen.Photo
+		for seed := uint64(1); len(phs) < 4 && seed < 40; seed++ {
+			_, ph := photo(b, mrz.TD3, seed, d)
+			if math.Abs(ph.Angle) > c.rotate/2 || c.rotate < 5 {
+				phs = append(phs, ph)
+			}
+		}
+		b.Run(c.name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				if _, err := Read(phs[i%len(phs)].Image, 0); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -8,8 +8,6 @@ import (
 	"github.com/verifyd/verifyd/mrz"
 )
 
-var debugRect func(*gray, float64, []curve)
-
 // rectPitch is the character pitch, in pixels, of the rectified zone.
 const rectPitch = 24
 
@@ -337,9 +335,6 @@ func readRectified(g *gray, d *detection, ts *templateSet, hint mrz.Format) (Res
 			rect.pix[y*W+x] = uint8(acc/float64(n) + 0.5)
 		}
 	}
-	if debugRect != nil {
-		debugRect(rect, deg, curves)
-	}
 	rd := detectR(rect, 2*rectPitch)
 	rd.maxH = 3 * rectPitch
 	res, err := readDet(rect, rd, ts, hint)
@@ -354,9 +349,10 @@ func readRectified(g *gray, d *detection, ts *templateSet, hint mrz.Format) (Res
 		res.Quad[i] = pt
 		minP = image.Pt(min(minP.X, pt.X), min(minP.Y, pt.Y))
 		maxP = image.Pt(max(maxP.X, pt.X), max(maxP.Y, pt.Y))
-		if fx < 0 || fy < 0 || fx > float64(g.w) || fy > float64(g.h) {
+		if !res.Valid && (fx < 0 || fy < 0 || fx > float64(g.w) || fy > float64(g.h)) {
 			// The zone runs off the image (the rectified band shows paper
-			// white there).
+			// white there). A reading that verifies read every cell: a
+			// corner just beyond the frame does not make it partial.
 			res.CutOff = true
 			res.Valid = false
 		}
