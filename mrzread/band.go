@@ -382,6 +382,40 @@ func placeCells(cs []comp, l *textLine, f float64, an anchors, n int) *lineGeom 
 		g.centres[k] = (a + b*kk) / d
 		g.pitch[k] = (b - a*c) / (d * d)
 	}
+	// The projective fit describes perspective along a straight line;
+	// lens distortion, a bent page or a printer's feed leave smooth
+	// residuals it cannot follow, largest at the line's ends. Each cell
+	// moves by the median residual of the glyphs within three cells of
+	// it (when there are at least two, and by at most a quarter pitch).
+	res := make([][2]float64, 0, len(os))
+	for _, o := range os {
+		if o.wide {
+			continue
+		}
+		k := o.k + off[o.seg]
+		if k < 0 || k >= float64(n) {
+			continue
+		}
+		res = append(res, [2]float64{k, o.x - (a+b*k)/(1+c*k)})
+	}
+	if len(res) >= 6 {
+		shift := make([]float64, n)
+		var near []float64
+		for k := 0; k < n; k++ {
+			near = near[:0]
+			for _, r := range res {
+				if math.Abs(r[0]-float64(k)) <= 3 {
+					near = append(near, r[1])
+				}
+			}
+			if len(near) >= 2 {
+				shift[k] = math.Max(-0.25*g.pitch[k], math.Min(0.25*g.pitch[k], median(near)))
+			}
+		}
+		for k := range shift {
+			g.centres[k] += shift[k]
+		}
+	}
 	return g
 }
 
