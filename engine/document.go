@@ -40,6 +40,10 @@ type MRZRead struct {
 	// runner-up so that a check digit verifies: such a reading is never
 	// enough on its own to approve or fail (see VisualZoneCheck).
 	Corrections int
+	// Doubtful reports low-confidence characters in a reading whose check
+	// digits verify: names and filler carry no check digit, so its name
+	// (and a number with compensating O/0 swaps) may be misread.
+	Doubtful bool
 	// Quad is the zone's corners (top-left, top-right, bottom-right,
 	// bottom-left) in the photo; Angle the document's rotation in degrees,
 	// clockwise as displayed, as the zone's lines show it.
@@ -56,6 +60,7 @@ type Located struct {
 	Quad        [4]image.Point
 	Angle       float64
 	Corrections int
+	Doubtful    bool
 }
 
 // MRZReader finds and reads the machine-readable zone of a document photo.
@@ -162,7 +167,7 @@ func (c DocumentCheck) Run(ctx context.Context, in *Input) Result {
 	}
 	ev["mrz"] = fieldsEvidence(fields)
 	in.Facts[FactMRZ] = fields
-	in.Facts[FactMRZRead] = Located{Side: side, Quad: read.Quad, Angle: read.Angle, Corrections: read.Corrections}
+	in.Facts[FactMRZRead] = Located{Side: side, Quad: read.Quad, Angle: read.Angle, Corrections: read.Corrections, Doubtful: read.Doubtful}
 	in.Facts[FactDocumentKey] = string(in.DocumentType) + "|" + fields.IssuingState + "|" + fields.DocumentNumber
 	verdict := func(reason verifyd.Reason, detail string) Result {
 		if read.Corrections == 0 {

@@ -49,7 +49,16 @@ func (c VisualZoneCheck) Run(ctx context.Context, in *Input) Result {
 		return Errored(err, nil)
 	}
 	cmp := viz.Compare(z, fields)
-	ev := map[string]any{"printed": cmp, "text": zoneText(z)}
+	if loc.Doubtful {
+		// The MRZ's names and number may be the misread side: a difference
+		// there is only uncertain (dates carry their own check digits).
+		for i, f := range cmp {
+			if f.Status == viz.Mismatch && (f.Name == "surname" || f.Name == "document_number") {
+				cmp[i].Status = viz.Uncertain
+			}
+		}
+	}
+	ev := map[string]any{"printed": cmp, "text": zoneText(z), "mrz_doubtful": loc.Doubtful}
 	if bad := cmp.Mismatches(); len(bad) > 0 {
 		return Failed(verifyd.ReasonPotentialFraud, "the printed data contradicts the machine-readable zone: "+cmp.Describe(viz.Mismatch), ev)
 	}

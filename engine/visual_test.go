@@ -85,6 +85,8 @@ func TestVisualZoneCheck(t *testing.T) {
 		{"printed expiry differs", page("17 MAY 1990", "01 JAN 2021", "123456789", "DOE"), nil, engine.Fail, verifyd.ReasonPotentialFraud},
 		{"one digit off: review, not fraud", page("17 MAY 1991", "01 JAN 2030", "123456789", "DOE"), nil, engine.Review, ""},
 		{"nothing legible: review", printed{"PASSPORT"}, nil, engine.Review, ""},
+		{"another surname, doubtful MRZ: review", page("17 MAY 1990", "01 JAN 2030", "123456789", "WINTERBOTTOM"), nil, engine.Review, ""},
+		{"another surname, confident MRZ: fraud", page("17 MAY 1990", "01 JAN 2030", "123456789", "WINTERBOTTOM"), nil, engine.Fail, verifyd.ReasonPotentialFraud},
 		{"corrected MRZ says expired, printed expiry confirms", page("17 MAY 1990", "01 JAN 2030", "123456789", "DOE"),
 			&engine.Result{Outcome: engine.Fail, Reason: verifyd.ReasonExpiredID, Detail: "expired", Evidence: map[string]any{}}, engine.Fail, verifyd.ReasonExpiredID},
 		{"corrected MRZ says expired, printed expiry unread", page("17 MAY 1990", "0? J#N 20?0", "123456789", "DOE"),
@@ -95,7 +97,7 @@ func TestVisualZoneCheck(t *testing.T) {
 			t.Parallel()
 			img := &engine.Image{Kind: verifyd.ImageDocumentFront, Image: image.NewGray(image.Rect(0, 0, 800, 500))}
 			in := &engine.Input{DocumentType: verifyd.DocPassport, Country: "gbr", Front: img, Now: now,
-				Facts: map[string]any{engine.FactMRZ: f, engine.FactMRZRead: engine.Located{Side: img}}}
+				Facts: map[string]any{engine.FactMRZ: f, engine.FactMRZRead: engine.Located{Side: img, Doubtful: strings.Contains(tt.name, "doubtful")}}}
 			if tt.pending != nil {
 				in.Facts[engine.FactPending] = *tt.pending
 			}

@@ -34,7 +34,7 @@ func (ocrReader) ReadMRZ(ctx context.Context, img image.Image, hint mrz.Format) 
 			n++
 		}
 	}
-	out := engine.MRZRead{Lines: r.Lines, CutOff: r.CutOff, Covered: r.Covered, Corrections: len(r.Corrections),
+	out := engine.MRZRead{Lines: r.Lines, CutOff: r.CutOff, Covered: r.Covered, Corrections: len(r.Corrections), Doubtful: len(r.Uncertain) > 0,
 		Quad: r.Quad, Angle: r.Skew - float64(r.Rotation), Evidence: map[string]any{
 			"found": true, "format": r.Format.String(), "band": r.Band.String(), "skew_degrees": r.Skew,
 			"corrections": r.Corrections, "uncertain": r.Uncertain, "all_check_digits_valid": r.Valid,
