@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"image/draw"
 	"math"
 	"runtime"
 	"slices"
@@ -148,9 +149,39 @@ func shrink(img image.Image, maxSide int) (image.Image, float64) {
 	}
 	s := float64(maxSide) / float64(long)
 	w, h := max(1, int(math.Round(float64(b.Dx())*s))), max(1, int(math.Round(float64(b.Dy())*s)))
+	src, sb := img, b
+	if long >= 2*maxSide {
+		// Catmull-Rom's kernel widens with the shrink factor: on a 12 MP
+		// photo it cost ~400 ms of a 1.5 s decision. Halving by 2×2
+		// averages first (anti-aliased, ~50 ms) leaves it a quarter of the
+		// work.
+		src = halve(img)
+		sb = src.Bounds()
+	}
 	dst := image.NewRGBA(image.Rect(0, 0, w, h))
-	xdraw.CatmullRom.Scale(dst, dst.Bounds(), img, b, xdraw.Src, nil)
+	xdraw.CatmullRom.Scale(dst, dst.Bounds(), src, sb, xdraw.Src, nil)
 	return dst, float64(b.Dx()) / float64(w)
+}
+
+// halve returns img at half its size, each pixel the mean of a 2×2 block.
+func halve(img image.Image) *image.RGBA {
+	b := img.Bounds()
+	full := image.NewRGBA(image.Rect(0, 0, b.Dx(), b.Dy()))
+	draw.Draw(full, full.Rect, img, b.Min, draw.Src) // fast paths for YCbCr and RGBA
+	w, h := b.Dx()/2, b.Dy()/2
+	out := image.NewRGBA(image.Rect(0, 0, w, h))
+	for y := 0; y < h; y++ {
+		r0 := full.Pix[(2*y)*full.Stride:]
+		r1 := full.Pix[(2*y+1)*full.Stride:]
+		o := out.Pix[y*out.Stride:]
+		for x := 0; x < w; x++ {
+			i := 8 * x
+			for c := 0; c < 4; c++ {
+				o[4*x+c] = uint8((uint16(r0[i+c]) + uint16(r0[i+4+c]) + uint16(r1[i+c]) + uint16(r1[i+4+c]) + 2) / 4)
+			}
+		}
+	}
+	return out
 }
 
 // Liveness implements engine.LivenessScorer.
