@@ -278,7 +278,7 @@ func TestDocumentDecisions(t *testing.T) {
 	}
 	t.Logf("| case | n | right | review | wrong |")
 	t.Logf("|---|---:|---:|---:|---:|")
-	var genuine, genuineRight, wrongApprovals int
+	var genuine, genuineRight, wrongApprovals, forged, forgedCaught int
 	for ci, c := range docCases {
 		tl := results[ci]
 		if tl.n == 0 {
@@ -297,15 +297,23 @@ func TestDocumentDecisions(t *testing.T) {
 			genuine += tl.n
 			genuineRight += tl.right
 		}
+		if c.forge != nil {
+			forged += tl.n
+			forgedCaught += tl.right
+		}
 		wrongApprovals += tl.approvedWrongly
 	}
 	if wrongApprovals > 0 {
 		t.Errorf("%d forged, minor or expired documents were approved", wrongApprovals)
 	}
-	// Floor: measured 100 % on the quick subset (docs/accuracy.md); a
-	// regression below 70 % of genuine documents approved fails.
-	if 10*genuineRight < 7*genuine {
-		t.Errorf("genuine documents approved: %d of %d (< 70 %%)", genuineRight, genuine)
+	// Floors below what was measured (docs/accuracy.md: 95 % of genuine
+	// documents approved, 77 % of forged ones failed as potential_fraud,
+	// the rest reviewed), so that a regression fails the build.
+	if 10*genuineRight < 8*genuine {
+		t.Errorf("genuine documents approved: %d of %d (< 80 %%)", genuineRight, genuine)
+	}
+	if 2*forgedCaught < forged {
+		t.Errorf("forged documents failed as potential_fraud: %d of %d (< 50 %%)", forgedCaught, forged)
 	}
 }
 
