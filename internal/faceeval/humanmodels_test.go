@@ -30,8 +30,9 @@ import (
 func TestHumanModelsOnDifferentPhotos(t *testing.T) {
 	dir := os.Getenv("VERIFYD_FACE_EVAL_HUMAN_MODELS")
 	if dir == "" {
-		t.Log("VERIFYD_FACE_EVAL_HUMAN_MODELS unset: human-models evaluation not run")
-		return
+		// An opt-in measurement (the package is large and not pinned for
+		// CI): reported as skipped, never as a pass that checked nothing.
+		t.Skip("opt-in evaluation: set VERIFYD_FACE_EVAL_HUMAN_MODELS to the human-models files")
 	}
 	if err := human.CheckHumanModels(dir); err != nil {
 		t.Fatal(err)
