@@ -782,34 +782,40 @@ func (a graphAttrs) fusedOps() (bias bool, act Activation, err error) {
 	return bias, act, nil
 }
 
-func (n *graphNode) prepareConv(a graphAttrs) error {
-	if err := a.only("T", "strides", "padding", "data_format", "dilations", "explicit_paddings",
-		"use_cudnn_on_gpu", "fused_ops", "num_args", "epsilon"); err != nil {
-		return err
-	}
+// convGeometry checks what convolutions share (float, NHWC, no explicit
+// paddings, no dilation) and returns their equal strides and padding.
+func (a graphAttrs) convGeometry() (stride int, mode Padding, err error) {
 	if err := a.dtype("T", "DT_FLOAT"); err != nil {
-		return err
+		return 0, mode, err
 	}
 	if _, err := a.oneOf("data_format", "NHWC", "NHWC"); err != nil {
-		return err
+		return 0, mode, err
 	}
 	if err := a.emptyList("explicit_paddings"); err != nil {
-		return err
+		return 0, mode, err
 	}
 	if dil, err := a.nhwc("dilations", 1); err != nil || dil != 1 {
 		if err == nil {
 			err = fmt.Errorf("dilation %d unsupported", dil)
 		}
-		return err
+		return 0, mode, err
 	}
-	stride, err := a.nhwc("strides", 0)
-	if err != nil {
-		return err
+	if stride, err = a.nhwc("strides", 0); err != nil {
+		return 0, mode, err
 	}
 	if stride == 0 {
-		return errors.New("strides are required")
+		return 0, mode, errors.New("strides are required")
 	}
-	mode, err := a.padding()
+	mode, err = a.padding()
+	return stride, mode, err
+}
+
+func (n *graphNode) prepareConv(a graphAttrs) error {
+	if err := a.only("T", "strides", "padding", "data_format", "dilations", "explicit_paddings",
+		"use_cudnn_on_gpu", "fused_ops", "num_args", "epsilon"); err != nil {
+		return err
+	}
+	stride, mode, err := a.convGeometry()
 	if err != nil {
 		return err
 	}
@@ -1094,29 +1100,7 @@ func (n *graphNode) prepareDepthwise(a graphAttrs) error {
 	if err := a.only("T", "strides", "padding", "data_format", "dilations", "explicit_paddings"); err != nil {
 		return err
 	}
-	if err := a.dtype("T", "DT_FLOAT"); err != nil {
-		return err
-	}
-	if _, err := a.oneOf("data_format", "NHWC", "NHWC"); err != nil {
-		return err
-	}
-	if err := a.emptyList("explicit_paddings"); err != nil {
-		return err
-	}
-	if dil, err := a.nhwc("dilations", 1); err != nil || dil != 1 {
-		if err == nil {
-			err = fmt.Errorf("dilation %d unsupported", dil)
-		}
-		return err
-	}
-	stride, err := a.nhwc("strides", 0)
-	if err != nil {
-		return err
-	}
-	if stride == 0 {
-		return errors.New("strides are required")
-	}
-	mode, err := a.padding()
+	stride, mode, err := a.convGeometry()
 	if err != nil {
 		return err
 	}
