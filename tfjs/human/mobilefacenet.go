@@ -87,6 +87,31 @@ func (e *Embedder) Describe(img *tfjs.Tensor, box image.Rectangle) ([]float32, e
 		return nil, err
 	}
 	x := tfjs.ResizeBilinear(crop, e.size, e.size)
+	return e.embed(x)
+}
+
+// Size is the side of the model's square input (112 for both models).
+func (e *Embedder) Size() int { return e.size }
+
+// DescribeAligned returns the L2-normalised embedding of face, a prepared
+// [Size, Size, 3] RGB crop in 0..255 (e.g. a face warped onto the
+// five-landmark template the models were trained on): x/255·Scale+Offset
+// (so Scale and Offset mean what they mean for Describe), BGR if set, the
+// model's output divided by its norm. face is not modified.
+func (e *Embedder) DescribeAligned(face *tfjs.Tensor) ([]float32, error) {
+	if len(face.Shape) != 3 || face.Shape[0] != e.size || face.Shape[1] != e.size || face.Shape[2] != 3 {
+		return nil, fmt.Errorf("human: aligned face of shape %v, want [%d, %d, 3]", face.Shape, e.size, e.size)
+	}
+	x := tfjs.New(e.size, e.size, 3)
+	for i, v := range face.Data {
+		x.Data[i] = v / 255
+	}
+	return e.embed(x)
+}
+
+// embed runs the model on x, a [Size, Size, 3] crop in 0..1 that it
+// rescales in place.
+func (e *Embedder) embed(x *tfjs.Tensor) ([]float32, error) {
 	for i, v := range x.Data {
 		x.Data[i] = v*e.Scale + e.Offset
 	}
