@@ -2,6 +2,7 @@ package viz
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/verifyd/verifyd/mrz"
@@ -180,7 +181,7 @@ func (z Zone) compareNumber(want string) Field {
 		return fd
 	}
 	// A labelled value of a number's shape that differs.
-	v, conf, ok := z.valueFor(func(t []string) bool { return hasNumberLabel(t) }, func(s string) bool {
+	v, conf, ok := z.valueFor(func(t []string) bool { return hasAny(t, numberLabels) }, func(s string) bool {
 		digits := 0
 		for _, r := range s {
 			if r >= '0' && r <= '9' {
@@ -232,17 +233,6 @@ func (z Zone) findNumber(target string) (string, bool) {
 	return "", false
 }
 
-func hasNumberLabel(tokens []string) bool {
-	for _, t := range tokens {
-		for _, w := range numberLabels {
-			if t == w {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 var surnameLabels = []string{"SURNAME", "SURNAMES", "NOM", "NAME", "APELLIDOS", "APELLIDO", "COGNOME", "ACHTERNAAM",
 	"NAZWISKO", "EFTERNAMN", "FAMILIENNAME", "SUKUNIMI", "ETTERNAVN", "EFTERNAVN", "APELIDO", "1", "1."}
 
@@ -285,12 +275,7 @@ func (z Zone) compareSurname(want string) Field {
 		return hasAny(t, surnameLabels) && !hasAny(t, givenLabels)
 	}, func(s string) bool {
 		// A value, not the rest of a label ("SURNAME" / "NOM" read apart).
-		for _, t := range strings.FieldsFunc(s, notLetter) {
-			if !hasAny([]string{t}, surnameLabels) && !hasAny([]string{t}, givenLabels) {
-				return true
-			}
-		}
-		return false
+		return !isLabelLine(s)
 	})
 	if !ok {
 		return fd
@@ -323,10 +308,8 @@ func nameLike(printed, mrzPart string) bool {
 
 func hasAny(tokens, words []string) bool {
 	for _, t := range tokens {
-		for _, w := range words {
-			if t == w {
-				return true
-			}
+		if slices.Contains(words, t) {
+			return true
 		}
 	}
 	return false
@@ -392,8 +375,8 @@ func isLabelLine(s string) bool {
 		return false
 	}
 	for _, t := range tokens {
-		if !hasAny([]string{t}, surnameLabels) && !hasAny([]string{t}, givenLabels) && !hasAny([]string{t}, numberLabels) &&
-			!hasAny([]string{t}, []string{"DATE", "OF", "DE", "NATIONALITY", "NATIONALITE", "SEX", "SEXE", "PLACE", "LIEU", "TYPE", "CODE", "AUTHORITY", "AUTORITE"}) {
+		if !slices.Contains(surnameLabels, t) && !slices.Contains(givenLabels, t) && !slices.Contains(numberLabels, t) &&
+			!slices.Contains([]string{"DATE", "OF", "DE", "NATIONALITY", "NATIONALITE", "SEX", "SEXE", "PLACE", "LIEU", "TYPE", "CODE", "AUTHORITY", "AUTORITE"}, t) {
 			return false
 		}
 	}

@@ -17,30 +17,11 @@ func words(lines ...string) []ocr.Word {
 	for i, l := range lines {
 		for col, seg := range strings.Split(l, " | ") {
 			x := 10 + 400*col
-			for _, w := range splitWords(seg) {
+			for _, w := range strings.Fields(seg) {
 				out = append(out, ocr.Word{Text: w, Conf: 0.95, Box: image.Rect(x, 10+50*i, x+20*len(w), 40+50*i), Block: 1 + col, Line: i})
 				x += 20*len(w) + 15
 			}
 		}
-	}
-	return out
-}
-
-func splitWords(s string) []string {
-	var out []string
-	cur := ""
-	for _, r := range s {
-		if r == ' ' {
-			if cur != "" {
-				out = append(out, cur)
-			}
-			cur = ""
-			continue
-		}
-		cur += string(r)
-	}
-	if cur != "" {
-		out = append(out, cur)
 	}
 	return out
 }

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"image/jpeg"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -99,24 +101,16 @@ func benchDecision(b *testing.B, text ocr.Engine) {
 }
 
 func percentile(ts []time.Duration, p int) time.Duration {
-	s := append([]time.Duration(nil), ts...)
-	for i := range s {
-		for j := i + 1; j < len(s); j++ {
-			if s[j] < s[i] {
-				s[i], s[j] = s[j], s[i]
-			}
-		}
-	}
+	s := slices.Clone(ts)
+	slices.Sort(s)
 	return s[min(len(s)-1, len(s)*p/100)]
 }
 
+// alpha3Lower is the country a holder of a document issued by state
+// declares (SPEC's lowercase alpha-3; Germany is "D" in MRZs).
 func alpha3Lower(state string) string {
 	if state == "D" {
 		return "deu"
 	}
-	b := []byte(state)
-	for i := range b {
-		b[i] |= 0x20
-	}
-	return string(b)
+	return strings.ToLower(state)
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -229,7 +230,7 @@ func TestDocumentDecisions(t *testing.T) {
 			if c.licence {
 				declared = verifyd.DocDriverLicense
 			}
-			in := &engine.Input{DocumentType: declared, Country: strings.ToLower(alpha3(fields.IssuingState)),
+			in := &engine.Input{DocumentType: declared, Country: alpha3Lower(fields.IssuingState),
 				Now: docNow, Environment: verifyd.EnvProduction, Facts: map[string]any{},
 				Front: &engine.Image{Kind: verifyd.ImageDocumentFront, Bytes: b}}
 			if c.apart {
@@ -251,7 +252,7 @@ func TestDocumentDecisions(t *testing.T) {
 				got = d.Reason
 			}
 			tl.n++
-			if *docEvalDump && (got == "review" || !containsReason(c.want, got)) {
+			if *docEvalDump && (got == "review" || !slices.Contains(c.want, got)) {
 				t.Logf("%s #%d (%s, MRZ %v): %s", c.name, i, got, spec.Lines, lastDetail(d))
 				for _, r := range d.Results {
 					if r.Check == "visual_zone" || r.Check == "document" {
@@ -260,12 +261,12 @@ func TestDocumentDecisions(t *testing.T) {
 				}
 			}
 			switch {
-			case got == "review" && containsReason(c.want, "review"):
+			case got == "review" && slices.Contains(c.want, "review"):
 				tl.right++
 			case got == "review":
 				tl.review++
 				tl.notes["review: "+lastDetail(d)]++
-			case containsReason(c.want, got):
+			case slices.Contains(c.want, got):
 				tl.right++
 			default:
 				tl.wrong++
@@ -317,15 +318,6 @@ func TestDocumentDecisions(t *testing.T) {
 	}
 }
 
-func containsReason(list []verifyd.Reason, r verifyd.Reason) bool {
-	for _, x := range list {
-		if x == r {
-			return true
-		}
-	}
-	return false
-}
-
 // lastDetail is the detail of the decision's last check, shortened.
 func lastDetail(d engine.Decision) string {
 	if len(d.Results) == 0 {
@@ -343,11 +335,4 @@ func lastDetail(d engine.Decision) string {
 		s = s[:300] + "…"
 	}
 	return s
-}
-
-func alpha3(state string) string {
-	if state == "D" {
-		return "DEU"
-	}
-	return state
 }

@@ -35,7 +35,8 @@ func (e *env) inspect(ctx context.Context, args []string) error {
 		return ErrUsage
 	}
 	// What runs is said on stderr, as serve logs it; stdout stays JSON.
-	faces, err := loadFaceModels(slog.New(slog.NewTextHandler(e.stderr, nil)), *modelsDir)
+	logger := slog.New(slog.NewTextHandler(e.stderr, nil))
+	faces, err := loadFaceModels(logger, *modelsDir)
 	if err != nil {
 		return err
 	}
@@ -56,7 +57,7 @@ func (e *env) inspect(ctx context.Context, args []string) error {
 		*f.dst = &engine.Image{Kind: f.kind, Bytes: b}
 	}
 	start := time.Now()
-	text, err := loadOCR(ctx, slog.New(slog.NewTextHandler(e.stderr, nil)), *ocrMode, *modelsDir)
+	text, err := loadOCR(ctx, logger, *ocrMode, *modelsDir)
 	if err != nil {
 		return err
 	}
