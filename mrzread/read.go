@@ -125,7 +125,7 @@ func Read(img image.Image, hint mrz.Format) (Result, error) {
 			// misplaced along a curved line) competes with it.
 			if rr, rerr := readRectified(gr, d, ts, hint); rerr == nil {
 				better := err != nil || rr.Valid && !res.Valid ||
-					rr.Valid == res.Valid && rr.meanConfidence() > res.meanConfidence()+0.02
+					rr.Valid == res.Valid && rr.MeanConfidence() > res.MeanConfidence()+0.02
 				if better {
 					res, err = rr, nil
 				}
@@ -172,8 +172,8 @@ func (r *Result) solid() bool {
 	return low <= 2
 }
 
-// meanConfidence is the mean confidence over all positions.
-func (r *Result) meanConfidence() float64 {
+// MeanConfidence is the mean confidence over all positions.
+func (r *Result) MeanConfidence() float64 {
 	sum, n := 0.0, 0
 	for _, l := range r.Confidence {
 		for _, c := range l {
@@ -193,17 +193,7 @@ func (r *Result) quality() float64 {
 	if r.Valid {
 		return 2
 	}
-	sum, n := 0.0, 0
-	for _, l := range r.Confidence {
-		for _, c := range l {
-			sum += c
-			n++
-		}
-	}
-	if n == 0 {
-		return 0
-	}
-	return sum / float64(n)
+	return r.MeanConfidence()
 }
 
 // mapBack converts Band and Quad from the rotated image read back to the

@@ -26,21 +26,9 @@ func (ocrReader) ReadMRZ(ctx context.Context, img image.Image, hint mrz.Format) 
 	if err != nil {
 		return engine.MRZRead{}, err
 	}
-	var sum float64
-	var n int
-	for _, line := range r.Confidence {
-		for _, c := range line {
-			sum += c
-			n++
-		}
-	}
-	out := engine.MRZRead{Lines: r.Lines, CutOff: r.CutOff, Covered: r.Covered, Corrections: len(r.Corrections), Doubtful: len(r.Uncertain) > 0,
+	return engine.MRZRead{Lines: r.Lines, Confidence: r.MeanConfidence(), CutOff: r.CutOff, Covered: r.Covered, Corrections: len(r.Corrections), Doubtful: len(r.Uncertain) > 0,
 		Quad: r.Quad, Angle: r.Skew - float64(r.Rotation), Evidence: map[string]any{
 			"found": true, "format": r.Format.String(), "band": r.Band.String(), "skew_degrees": r.Skew,
 			"corrections": r.Corrections, "uncertain": r.Uncertain, "all_check_digits_valid": r.Valid,
-		}}
-	if n > 0 {
-		out.Confidence = sum / float64(n)
-	}
-	return out, nil
+		}}, nil
 }
