@@ -110,8 +110,7 @@ func readSides(ctx context.Context, eng ocr.Engine, in *Input, loc Located, orde
 	}
 	var words []ocr.Word
 	var z viz.Zone
-	offset := 0
-	for i, s := range sides {
+	for _, s := range sides {
 		r := viz.Region{}
 		r.Rect, _ = quality.DocumentRegion(s.Image)
 		if s != loc.Side {
@@ -133,20 +132,15 @@ func readSides(ctx context.Context, eng ocr.Engine, in *Input, loc Located, orde
 		if err != nil {
 			return viz.Zone{}, err
 		}
-		blocks, bottom := 0, 0
+		dy := 0
 		for _, w := range words {
-			blocks, bottom = max(blocks, w.Block+1), max(bottom, w.Box.Max.Y)
+			dy = max(dy, w.Box.Max.Y+10000)
 		}
-		if i > 0 {
-			offset = bottom + 10000
-		}
+		var more []ocr.Word
 		for _, l := range got.Lines {
-			for _, w := range l.Words {
-				w.Block += blocks
-				w.Box = w.Box.Add(image.Pt(0, offset))
-				words = append(words, w)
-			}
+			more = append(more, l.Words...)
 		}
+		words = viz.Append(words, more, 1, dy)
 		z = viz.NewZone(words, order)
 		if enough(z) {
 			break

@@ -142,26 +142,35 @@ func Read(ctx context.Context, eng ocr.Engine, img image.Image, r Region, order 
 		if err != nil {
 			return Zone{}, err
 		}
-		offset := 0
-		for _, w := range words {
-			offset = max(offset, w.Block+1)
-		}
 		if i == 0 {
 			firstW = g.Rect.Dx()
 		}
-		k := float64(firstW) / float64(g.Rect.Dx())
-		for _, w := range got {
-			w.Block += offset
-			if k != 1 {
-				w.Box = image.Rect(int(float64(w.Box.Min.X)*k), int(float64(w.Box.Min.Y)*k),
-					int(float64(w.Box.Max.X)*k), int(float64(w.Box.Max.Y)*k))
-			}
-			words = append(words, w)
-		}
+		words = Append(words, got, float64(firstW)/float64(g.Rect.Dx()), 0)
 		z = NewZone(words, order)
 		if enough == nil || enough(z) || i == len(passes)-1 {
 			break
 		}
 	}
 	return z, nil
+}
+
+// Append adds the words of another reading to words, as lines of their
+// own (their blocks numbered after words'), their boxes scaled by k and
+// moved down by dy: how readings of one page at another scale, or of
+// another photo placed below, are merged into one Zone.
+func Append(words, more []ocr.Word, k float64, dy int) []ocr.Word {
+	blocks := 0
+	for _, w := range words {
+		blocks = max(blocks, w.Block+1)
+	}
+	for _, w := range more {
+		w.Block += blocks
+		if k != 1 {
+			w.Box = image.Rect(int(float64(w.Box.Min.X)*k), int(float64(w.Box.Min.Y)*k),
+				int(float64(w.Box.Max.X)*k), int(float64(w.Box.Max.Y)*k))
+		}
+		w.Box = w.Box.Add(image.Pt(0, dy))
+		words = append(words, w)
+	}
+	return words
 }
