@@ -21,7 +21,14 @@ type Face struct {
 	// Descriptor is the face's embedding; the Euclidean distance between
 	// two descriptors says how alike the faces are (0: identical).
 	Descriptor []float32
+	// Landmarks are the 68 points of the iBUG 300-W layout (jaw 0–16,
+	// brows 17–26, nose 27–35, eyes 36–47, mouth 48–67) in the photo's
+	// pixels; nil when the analyzer does not place them.
+	Landmarks []Point
 }
+
+// Point is a position in a photo's pixels, with sub-pixel precision.
+type Point struct{ X, Y float64 }
 
 // FaceAnalyzer finds the faces in a photo and describes each one. The
 // face models (tfjs/faceapi) implement it.

@@ -129,7 +129,12 @@ func (m *FaceModels) Faces(ctx context.Context, img image.Image) ([]engine.Face,
 	out := make([]engine.Face, len(found))
 	for i, f := range found {
 		d := f.Detection.Box
+		lm := make([]engine.Point, len(f.Landmarks))
+		for j, p := range f.Landmarks {
+			lm[j] = engine.Point{X: float64(b.Min.X) + p.X*scale, Y: float64(b.Min.Y) + p.Y*scale}
+		}
 		out[i] = engine.Face{
+			Landmarks:  lm,
 			Box: image.Rect(b.Min.X+int(math.Round(d.X*scale)), b.Min.Y+int(math.Round(d.Y*scale)),
 				b.Min.X+int(math.Round(d.Right()*scale)), b.Min.Y+int(math.Round(d.Bottom()*scale))).Intersect(b),
 			Score:      f.Detection.Score,
