@@ -134,7 +134,7 @@ func (m *FaceModels) Faces(ctx context.Context, img image.Image) ([]engine.Face,
 			lm[j] = engine.Point{X: float64(b.Min.X) + p.X*scale, Y: float64(b.Min.Y) + p.Y*scale}
 		}
 		out[i] = engine.Face{
-			Landmarks:  lm,
+			Landmarks: lm,
 			Box: image.Rect(b.Min.X+int(math.Round(d.X*scale)), b.Min.Y+int(math.Round(d.Y*scale)),
 				b.Min.X+int(math.Round(d.Right()*scale)), b.Min.Y+int(math.Round(d.Bottom()*scale))).Intersect(b),
 			Score:      f.Detection.Score,
