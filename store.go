@@ -19,6 +19,7 @@ type Store interface {
 	AgeOAuthStore
 	AgeAccountStore
 	RetentionStore
+	LivenessStore
 	// Ping reports whether the database answers; /readyz uses it.
 	Ping(ctx context.Context) error
 	Close() error

@@ -160,6 +160,7 @@ func Run(t *testing.T, h Harness) {
 		{"AgeOAuth", ageOAuthTests},     // ageoauth.go
 		{"AgeAccountDeletion", ageDelete},
 		{"Purge", purge},
+		{"Liveness", livenessTests}, // liveness.go
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {
