@@ -21,12 +21,27 @@ type LivenessFrame struct {
 }
 
 // StoredChallenge is an active liveness challenge as the store keeps it:
-// the drawn challenge, when it was used (nil while unused) and the frames
-// submitted with it.
+// the drawn challenge, when it was used (nil while unused), the frames
+// submitted with it and the step the person asked a manual check for.
 type StoredChallenge struct {
 	liveness.Challenge
 	UsedAt *time.Time
 	Frames []LivenessFrame
+	// ManualStep is the movement the person said they cannot make (the
+	// page's "ask for a manual check" button), or "" when they performed
+	// the challenge.
+	ManualStep liveness.Step
+}
+
+// ChallengeUse is a submission's use of a challenge.
+type ChallengeUse struct {
+	// Subject and Attempt must be those the challenge was drawn for.
+	Subject string
+	Attempt int
+	At      time.Time
+	Frames  []LivenessFrame
+	// ManualStep: see StoredChallenge.
+	ManualStep liveness.Step
 }
 
 // ErrChallengeSpent is returned by LivenessStore.ConsumeLivenessChallenge
@@ -42,13 +57,13 @@ type LivenessStore interface {
 	// same transaction, deletes the subject's other unused challenges: a
 	// new draw replaces the one the person did not perform.
 	CreateLivenessChallenge(ctx context.Context, c liveness.Challenge) error
-	// ConsumeLivenessChallenge marks challenge id used at `at` and stores
-	// the frames submitted with it, in one conditional update that succeeds
-	// only while the challenge is unused, not expired at `at`, and drawn
-	// for subject and attempt. Of concurrent calls at most one succeeds;
-	// the others, and every call that does not meet the conditions, fail
-	// with ErrChallengeSpent and change nothing.
-	ConsumeLivenessChallenge(ctx context.Context, id, subject string, attempt int, at time.Time, frames []LivenessFrame) (StoredChallenge, error)
+	// ConsumeLivenessChallenge marks challenge id used at u.At and stores
+	// the frames submitted with it and u.ManualStep, in one conditional
+	// update that succeeds only while the challenge is unused, not expired
+	// at u.At, and drawn for u.Subject and u.Attempt. Of concurrent calls at
+	// most one succeeds; the others, and every call that does not meet the
+	// conditions, fail with ErrChallengeSpent and change nothing.
+	ConsumeLivenessChallenge(ctx context.Context, id string, u ChallengeUse) (StoredChallenge, error)
 	// LivenessChallenge returns the challenge with the given id, or
 	// ErrNotFound.
 	LivenessChallenge(ctx context.Context, id string) (StoredChallenge, error)

@@ -27,25 +27,25 @@ func (db *DB) CreateLivenessChallenge(ctx context.Context, c liveness.Challenge)
 
 // ConsumeLivenessChallenge marks a challenge used, in one conditional
 // update, and stores its frames.
-func (db *DB) ConsumeLivenessChallenge(ctx context.Context, id, subject string, attempt int, at time.Time, frames []verifyd.LivenessFrame) (verifyd.StoredChallenge, error) {
+func (db *DB) ConsumeLivenessChallenge(ctx context.Context, id string, u verifyd.ChallengeUse) (verifyd.StoredChallenge, error) {
 	var c verifyd.StoredChallenge
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
-		row := tx.QueryRowContext(ctx, `UPDATE liveness_challenges SET used_at = $5
+		row := tx.QueryRowContext(ctx, `UPDATE liveness_challenges SET used_at = $5, manual_step = $6
 			WHERE id = $1 AND subject = $2 AND attempt = $3 AND used_at IS NULL AND expires_at > $4
-			RETURNING `+challengeColumns, id, subject, attempt, micros(at), micros(at))
+			RETURNING `+challengeColumns, id, u.Subject, u.Attempt, micros(u.At), micros(u.At), string(u.ManualStep))
 		var err error
 		if c, err = scanChallenge(row); errors.Is(err, sql.ErrNoRows) {
 			return verifyd.ErrChallengeSpent
 		} else if err != nil {
 			return err
 		}
-		for n, f := range frames {
+		for n, f := range u.Frames {
 			if _, err := tx.ExecContext(ctx, `INSERT INTO liveness_frames (challenge_id, seq, at_ms, sha256) VALUES ($1, $2, $3, $4)`,
 				id, n+1, f.At.Milliseconds(), f.SHA256); err != nil {
 				return err
 			}
 		}
-		c.Frames = append([]verifyd.LivenessFrame(nil), frames...)
+		c.Frames = append([]verifyd.LivenessFrame(nil), u.Frames...)
 		return nil
 	})
 	if err != nil {
@@ -112,14 +112,15 @@ func (db *DB) challengeFrames(ctx context.Context, c *verifyd.StoredChallenge) e
 	return rows.Err()
 }
 
-const challengeColumns = `id, subject, attempt, steps, issued_at, expires_at, used_at`
+const challengeColumns = `id, subject, attempt, steps, issued_at, expires_at, used_at, manual_step`
 
 func scanChallenge(row interface{ Scan(...any) error }) (verifyd.StoredChallenge, error) {
 	var c verifyd.StoredChallenge
 	var steps string
 	var issued, expires int64
 	var used sql.NullInt64
-	if err := row.Scan(&c.ID, &c.Subject, &c.Attempt, &steps, &issued, &expires, &used); err != nil {
+	var manual string
+	if err := row.Scan(&c.ID, &c.Subject, &c.Attempt, &steps, &issued, &expires, &used, &manual); err != nil {
 		return verifyd.StoredChallenge{}, err
 	}
 	parsed, err := liveness.ParseSteps(strings.Fields(steps))
@@ -127,6 +128,7 @@ func scanChallenge(row interface{ Scan(...any) error }) (verifyd.StoredChallenge
 		return verifyd.StoredChallenge{}, err
 	}
 	c.Steps, c.IssuedAt, c.ExpiresAt, c.UsedAt = parsed, fromMicros(issued), fromMicros(expires), fromNullMicros(used)
+	c.ManualStep = liveness.Step(manual)
 	return c, nil
 }
 

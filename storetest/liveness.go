@@ -77,11 +77,12 @@ func testChallengeRoundTrip(t *testing.T, ctx context.Context, s verifyd.Store) 
 
 	frames := newFrames("lc_1", 40)
 	used := oddClock.Add(20 * time.Second)
-	consumed, err := s.ConsumeLivenessChallenge(ctx, c.ID, v1, 2, used, frames)
+	consumed, err := s.ConsumeLivenessChallenge(ctx, c.ID, verifyd.ChallengeUse{Subject: v1, Attempt: 2, At: used, Frames: frames,
+		ManualStep: liveness.Blink})
 	if err != nil {
 		t.Fatalf("ConsumeLivenessChallenge: %v", err)
 	}
-	want := verifyd.StoredChallenge{Challenge: c, UsedAt: &used, Frames: frames}
+	want := verifyd.StoredChallenge{Challenge: c, UsedAt: &used, Frames: frames, ManualStep: liveness.Blink}
 	assertEqual(t, "the consumed challenge", consumed, want)
 	got, err = s.LivenessChallenge(ctx, c.ID)
 	if err != nil {
@@ -96,14 +97,14 @@ func testChallengeNotFound(t *testing.T, ctx context.Context, s verifyd.Store) {
 	assertNotFound(t, "LivenessChallenge of an unknown id", err)
 	_, err = s.UsedLivenessChallenge(ctx, v1, 1)
 	assertNotFound(t, "UsedLivenessChallenge with none used", err)
-	_, err = s.ConsumeLivenessChallenge(ctx, "lc_absent", v1, 1, clock, nil)
+	_, err = s.ConsumeLivenessChallenge(ctx, "lc_absent", verifyd.ChallengeUse{Subject: v1, Attempt: 1, At: clock})
 	assertSpent(t, "ConsumeLivenessChallenge of an unknown id", err)
 }
 
 func testChallengeReplacesUnused(t *testing.T, ctx context.Context, s verifyd.Store) {
 	v1, v2 := livenessFixture(t, ctx, s)
 	mustCreateChallenge(t, ctx, s, newChallenge("lc_used", v1, 1, clock))
-	if _, err := s.ConsumeLivenessChallenge(ctx, "lc_used", v1, 1, at(time.Second), newFrames("used", 3)); err != nil {
+	if _, err := s.ConsumeLivenessChallenge(ctx, "lc_used", verifyd.ChallengeUse{Subject: v1, Attempt: 1, At: at(time.Second), Frames: newFrames("used", 3)}); err != nil {
 		t.Fatal(err)
 	}
 	mustCreateChallenge(t, ctx, s, newChallenge("lc_first", v1, 2, at(time.Minute)))
@@ -112,7 +113,7 @@ func testChallengeReplacesUnused(t *testing.T, ctx context.Context, s verifyd.St
 
 	_, err := s.LivenessChallenge(ctx, "lc_first")
 	assertNotFound(t, "the unused challenge a new draw replaced", err)
-	_, err = s.ConsumeLivenessChallenge(ctx, "lc_first", v1, 2, at(3*time.Minute), nil)
+	_, err = s.ConsumeLivenessChallenge(ctx, "lc_first", verifyd.ChallengeUse{Subject: v1, Attempt: 2, At: at(3 * time.Minute)})
 	assertSpent(t, "consuming the replaced challenge", err)
 	for _, id := range []string{"lc_used", "lc_other", "lc_second"} {
 		if _, err := s.LivenessChallenge(ctx, id); err != nil {
@@ -125,10 +126,10 @@ func testChallengeConsumeOnce(t *testing.T, ctx context.Context, s verifyd.Store
 	v1, _ := livenessFixture(t, ctx, s)
 	mustCreateChallenge(t, ctx, s, newChallenge("lc_1", v1, 1, clock))
 	first := newFrames("first", 5)
-	if _, err := s.ConsumeLivenessChallenge(ctx, "lc_1", v1, 1, at(time.Second), first); err != nil {
+	if _, err := s.ConsumeLivenessChallenge(ctx, "lc_1", verifyd.ChallengeUse{Subject: v1, Attempt: 1, At: at(time.Second), Frames: first}); err != nil {
 		t.Fatal(err)
 	}
-	_, err := s.ConsumeLivenessChallenge(ctx, "lc_1", v1, 1, at(2*time.Second), newFrames("second", 4))
+	_, err := s.ConsumeLivenessChallenge(ctx, "lc_1", verifyd.ChallengeUse{Subject: v1, Attempt: 1, At: at(2 * time.Second), Frames: newFrames("second", 4)})
 	assertSpent(t, "second ConsumeLivenessChallenge", err)
 	got, err := s.LivenessChallenge(ctx, "lc_1")
 	if err != nil {
@@ -143,13 +144,13 @@ func testChallengeConsumeExpired(t *testing.T, ctx context.Context, s verifyd.St
 	v1, _ := livenessFixture(t, ctx, s)
 	c := newChallenge("lc_1", v1, 1, clock)
 	mustCreateChallenge(t, ctx, s, c)
-	_, err := s.ConsumeLivenessChallenge(ctx, c.ID, v1, 1, c.ExpiresAt, newFrames("late", 2)) // expiry is exclusive
+	_, err := s.ConsumeLivenessChallenge(ctx, c.ID, verifyd.ChallengeUse{Subject: v1, Attempt: 1, At: c.ExpiresAt, Frames: newFrames("late", 2)}) // expiry is exclusive
 	assertSpent(t, "ConsumeLivenessChallenge at the expiry", err)
 	got, err := s.LivenessChallenge(ctx, c.ID)
 	if err != nil || got.UsedAt != nil || len(got.Frames) != 0 {
 		t.Fatalf("expired challenge after a refused use: %+v, %v; want it unchanged", got, err)
 	}
-	if _, err := s.ConsumeLivenessChallenge(ctx, c.ID, v1, 1, c.ExpiresAt.Add(-time.Microsecond), nil); err != nil {
+	if _, err := s.ConsumeLivenessChallenge(ctx, c.ID, verifyd.ChallengeUse{Subject: v1, Attempt: 1, At: c.ExpiresAt.Add(-time.Microsecond)}); err != nil {
 		t.Fatalf("ConsumeLivenessChallenge just before the expiry: %v", err)
 	}
 }
@@ -157,11 +158,11 @@ func testChallengeConsumeExpired(t *testing.T, ctx context.Context, s verifyd.St
 func testChallengeConsumeWrongSubject(t *testing.T, ctx context.Context, s verifyd.Store) {
 	v1, v2 := livenessFixture(t, ctx, s)
 	mustCreateChallenge(t, ctx, s, newChallenge("lc_1", v1, 2, clock))
-	_, err := s.ConsumeLivenessChallenge(ctx, "lc_1", v2, 2, at(time.Second), nil)
+	_, err := s.ConsumeLivenessChallenge(ctx, "lc_1", verifyd.ChallengeUse{Subject: v2, Attempt: 2, At: at(time.Second)})
 	assertSpent(t, "ConsumeLivenessChallenge for another verification", err)
-	_, err = s.ConsumeLivenessChallenge(ctx, "lc_1", v1, 3, at(time.Second), nil)
+	_, err = s.ConsumeLivenessChallenge(ctx, "lc_1", verifyd.ChallengeUse{Subject: v1, Attempt: 3, At: at(time.Second)})
 	assertSpent(t, "ConsumeLivenessChallenge for another attempt", err)
-	if _, err := s.ConsumeLivenessChallenge(ctx, "lc_1", v1, 2, at(time.Second), nil); err != nil {
+	if _, err := s.ConsumeLivenessChallenge(ctx, "lc_1", verifyd.ChallengeUse{Subject: v1, Attempt: 2, At: at(time.Second)}); err != nil {
 		t.Fatalf("ConsumeLivenessChallenge after refused uses: %v", err)
 	}
 }
@@ -176,7 +177,7 @@ func testChallengeConcurrentConsume(t *testing.T, ctx context.Context, s verifyd
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, errs[i] = s.ConsumeLivenessChallenge(ctx, "lc_1", v1, 1, at(time.Second), newFrames(fmt.Sprint(i), 3))
+			_, errs[i] = s.ConsumeLivenessChallenge(ctx, "lc_1", verifyd.ChallengeUse{Subject: v1, Attempt: 1, At: at(time.Second), Frames: newFrames(fmt.Sprint(i), 3)})
 		}()
 	}
 	wg.Wait()
@@ -202,7 +203,7 @@ func testChallengeUsedForAttempt(t *testing.T, ctx context.Context, s verifyd.St
 	v1, v2 := livenessFixture(t, ctx, s)
 	for _, c := range []liveness.Challenge{newChallenge("lc_a1", v1, 1, clock), newChallenge("lc_b1", v2, 1, clock)} {
 		mustCreateChallenge(t, ctx, s, c)
-		if _, err := s.ConsumeLivenessChallenge(ctx, c.ID, c.Subject, 1, at(time.Second), newFrames(c.ID, 2)); err != nil {
+		if _, err := s.ConsumeLivenessChallenge(ctx, c.ID, verifyd.ChallengeUse{Subject: c.Subject, Attempt: 1, At: at(time.Second), Frames: newFrames(c.ID, 2)}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -221,7 +222,7 @@ func testChallengeEarlierDigests(t *testing.T, ctx context.Context, s verifyd.St
 		t.Helper()
 		mustCreateChallenge(t, ctx, s, newChallenge(id, subject, attempt, at(time.Duration(attempt)*time.Minute)))
 		f := newFrames(label, n)
-		if _, err := s.ConsumeLivenessChallenge(ctx, id, subject, attempt, at(time.Duration(attempt)*time.Minute+time.Second), f); err != nil {
+		if _, err := s.ConsumeLivenessChallenge(ctx, id, verifyd.ChallengeUse{Subject: subject, Attempt: attempt, At: at(time.Duration(attempt)*time.Minute + time.Second), Frames: f}); err != nil {
 			t.Fatal(err)
 		}
 		return f

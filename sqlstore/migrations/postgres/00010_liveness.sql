@@ -11,7 +11,9 @@ CREATE TABLE liveness_challenges (
     steps      TEXT NOT NULL,
     issued_at  BIGINT NOT NULL,
     expires_at BIGINT NOT NULL,
-    used_at    BIGINT
+    used_at    BIGINT,
+    -- The step the person asked a manual check for ('' when none).
+    manual_step TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX liveness_challenges_subject ON liveness_challenges (subject, attempt);
 

@@ -11,7 +11,9 @@ CREATE TABLE liveness_challenges (
     steps      TEXT NOT NULL,
     issued_at  INTEGER NOT NULL,
     expires_at INTEGER NOT NULL,
-    used_at    INTEGER
+    used_at    INTEGER,
+    -- The step the person asked a manual check for ('' when none).
+    manual_step TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX liveness_challenges_subject ON liveness_challenges (subject, attempt);
 
