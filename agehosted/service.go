@@ -29,6 +29,7 @@ import (
 	"github.com/verifyd/verifyd"
 	"github.com/verifyd/verifyd/age"
 	"github.com/verifyd/verifyd/identity"
+	"github.com/verifyd/verifyd/liveness"
 	"github.com/verifyd/verifyd/seal"
 	"github.com/verifyd/verifyd/webauth"
 )
@@ -634,6 +635,20 @@ func (s *Service) SubmitDocument(ctx context.Context, req age.AuthRequest, v Vis
 		return st, err
 	}
 	return s.State(ctx, req, v)
+}
+
+// DocumentChallenge draws the active liveness challenge the document
+// method's page performs after a camera selfie, bound to the proof's
+// internal verification and its next attempt (identity.IssueChallenge).
+func (s *Service) DocumentChallenge(ctx context.Context, req age.AuthRequest, v Visitor) (liveness.Challenge, error) {
+	st, err := s.signedIn(ctx, req, v)
+	if err != nil {
+		return liveness.Challenge{}, err
+	}
+	if st.Step != StepDocument {
+		return liveness.Challenge{}, ErrBusy
+	}
+	return s.identity.IssueInternalChallenge(ctx, st.Proof.IdentityVerificationID)
 }
 
 // FinishProvider records what a provider's check found: the simulation's

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/verifyd/verifyd"
+	"github.com/verifyd/verifyd/liveness"
 )
 
 // Outcome is a check's verdict.
@@ -64,10 +65,37 @@ type Input struct {
 	// Frames is the burst of camera frames taken with a hosted-page
 	// selfie, in order; empty for uploads and direct submissions.
 	Frames []*Image
+	// Capture is the hosted page's active liveness capture; nil for
+	// direct submissions (B2), which cannot carry one.
+	Capture *Capture
 	// Now is the reference time for expiry and age.
 	Now time.Time
 	// Facts carries findings between checks, such as "mrz" → mrz.Fields.
 	Facts map[string]any
+}
+
+// Capture is what a hosted submission brings for the active liveness
+// check (package liveness): the challenge the person performed with the
+// selfie and the frames the page recorded meanwhile.
+type Capture struct {
+	// Challenge is nil when the submission used none: an uploaded selfie,
+	// a refused or missing camera.
+	Challenge *liveness.Challenge
+	// Frames in the order the page recorded them.
+	Frames []CaptureFrame
+	// EarlierDigests are the hex SHA-256 of the frames submitted with the
+	// verification's earlier attempts.
+	EarlierDigests []string
+	// ManualStep is the movement the person said they cannot make, asking
+	// for a manual check ("" when they did not).
+	ManualStep liveness.Step
+}
+
+// CaptureFrame is one recorded frame.
+type CaptureFrame struct {
+	Image *Image
+	// At is the frame's time since the challenge's lead-in began.
+	At time.Duration
 }
 
 // FactDocumentKey is the fact a document check sets to identify the

@@ -47,6 +47,7 @@ func (s *Server) ageFlowRoutes(mux *http.ServeMux, m Mount) {
 	mux.Handle("/flow/{id}/logout", post(s.ageLogOut))
 	mux.Handle("/flow/{id}/method", post(s.ageChooseMethod))
 	mux.Handle("/flow/{id}/document", post(s.ageSubmitDocument))
+	mux.Handle("/flow/{id}/liveness-challenge", post(s.ageChallenge)) // liveness.go
 	mux.Handle("/flow/{id}/provider/{proof}", s.methods(map[string]http.Handler{
 		http.MethodPost: http.HandlerFunc(s.ageProviderAnswer), // a simulation's form
 		http.MethodGet:  http.HandlerFunc(s.ageProviderReturn), // a real provider sends the person back
@@ -302,6 +303,7 @@ func (s *Server) renderAge(w http.ResponseWriter, r *http.Request, a *ageReq, st
 		ds := *st.Document
 		d.CSRF = d.SessionCSRF
 		d.Submit = a.path("/document" + q)
+		d.Challenge = a.path("/liveness-challenge" + q)
 		d.Message = msg(a.lang, "age_doc_intro")
 		d.AttemptsLeft = ds.AttemptsLeft
 		if ds.Phase == identity.PhaseRetry {

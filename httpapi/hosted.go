@@ -88,10 +88,13 @@ func (s *Server) hostedAssetHandler(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(a.body)
 }
 
-// Limits of a hosted submission: three images and a few short fields.
+// Limits of a hosted submission: three images, the selfie burst, the
+// frames of the liveness challenge, and a few short fields (with the
+// frames' times).
 const (
 	hostedFieldLimit      = 256
-	hostedSubmissionLimit = 3*(verifyd.MaxImageBytes+1) + verifyd.MaxSelfieFrames*(verifyd.MaxSelfieFrameSize+1) + 1<<20
+	hostedSubmissionLimit = 3*(verifyd.MaxImageBytes+1) + verifyd.MaxSelfieFrames*(verifyd.MaxSelfieFrameSize+1) +
+		verifyd.MaxLivenessFrames*(verifyd.MaxLivenessFrameBytes+1) + 1<<20
 )
 
 // csrfCookie is the double-submit token's cookie: a random value the page
@@ -272,6 +275,13 @@ type hostedErrorBody struct {
 }
 
 func problemText(lang, field, problem string) string {
+	if livenessField(field) {
+		// The person cannot fix a frame; they can repeat the movements.
+		if field == identity.FieldLivenessChallenge && strings.Contains(problem, "perform a new") {
+			return msg(lang, "err_liveness_spent")
+		}
+		return msg(lang, "err_liveness_frames")
+	}
 	label := msg(lang, "field_"+field)
 	switch field {
 	case identity.FieldFront, identity.FieldBack, identity.FieldSelfie:
@@ -422,11 +432,28 @@ func readHostedForm(w http.ResponseWriter, r *http.Request) (identity.HostedSubm
 				in.Frames = append(in.Frames, nil)
 				dst = &in.Frames[len(in.Frames)-1]
 			}
+		case identity.FieldLivenessChallenge:
+			text = &in.Challenge
+		case identity.FieldLivenessManual:
+			text = &in.ManualStep
+		case identity.FieldLivenessFrame:
+			if len(in.LivenessFrames) <= verifyd.MaxLivenessFrames {
+				in.LivenessFrames = append(in.LivenessFrames, nil)
+				dst = &in.LivenessFrames[len(in.LivenessFrames)-1]
+			}
+		case identity.FieldLivenessFrameMs:
+			if len(in.LivenessFrameMs) <= verifyd.MaxLivenessFrames {
+				in.LivenessFrameMs = append(in.LivenessFrameMs, "")
+				text = &in.LivenessFrameMs[len(in.LivenessFrameMs)-1]
+			}
 		}
 		if dst != nil {
 			limit = verifyd.MaxImageBytes + 1
-			if part.FormName() == identity.FieldSelfieFrame {
+			switch part.FormName() {
+			case identity.FieldSelfieFrame:
 				limit = verifyd.MaxSelfieFrameSize + 1
+			case identity.FieldLivenessFrame:
+				limit = verifyd.MaxLivenessFrameBytes + 1
 			}
 		}
 		b, err := readPart(part, limit)
@@ -545,6 +572,8 @@ type hostedPageData struct {
 	PagePath  string
 	Query     string
 	Submit    string
+	// Challenge is where the script asks for a liveness challenge.
+	Challenge string
 	StatusURL string
 	SandboxTo string
 	CSRF      string
@@ -619,6 +648,7 @@ func (s *Server) renderHosted(w http.ResponseWriter, r *http.Request, h hostedRe
 	d := s.hostedData(w, r, h)
 	d.CSRF = s.ensureCSRF(w, r, h)
 	d.Submit, d.StatusURL, d.SandboxTo = h.pagePath("/submission"+h.query()), h.pagePath("/status"), h.pagePath("/sandbox"+h.query())
+	d.Challenge = h.pagePath("/liveness-challenge" + h.query())
 	d.Sandbox, d.Phase = st.Sandbox(), st.Phase
 	d.Message = msg(h.lang, "state_"+string(st.Phase))
 	d.ExpiresAt = st.DueAt().UTC().Format("2006-01-02 15:04")

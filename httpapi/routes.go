@@ -57,6 +57,9 @@ func (s *Server) mountRoutes(m Mount) *http.ServeMux {
 		mux.Handle("/verify/{token}/submission", s.methods(map[string]http.Handler{
 			http.MethodPost: http.HandlerFunc(s.hostedSubmit),
 		}))
+		mux.Handle("/verify/{token}/liveness-challenge", s.methods(map[string]http.Handler{
+			http.MethodPost: http.HandlerFunc(s.hostedChallenge), // liveness.go
+		}))
 		mux.Handle("/verify/{token}/status", s.methods(map[string]http.Handler{
 			http.MethodGet: http.HandlerFunc(s.hostedStatus),
 		}))

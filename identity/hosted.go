@@ -137,6 +137,8 @@ func defaultProblem(r verifyd.Reason) string {
 		return "cutoff"
 	case verifyd.ReasonIDScanError:
 		return "unreadable"
+	case verifyd.ReasonLivenessError:
+		return "liveness"
 	}
 	return "blur"
 }
@@ -192,6 +194,18 @@ type HostedSubmission struct {
 	// selfie (at most verifyd.MaxSelfieFrames, each at most
 	// verifyd.MaxSelfieFrameSize bytes).
 	Frames [][]byte
+	// Challenge is the id of the active liveness challenge the person
+	// performed after the camera selfie (IssueChallenge), "" when none
+	// was (an uploaded selfie, no camera).
+	Challenge string
+	// LivenessFrames are the frames the page recorded during the
+	// challenge, in order; LivenessFrameMs their times in milliseconds
+	// since its lead-in began (decimal text, as the form sends them).
+	LivenessFrames  [][]byte
+	LivenessFrameMs []string
+	// ManualStep is the movement the person said they cannot make, asking
+	// for a manual check instead ("" when they did not).
+	ManualStep string
 }
 
 // Field names of a hosted submission, as the form sends them and as
@@ -272,8 +286,20 @@ func (s *Service) submitHosted(ctx context.Context, v View, in HostedSubmission)
 		}
 		images[n] = im
 	}
+	capt := checkCapture(&p, in)
 	if err := p.Err(); err != nil {
 		return st, err
+	}
+	if in.Challenge != "" {
+		// Used only once everything else is valid, so a refused form
+		// does not spend the person's movements.
+		if err := s.useChallenge(ctx, v, in.Challenge, capt, v.HostedSubmissions+1); err != nil {
+			return st, err
+		}
+		for n, im := range capt.frames {
+			fields = append(fields, field{FieldLivenessFrame, verifyd.LivenessFrameImage(n + 1), im.Bytes})
+			images = append(images, im)
+		}
 	}
 	stored := make([]verifyd.StoredImage, len(fields))
 	for n, f := range fields {

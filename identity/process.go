@@ -22,6 +22,9 @@ var fixableReasons = map[verifyd.Reason]bool{
 	verifyd.ReasonPoorIDScanError: true,
 	verifyd.ReasonPartialID:       true,
 	verifyd.ReasonIDScanError:     true,
+	// A failed liveness challenge: the person may not have followed a
+	// prompt in time; SPEC's failed status means several attempts were made.
+	verifyd.ReasonLivenessError: true,
 }
 
 // Process runs the verification pipeline on a verification's submission:
@@ -222,6 +225,11 @@ func (s *Service) pipelineInput(ctx context.Context, v verifyd.Verification) (*e
 	for n := 1; n <= verifyd.MaxSelfieFrames; n++ {
 		if f := pick(verifyd.SelfieFrame(n)); f != nil {
 			in.Frames = append(in.Frames, f)
+		}
+	}
+	if v.Flow == verifyd.FlowHosted && v.HostedSubmissions > 0 {
+		if in.Capture, err = s.captureInput(ctx, v, images); err != nil {
+			return nil, err
 		}
 	}
 	return in, nil

@@ -185,7 +185,10 @@ func ProductionChecks(db *sqlstore.DB, sealer *seal.Sealer, faces *FaceModels, t
 	} else {
 		checks = append(checks, engine.LivenessUnavailableCheck{})
 	}
-	return checks
+	// The hosted pages' active challenge (identity page and the age flow's
+	// document method, which runs this same pipeline); direct submissions
+	// pass through it.
+	return append(checks, engine.ActiveLivenessCheck{Faces: faces, Landmarks: faces, Thresholds: th})
 }
 
 // Start starts the background workers.

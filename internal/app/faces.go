@@ -106,6 +106,23 @@ func (m *FaceModels) LivenessErr() error { return m.livenessErr }
 
 // Faces implements engine.FaceAnalyzer.
 func (m *FaceModels) Faces(ctx context.Context, img image.Image) ([]engine.Face, error) {
+	return m.faces(ctx, img, faceInputSizes, true)
+}
+
+// frameInputSizes are the detector's input sides for the frames of a
+// liveness capture: frames are at most 640 px (liveness.MaxFrameSide) with
+// the face filling much of them, which the detector sees at its smaller
+// sizes; 800 would only upscale the frame.
+var frameInputSizes = []int{416, 608, 320}
+
+// Landmarks implements engine.LandmarkFinder: Faces without descriptors,
+// for the many frames of a liveness capture (the recognition network is
+// most of a face's cost).
+func (m *FaceModels) Landmarks(ctx context.Context, img image.Image) ([]engine.Face, error) {
+	return m.faces(ctx, img, frameInputSizes, false)
+}
+
+func (m *FaceModels) faces(ctx context.Context, img image.Image, sizes []int, describe bool) ([]engine.Face, error) {
 	select {
 	case m.slots <- struct{}{}:
 		defer func() { <-m.slots }()
@@ -115,7 +132,7 @@ func (m *FaceModels) Faces(ctx context.Context, img image.Image) ([]engine.Face,
 	small, scale := shrink(img, faceMaxSide)
 	t := faceapi.ImageTensor(small)
 	var dets []faceapi.Detection
-	for _, size := range faceInputSizes {
+	for _, size := range sizes {
 		var err error
 		if dets, err = m.analyzer.Detect(t, faceapi.TinyDetectorOptions{InputSize: size, ScoreThreshold: 0.3}); err != nil {
 			return nil, err
@@ -124,7 +141,12 @@ func (m *FaceModels) Faces(ctx context.Context, img image.Image) ([]engine.Face,
 			break
 		}
 	}
-	found := m.analyzer.Describe(t, dets)
+	var found []faceapi.Face
+	if describe {
+		found = m.analyzer.Describe(t, dets)
+	} else {
+		found = m.analyzer.Locate(t, dets)
+	}
 	b := img.Bounds()
 	out := make([]engine.Face, len(found))
 	for i, f := range found {

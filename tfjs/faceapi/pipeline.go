@@ -116,6 +116,19 @@ func (a *Analyzer) FacesSSD(img *tfjs.Tensor, opts SSDOptions) ([]Face, error) {
 // Describe runs steps 2–4 of Faces (landmarks, alignment, descriptor) on
 // detections of img, as returned by Detect.
 func (a *Analyzer) Describe(img *tfjs.Tensor, dets []Detection) []Face {
+	return a.describe(img, dets, true)
+}
+
+// Locate runs steps 2 and 3 of Faces (landmarks, alignment) without the
+// recognition network: the faces have no Descriptor. The active liveness
+// check follows the landmarks over some forty frames and compares
+// descriptors on a few of them only; the recognition network is most of
+// the cost of a face.
+func (a *Analyzer) Locate(img *tfjs.Tensor, dets []Detection) []Face {
+	return a.describe(img, dets, false)
+}
+
+func (a *Analyzer) describe(img *tfjs.Tensor, dets []Detection, withDescriptor bool) []Face {
 	h, w, _ := img.HWC()
 	imgW, imgH := float64(w), float64(h)
 	faces := make([]Face, 0, len(dets))
@@ -139,12 +152,11 @@ func (a *Analyzer) Describe(img *tfjs.Tensor, dets []Detection) []Face {
 		if aligned.Width <= 0 || aligned.Height <= 0 {
 			continue
 		}
-		faces = append(faces, Face{
-			Detection:  Detection{Box: box, Score: d.Score},
-			Landmarks:  pts,
-			Aligned:    aligned,
-			Descriptor: a.recognition.Descriptor(Crop(img, rect(aligned))),
-		})
+		f := Face{Detection: Detection{Box: box, Score: d.Score}, Landmarks: pts, Aligned: aligned}
+		if withDescriptor {
+			f.Descriptor = a.recognition.Descriptor(Crop(img, rect(aligned)))
+		}
+		faces = append(faces, f)
 	}
 	return faces
 }
