@@ -567,11 +567,11 @@ type hostedFormResult struct {
 
 // hostedPageData is what pages/hosted.html renders.
 type hostedPageData struct {
-	Lang      string
-	CSS, JS   string
-	PagePath  string
-	Query     string
-	Submit    string
+	Lang     string
+	CSS, JS  string
+	PagePath string
+	Query    string
+	Submit   string
 	// Challenge is where the script asks for a liveness challenge.
 	Challenge string
 	StatusURL string
