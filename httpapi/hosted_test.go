@@ -72,6 +72,7 @@ func (c *customer) open(suffix string, headers ...string) response {
 type photos struct {
 	front, back, selfie []byte
 	frames              [][]byte // the camera's burst after the selfie
+	live                *liveCapture
 }
 
 func goodPhotos(t *testing.T) photos {
@@ -102,6 +103,7 @@ func (c *customer) submit(fields map[string]string, p photos, asJSON bool, heade
 		fw, _ := w.CreateFormFile("selfie_frame", fmt.Sprintf("frame%d.jpg", n+1))
 		_, _ = fw.Write(data)
 	}
+	p.live.write(w)
 	_ = w.Close()
 	req, _ := http.NewRequest("POST", c.page+"/submission", &body)
 	req.Header.Set("Content-Type", w.FormDataContentType())

@@ -54,7 +54,11 @@
   var summary = document.getElementById('error-summary');
   var submit = document.getElementById('submit');
   var photos = {};      // field → Blob taken with the camera or re-encoded
-  var selfieFrames = []; // the burst taken with a camera selfie (Blobs)
+  // The liveness challenge performed with a camera selfie:
+  // {id, frames: [{blob, ms}], manual: step or ''}; null when the selfie
+  // was uploaded (the server then sends it to a person).
+  var livenessCapture = null;
+  var challengeURL = form.getAttribute('data-challenge');
   var canCamera = !!(navigator.mediaDevices && navigator.mediaDevices.getUserMedia) && window.isSecureContext;
   var maxBytes = 10 * 1024 * 1024;
   var accepted = ['image/jpeg', 'image/png', 'image/webp'];
@@ -164,7 +168,7 @@
     input.addEventListener('change', function () {
       var file = input.files && input.files[0];
       delete photos[field];
-      if (field === 'selfie') { selfieFrames = []; }
+      if (field === 'selfie') { livenessCapture = null; }
       if (!file) { return; }
       normalise(file).then(function (blob) {
         if (blob) { photos[field] = blob; }
@@ -201,6 +205,7 @@
   }
 
   function closeCamera() {
+    stopChallenge();
     stopStream();
     if (dialog.open) { dialog.close(); }
     if (current && current.button) { current.button.focus(); }
@@ -252,20 +257,127 @@
     return new Promise(function (resolve) { c.toBlob(resolve, 'image/jpeg', quality); });
   }
 
-  // After a selfie, the camera keeps three smaller frames 200 ms apart: the
-  // server's liveness check rates each and looks for the small movements
-  // of a live person (docs/faces.md, "Liveness").
-  function burst() {
-    var out = [];
-    function next() {
-      if (out.length === BURST || !stream) { return Promise.resolve(out); }
-      return new Promise(function (r) { setTimeout(r, 200); })
-        .then(function () { return stream ? grab(640, 0.85) : null; })
-        .then(function (b) { if (b) { out.push(b); } return b ? next() : out; });
-    }
-    return next();
+  // The active liveness challenge (docs/liveness-challenge.md). After a
+  // camera selfie the page asks the server for a random sequence of
+  // movements, shows each prompt large with an icon (announced through the
+  // prompt's live region), and records frames of at most max_side pixels
+  // at frames_per_second, each stamped with its milliseconds since the
+  // lead-in began. The person may stop and ask for a manual check instead.
+  var lv = {
+    panel: document.getElementById('liveness'),
+    prompt: document.getElementById('liveness-prompt'),
+    progress: document.getElementById('liveness-progress'),
+    cue: document.getElementById('liveness-cue'),
+    bar: document.getElementById('liveness-bar'),
+    manual: document.getElementById('liveness-manual')
+  };
+  var running = null; // the challenge under way: {timers, finish}
+
+  // The icons: arrows for the turns (the preview is mirrored, so the
+  // person's left is on the screen's left), up for look up, an eye for
+  // blink, outward arrows for closer, a face outline for the lead-in.
+  var cuePaths = {
+    lead_in: ['M12 3a7 8 0 1 0 0.01 0', 'M9 10h.01', 'M15 10h.01', 'M9.5 15c1.5 1 3.5 1 5 0'],
+    turn_left: ['M20 12H5', 'M11 6l-6 6 6 6'],
+    turn_right: ['M4 12h15', 'M13 6l6 6-6 6'],
+    look_up: ['M12 20V5', 'M6 11l6-6 6 6'],
+    blink: ['M2 12s4-6 10-6 10 6 10 6-4 6-10 6-10-6-10-6z', 'M12 9a3 3 0 1 0 0.01 0'],
+    closer: ['M4 9V4h5', 'M20 9V4h-5', 'M4 15v5h5', 'M20 15v5h-5', 'M9 12h6', 'M12 9v6']
+  };
+  function showCue(step) {
+    var ns = 'http://www.w3.org/2000/svg';
+    var svg = document.createElementNS(ns, 'svg');
+    svg.setAttribute('viewBox', '0 0 24 24');
+    svg.setAttribute('focusable', 'false');
+    (cuePaths[step] || []).forEach(function (d) {
+      var p = document.createElementNS(ns, 'path');
+      p.setAttribute('d', d);
+      svg.appendChild(p);
+    });
+    lv.cue.textContent = '';
+    lv.cue.appendChild(svg);
   }
-  var BURST = 3;
+
+  function stopChallenge() {
+    if (!running) { return; }
+    running.timers.forEach(function (id) { clearTimeout(id); clearInterval(id); });
+    running = null;
+    if (lv.panel) {
+      lv.panel.hidden = true;
+      lv.panel.removeAttribute('data-state');
+      lv.prompt.setAttribute('data-step', '');
+      lv.prompt.textContent = '';
+    }
+  }
+
+  // challenge resolves to {id, frames, manual}, or to null when none could
+  // be drawn (the submission then goes to a person), or rejects when the
+  // camera was closed meanwhile.
+  function challenge() {
+    if (!challengeURL || !lv.panel) { return Promise.resolve(null); }
+    return fetch(challengeURL, {
+      method: 'POST', credentials: 'same-origin',
+      headers: { Accept: 'application/json', 'X-CSRF-Token': csrf }
+    }).then(function (r) { return r.status === 201 ? r.json() : null; })
+      .catch(function () { return null; })
+      .then(function (c) {
+        if (!c || !stream) { return c && !stream ? Promise.reject(new Error('closed')) : null; }
+        return perform(c);
+      });
+  }
+
+  function perform(c) {
+    return new Promise(function (resolve) {
+      var frames = [];
+      var total = c.lead_in_ms + c.steps.length * c.step_ms;
+      var current = 'lead_in';
+      var t0 = performance.now();
+      var run = { timers: [] };
+      running = run;
+      function finish(manual) {
+        if (running !== run) { return; }
+        stopChallenge();
+        // Wait for the JPEGs still being encoded.
+        Promise.all(frames.map(function (f) { return f.blob; })).then(function (blobs) {
+          var out = [];
+          blobs.forEach(function (b, i) { if (b) { out.push({ blob: b, ms: frames[i].ms }); } });
+          resolve({ id: c.id, frames: out, manual: manual || '' });
+        });
+      }
+      run.finish = finish;
+      function show(step, text, n) {
+        current = step;
+        lv.prompt.setAttribute('data-step', step);
+        lv.prompt.textContent = text;
+        showCue(step);
+        lv.progress.textContent = n > 0 ? t('live_progress', n).replace(/%d/, String(c.steps.length)) : t('live_title');
+      }
+      document.getElementById('camera-help').textContent = t('live_intro');
+      lv.manual.textContent = t('live_manual');
+      lv.manual.onclick = function () {
+        finish(current === 'lead_in' ? c.steps[0] : current);
+      };
+      lv.panel.hidden = false;
+      lv.panel.setAttribute('data-state', 'recording');
+      show('lead_in', c.lead_in_prompt, 0);
+      lv.manual.focus();
+      c.steps.forEach(function (step, i) {
+        run.timers.push(setTimeout(function () {
+          show(step, c.prompts[step] || step, i + 1);
+        }, c.lead_in_ms + i * c.step_ms));
+      });
+      var every = Math.round(1000 / c.frames_per_second);
+      var tick = function () {
+        var ms = Math.round(performance.now() - t0);
+        lv.bar.style.width = Math.min(100, 100 * ms / total) + '%';
+        if (ms >= total || frames.length >= c.max_frames) { finish(''); return; }
+        if (!stream || !video.videoWidth) { return; }
+        frames.push({ ms: ms, blob: grab(c.max_side, 0.8) });
+      };
+      tick();
+      run.timers.push(setInterval(tick, every));
+    });
+  }
 
   shoot.addEventListener('click', function () {
     if (!stream || !video.videoWidth) { return; }
@@ -274,16 +386,22 @@
     shoot.disabled = true;
     grab(1e9, 0.92).then(function (blob) {
       if (!blob) { cameraFailed(); return; }
-      if (face) { document.getElementById('camera-help').textContent = t('camera_hold'); }
-      return (face ? burst() : Promise.resolve([])).then(function (frames) {
+      return (face ? challenge() : Promise.resolve(null)).then(function (capture) {
         photos[field] = blob;
-        if (field === 'selfie') { selfieFrames = frames; }
+        if (field === 'selfie') { livenessCapture = capture; }
         fileInput(field).value = '';
         setPreview(field, blob);
         closeCamera();
-        announce(t('photo_taken', label(field)));
+        if (face && capture && capture.manual) {
+          announce(t('live_manual_done'));
+        } else if (face && !capture) {
+          announce(t('live_failed'));
+          fieldError(field, t('live_failed'));
+        } else {
+          announce(t(face ? 'live_done' : 'photo_taken', label(field)));
+        }
       });
-    });
+    }).catch(function () { /* the camera was closed during the challenge */ });
   });
   cancel.addEventListener('click', closeCamera);
   dialog.addEventListener('cancel', function (e) { e.preventDefault(); closeCamera(); });
@@ -311,8 +429,13 @@
 
     var data = new FormData(form);
     Object.keys(photos).forEach(function (f) { data.set(f, photos[f], f + '.jpg'); });
-    if (photos.selfie) {
-      selfieFrames.forEach(function (b, i) { data.append('selfie_frame', b, 'frame' + (i + 1) + '.jpg'); });
+    if (photos.selfie && livenessCapture) {
+      data.append('liveness_challenge', livenessCapture.id);
+      if (livenessCapture.manual) { data.append('liveness_manual', livenessCapture.manual); }
+      livenessCapture.frames.forEach(function (f, i) {
+        data.append('liveness_frame', f.blob, 'live' + (i + 1) + '.jpg');
+        data.append('liveness_frame_ms', String(f.ms));
+      });
     }
     if (!needsBack()) { data.delete('back'); }
     submit.disabled = true;
@@ -325,7 +448,16 @@
       return r.json().catch(function () { return {}; }).then(function (body) {
         submit.disabled = false;
         if (r.status === 422 && body.errors) {
-          body.errors.forEach(function (p) { fieldError(p.field, p.message); });
+          body.errors.forEach(function (p) {
+            // The movements cannot be fixed, only repeated: the selfie
+            // is taken again (with a new challenge).
+            if (p.field.indexOf('liveness_') === 0) {
+              p.field = 'selfie';
+              delete photos.selfie;
+              livenessCapture = null;
+            }
+            fieldError(p.field, p.message);
+          });
           showSummary(body.errors);
           announce(t('errors_title'));
           return;
