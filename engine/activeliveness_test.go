@@ -173,4 +173,3 @@ func TestSpread(t *testing.T) {
 		}
 	}
 }
-
