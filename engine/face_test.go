@@ -101,6 +101,52 @@ func TestFaceMatchCheck(t *testing.T) {
 		})
 	}
 
+	// The document's own portrait as the selfie: the same landmarks,
+	// moved and scaled as a re-photographed picture would be.
+	landmarks := func(scale, dx, jitter float64) []engine.Point {
+		pts := make([]engine.Point, 68)
+		for i := range pts {
+			x, y := 100*math.Cos(float64(i)), 100*math.Sin(float64(2*i))
+			// The eye centres (36–41, 42–47) 100 px apart.
+			if i >= 36 && i < 48 {
+				x, y = -50+100*float64((i-36)/6)+5*math.Cos(float64(i)), 5*math.Sin(float64(i))
+			}
+			pts[i] = engine.Point{X: dx + scale*(x+jitter*math.Sin(float64(7*i))), Y: 300 + scale*(y+jitter*math.Cos(float64(5*i)))}
+		}
+		return pts
+	}
+	withLandmarks := func(f engine.Face, lm []engine.Point) engine.Face { f.Landmarks = lm; return f }
+	for _, tt := range []struct {
+		name    string
+		jitter  float64 // landmark difference, in % of the eye distance
+		dist    float64
+		outcome engine.Outcome
+		reason  verifyd.Reason
+	}{
+		{"the document's portrait as the selfie", 0.5, 0.15, engine.Fail, verifyd.ReasonPotentialFraud},
+		{"nearly the portrait's pose goes to review", 2.5, 0.15, engine.Review, ""},
+		{"same pose but a less alike face goes to review", 0.5, 0.27, engine.Review, ""},
+		{"another photograph matches", 6, 0.15, engine.Pass, ""},
+		{"same pose, other face: not a copy", 0.5, 0.35, engine.Pass, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			th := engine.DefaultFaceThresholds
+			th.MatchDistance = 0.36
+			selfie := withLandmarks(me, landmarks(2, 400, 0))
+			doc := withLandmarks(face(120, 0.8, tt.dist), landmarks(0.6, 100, tt.jitter))
+			c := engine.FaceMatchCheck{Faces: byPhoto{selfieW: {selfie}, docW: {doc}}, Thresholds: th}
+			in := &engine.Input{
+				Selfie: &engine.Image{Image: image.NewGray(image.Rect(0, 0, selfieW, 480))},
+				Front:  &engine.Image{Image: image.NewGray(image.Rect(0, 0, docW, 700))},
+				Facts:  map[string]any{},
+			}
+			r := c.Run(context.Background(), in)
+			if r.Outcome != tt.outcome || r.Reason != tt.reason {
+				t.Fatalf("got %s %q (%s; shape %v), want %s %q", r.Outcome, r.Reason, r.Detail, r.Evidence["shape_difference"], tt.outcome, tt.reason)
+			}
+		})
+	}
+
 	t.Run("analyzer error is our error", func(t *testing.T) {
 		c := engine.FaceMatchCheck{Faces: byPhoto{}, Thresholds: engine.DefaultFaceThresholds}
 		in := &engine.Input{Selfie: &engine.Image{Image: image.NewGray(image.Rect(0, 0, 5, 5))},
