@@ -1,0 +1,201 @@
+package livenessdata
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"github.com/verifyd/verifyd/liveness"
+)
+
+// clip plays a video in real time over part of a sequence: the picture
+// at sequence time t (From ≤ t < To) is the video's at Start + (t − From).
+type clip struct {
+	From, To time.Duration
+	Video    string
+	Start    float64 // seconds into the video
+	Step     liveness.Step
+}
+
+// plan is a genuine recording: which video plays when.
+type plan struct {
+	Person string
+	Clips  []clip
+}
+
+// seconds converts a duration to float seconds.
+func seconds(d time.Duration) float64 { return d.Seconds() }
+
+// dur converts float seconds to a duration.
+func dur(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+
+// between returns a uniformly drawn duration in [a, b].
+func between(rng *rand.Rand, a, b time.Duration) time.Duration {
+	return a + time.Duration(rng.Float64()*float64(b-a))
+}
+
+// ReactionDelay bounds how long after a prompt appears the person starts
+// the movement in a genuine sequence: people read the prompt first.
+const (
+	MinReaction = 300 * time.Millisecond
+	MaxReaction = 1000 * time.Millisecond
+)
+
+// performers returns the people who can perform every step.
+func performers(steps []liveness.Step) []string {
+	var out []string
+	for _, p := range Persons() {
+		if CanPerform(p, steps) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// genuinePlan draws a genuine recording of steps (with the page's
+// timing: LeadIn, then StepWindow per step) by person, or by a person
+// drawn among those who can perform the steps when person is "".
+func genuinePlan(steps []liveness.Step, person string, rng *rand.Rand) (plan, error) {
+	if person == "" {
+		ps := performers(steps)
+		if len(ps) == 0 {
+			return plan{}, fmt.Errorf("livenessdata: nobody in the videos performs all of %v", steps)
+		}
+		person = ps[rng.IntN(len(ps))]
+	} else if !CanPerform(person, steps) {
+		return plan{}, fmt.Errorf("livenessdata: %s does not perform all of %v", person, steps)
+	}
+	total := liveness.LeadIn + time.Duration(len(steps))*liveness.StepWindow
+	var moves []clip
+	for i, st := range steps {
+		segs := segmentsOf(person, st)
+		seg := segs[rng.IntN(len(segs))]
+		prompt := liveness.LeadIn + time.Duration(i)*liveness.StepWindow
+		from := prompt + between(rng, MinReaction, MaxReaction)
+		moves = append(moves, clip{From: from, To: from + dur(seg.To-seg.From), Video: seg.Video, Start: seg.From, Step: st})
+	}
+	// A movement longer than the time to the next one (moving closer and
+	// staying there) is cut when the person reacts to the next prompt.
+	for i := 0; i+1 < len(moves); i++ {
+		moves[i].To = min(moves[i].To, moves[i+1].From)
+	}
+	moves[len(moves)-1].To = min(moves[len(moves)-1].To, total)
+
+	// Neutral stretches fill the rest, taken from the video of the
+	// movement they lead to (or follow) so that the room and the light
+	// stay the same.
+	var out []clip
+	at := time.Duration(0)
+	for i := 0; i <= len(moves); i++ {
+		end := total
+		video := ""
+		if i < len(moves) {
+			end = moves[i].From
+			video = moves[i].Video
+		} else {
+			video = moves[i-1].Video
+		}
+		if end > at {
+			fill, err := neutralClips(person, video, at, end, rng)
+			if err != nil {
+				return plan{}, err
+			}
+			out = append(out, fill...)
+		}
+		if i < len(moves) {
+			out = append(out, moves[i])
+			at = moves[i].To
+		}
+	}
+	return plan{Person: person, Clips: out}, nil
+}
+
+// neutralClips covers [from, to) with neutral stretches of person,
+// preferring those of video.
+func neutralClips(person, video string, from, to time.Duration, rng *rand.Rand) ([]clip, error) {
+	var pool []Segment
+	for _, s := range segmentsOf(person, Neutral) {
+		if s.Video == video {
+			pool = append(pool, s)
+		}
+	}
+	if len(pool) == 0 {
+		pool = segmentsOf(person, Neutral)
+	}
+	if len(pool) == 0 {
+		return nil, fmt.Errorf("livenessdata: no neutral stretch of %s", person)
+	}
+	var out []clip
+	for at := from; at < to; {
+		s := pool[rng.IntN(len(pool))]
+		length := dur(s.To - s.From)
+		need := to - at
+		start := s.From
+		if length > need {
+			start += seconds(between(rng, 0, length-need))
+			length = need
+		}
+		out = append(out, clip{From: at, To: at + length, Video: s.Video, Start: start, Step: Neutral})
+		at += length
+	}
+	return out, nil
+}
+
+// FrameInterval is the hosted page's nominal time between two recorded
+// frames (liveness.FramesPerSecond).
+const FrameInterval = time.Second / liveness.FramesPerSecond
+
+// frameTimes draws the times a page recording for total would stamp: a
+// random phase, then one frame per FrameInterval with the jitter of a
+// browser's timers.
+func frameTimes(total time.Duration, rng *rand.Rand) []time.Duration {
+	var out []time.Duration
+	for t := between(rng, 0, FrameInterval); t < total; t += FrameInterval + between(rng, -25*time.Millisecond, 25*time.Millisecond) {
+		out = append(out, t)
+	}
+	return out
+}
+
+// render picks each frame of p at times.
+func (s *Set) render(p plan, times []time.Duration) ([]TimedFrame, error) {
+	out := make([]TimedFrame, 0, len(times))
+	for _, t := range times {
+		i := slices.IndexFunc(p.Clips, func(c clip) bool { return t >= c.From && t < c.To })
+		if i < 0 {
+			i = len(p.Clips) - 1
+		}
+		c := p.Clips[i]
+		img, err := s.At(c.Video, c.Start+seconds(t-c.From))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, TimedFrame{At: t, Image: img})
+	}
+	return out, nil
+}
+
+// Genuine returns a genuine recording of a person following steps: the
+// page's timing (liveness.LeadIn, then liveness.StepWindow per step),
+// about liveness.FramesPerSecond frames stamped with their time; neutral
+// frames during the lead-in; each movement taken from a labelled
+// segment, starting MinReaction to MaxReaction after its prompt, and a
+// return to neutral. The person is drawn among those the videos show
+// performing every step. The frames' pictures are shared: do not
+// modify them.
+func (s *Set) Genuine(steps []liveness.Step, rng *rand.Rand) (Sequence, error) {
+	p, err := genuinePlan(steps, "", rng)
+	if err != nil {
+		return Sequence{}, err
+	}
+	fr, err := s.render(p, frameTimes(challengeDuration(steps), rng))
+	if err != nil {
+		return Sequence{}, err
+	}
+	return Sequence{Species: Genuine, Variant: "following the prompts", Person: p.Person, Steps: steps, Frames: fr}, nil
+}
+
+// challengeDuration is how long the page records for steps.
+func challengeDuration(steps []liveness.Step) time.Duration {
+	return liveness.Challenge{Steps: steps}.Duration()
+}
