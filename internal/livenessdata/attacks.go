@@ -355,7 +355,7 @@ func (s *Set) flat(sp Species, person string, steps []liveness.Step, rng *rand.R
 			if err != nil {
 				return Sequence{}, err
 			}
-			pl, err := genuinePlan(other, person, rng)
+			pl, err := drawPlan(other, person, rng)
 			if err != nil {
 				return Sequence{}, err
 			}
@@ -414,7 +414,7 @@ func (s *Set) replay(person string, steps []liveness.Step, rng *rand.Rand) (Sequ
 	if rng.IntN(3) == 0 && !slices.Equal(fixed, steps) {
 		other, variant = fixed, "recording of one fixed challenge"
 	}
-	pl, err := genuinePlan(other, person, rng)
+	pl, err := drawPlan(other, person, rng)
 	if err != nil {
 		return Sequence{}, err
 	}
@@ -471,7 +471,7 @@ func (s *Set) reuse(person string, steps []liveness.Step, rng *rand.Rand) (Seque
 	if err != nil {
 		return Sequence{}, err
 	}
-	pl, err := genuinePlan(other, person, rng)
+	pl, err := drawPlan(other, person, rng)
 	if err != nil {
 		return Sequence{}, err
 	}

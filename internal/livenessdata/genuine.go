@@ -2,6 +2,7 @@ package livenessdata
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"time"
@@ -53,6 +54,19 @@ func performers(steps []liveness.Step) []string {
 	return out
 }
 
+// drawPlan draws genuine plans until one finds enough unused footage
+// (a few draws at most: the neutral footage is short).
+func drawPlan(steps []liveness.Step, person string, rng *rand.Rand) (plan, error) {
+	var err error
+	for range 20 {
+		var p plan
+		if p, err = genuinePlan(steps, person, rng); err == nil {
+			return p, nil
+		}
+	}
+	return plan{}, err
+}
+
 // genuinePlan draws a genuine recording of steps (with the page's
 // timing: LeadIn, then StepWindow per step) by person, or by a person
 // drawn among those who can perform the steps when person is "".
@@ -67,10 +81,23 @@ func genuinePlan(steps []liveness.Step, person string, rng *rand.Rand) (plan, er
 		return plan{}, fmt.Errorf("livenessdata: %s does not perform all of %v", person, steps)
 	}
 	total := liveness.LeadIn + time.Duration(len(steps))*liveness.StepWindow
+	// A camera never delivers the same picture twice: no stretch of a
+	// video may play twice in one sequence (its frames would be
+	// byte-identical, which is what a replay looks like).
+	used := footage{}
 	var moves []clip
 	for i, st := range steps {
-		segs := segmentsOf(person, st)
+		var segs []Segment
+		for _, sg := range segmentsOf(person, st) {
+			if used.free(sg.Video, sg.From, sg.To) {
+				segs = append(segs, sg)
+			}
+		}
+		if len(segs) == 0 {
+			return plan{}, fmt.Errorf("livenessdata: %s's segments of %s overlap the others drawn", person, st)
+		}
 		seg := segs[rng.IntN(len(segs))]
+		used.take(seg.Video, seg.From, seg.To)
 		prompt := liveness.LeadIn + time.Duration(i)*liveness.StepWindow
 		from := prompt + between(rng, MinReaction, MaxReaction)
 		moves = append(moves, clip{From: from, To: from + dur(seg.To-seg.From), Video: seg.Video, Start: seg.From, Step: st})
@@ -97,7 +124,7 @@ func genuinePlan(steps []liveness.Step, person string, rng *rand.Rand) (plan, er
 			video = moves[i-1].Video
 		}
 		if end > at {
-			fill, err := neutralClips(person, video, at, end, rng)
+			fill, err := neutralClips(person, video, at, end, used, rng)
 			if err != nil {
 				return plan{}, err
 			}
@@ -111,33 +138,89 @@ func genuinePlan(steps []liveness.Step, person string, rng *rand.Rand) (plan, er
 	return plan{Person: person, Clips: out}, nil
 }
 
-// neutralClips covers [from, to) with neutral stretches of person,
-// preferring those of video.
-func neutralClips(person, video string, from, to time.Duration, rng *rand.Rand) ([]clip, error) {
-	var pool []Segment
-	for _, s := range segmentsOf(person, Neutral) {
-		if s.Video == video {
-			pool = append(pool, s)
+// footage records which stretches of which videos a sequence plays.
+type footage map[string][][2]float64
+
+// margin keeps two stretches apart by more than a frame, so that their
+// nearest frames differ.
+const margin = 1.5 / FPS
+
+// free reports whether [from, to] of video is unused.
+func (f footage) free(video string, from, to float64) bool {
+	for _, u := range f[video] {
+		if from < u[1]+margin && to > u[0]-margin {
+			return false
 		}
 	}
-	if len(pool) == 0 {
-		pool = segmentsOf(person, Neutral)
+	return true
+}
+
+// take marks [from, to] of video used.
+func (f footage) take(video string, from, to float64) {
+	f[video] = append(f[video], [2]float64{from, to})
+}
+
+// freeParts returns the unused parts of s at least minLen long.
+func (f footage) freeParts(s Segment, minLen float64) [][2]float64 {
+	parts := [][2]float64{{s.From, s.To}}
+	for _, u := range f[s.Video] {
+		var next [][2]float64
+		for _, p := range parts {
+			if u[1]+margin <= p[0] || u[0]-margin >= p[1] {
+				next = append(next, p)
+				continue
+			}
+			if u[0]-margin > p[0] {
+				next = append(next, [2]float64{p[0], u[0] - margin})
+			}
+			if u[1]+margin < p[1] {
+				next = append(next, [2]float64{u[1] + margin, p[1]})
+			}
+		}
+		parts = next
 	}
-	if len(pool) == 0 {
-		return nil, fmt.Errorf("livenessdata: no neutral stretch of %s", person)
+	var out [][2]float64
+	for _, p := range parts {
+		if p[1]-p[0] >= minLen {
+			out = append(out, p)
+		}
 	}
+	return out
+}
+
+// neutralClips covers [from, to) with unused neutral stretches of
+// person, preferring those of video.
+func neutralClips(person, video string, from, to time.Duration, used footage, rng *rand.Rand) ([]clip, error) {
 	var out []clip
 	for at := from; at < to; {
-		s := pool[rng.IntN(len(pool))]
-		length := dur(s.To - s.From)
-		need := to - at
-		start := s.From
-		if length > need {
-			start += seconds(between(rng, 0, length-need))
-			length = need
+		need := seconds(to - at)
+		var parts [][2]float64
+		var videos []string
+		for pass := 0; pass < 2 && len(parts) == 0; pass++ {
+			for _, s := range segmentsOf(person, Neutral) {
+				if pass == 0 && s.Video != video {
+					continue
+				}
+				for _, p := range used.freeParts(s, math.Min(need, 0.5)) {
+					parts = append(parts, p)
+					videos = append(videos, s.Video)
+				}
+			}
 		}
-		out = append(out, clip{From: at, To: at + length, Video: s.Video, Start: start, Step: Neutral})
-		at += length
+		if len(parts) == 0 {
+			return nil, fmt.Errorf("livenessdata: not enough unused neutral footage of %s", person)
+		}
+		k := rng.IntN(len(parts))
+		p := parts[k]
+		length := math.Min(need, p[1]-p[0])
+		start := p[0] + rng.Float64()*(p[1]-p[0]-length)
+		used.take(videos[k], start, start+length)
+		d := dur(length)
+		if length == need {
+			d = to - at // no rounding gap at the end
+		}
+		out = append(out, clip{From: at, To: at + d, Video: videos[k], Start: start, Step: Neutral})
+		at += d
 	}
 	return out, nil
 }
@@ -184,7 +267,7 @@ func (s *Set) render(p plan, times []time.Duration) ([]TimedFrame, error) {
 // performing every step. The frames' pictures are shared: do not
 // modify them.
 func (s *Set) Genuine(steps []liveness.Step, rng *rand.Rand) (Sequence, error) {
-	p, err := genuinePlan(steps, "", rng)
+	p, err := drawPlan(steps, "", rng)
 	if err != nil {
 		return Sequence{}, err
 	}
