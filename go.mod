@@ -22,6 +22,8 @@ require (
 	modernc.org/sqlite v1.61.1
 )
 
+require gonum.org/v1/gonum v0.17.0 // indirect
+
 require (
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
