@@ -56,6 +56,11 @@ type Sequence struct {
 	// Earlier are the frames the subject's earlier attempt submitted
 	// (Reuse only): the server knows their digests.
 	Earlier []TimedFrame
+	// Missed lists, for a genuine sequence, the movements whose labelled
+	// peak (the eyes closed, the head fully turned) no recorded frame
+	// shows: at 4 frames a second a natural blink often falls between
+	// two frames, and a genuine attempt can fail for it.
+	Missed []liveness.Step
 }
 
 // Attack returns an attack of species sp on the challenge steps,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -17,7 +18,10 @@ type Case struct {
 	Species Species
 	Variant string
 	Person  string
-	Input   liveness.Input
+	// Missed are the genuine movements no frame shows at their peak
+	// (Sequence.Missed).
+	Missed []liveness.Step `json:",omitempty"`
+	Input  liveness.Input
 }
 
 // Cases draws n challenges per species (Genuine first, then
@@ -46,10 +50,11 @@ func (s *Set) Cases(ctx context.Context, fa engine.FaceAnalyzer, th engine.FaceT
 	issued := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
 	var out []Case
 	total := n * len(species)
-	for si, sp := range species {
-		// One stream per species, so that adding cases to one species
-		// leaves the others' as they were.
-		rng := rand.New(rand.NewPCG(seed, uint64(si)+1))
+	all := append([]Species{Genuine}, AttackSpecies...)
+	for _, sp := range species {
+		// One stream per species, so that a species' first cases are the
+		// same whichever species are drawn with it and however many.
+		rng := rand.New(rand.NewPCG(seed, uint64(slices.Index(all, sp))+1))
 		for i := range n {
 			steps := liveness.Draw(rng.IntN, 2+rng.IntN(2))
 			seq, err := s.Attack(sp, steps, rng)
@@ -81,7 +86,7 @@ func (s *Set) Cases(ctx context.Context, fa engine.FaceAnalyzer, th engine.FaceT
 				in.EarlierDigests = Digests(earlier)
 				in.Challenge.Attempt = 2
 			}
-			out = append(out, Case{Species: sp, Variant: seq.Variant, Person: seq.Person, Input: in})
+			out = append(out, Case{Species: sp, Variant: seq.Variant, Person: seq.Person, Missed: seq.Missed, Input: in})
 			if progress != nil {
 				progress(len(out), total)
 			}
@@ -137,7 +142,15 @@ func Tallies(results []Result) (bySpecies, byVariant map[string]Tally) {
 	}
 	for _, r := range results {
 		add(bySpecies, string(r.Case.Species), r.Report.Outcome)
-		add(byVariant, string(r.Case.Species)+" / "+r.Case.Variant, r.Report.Outcome)
+		v := r.Case.Variant
+		if r.Case.Species == Genuine {
+			v = "every peak recorded"
+			if len(r.Case.Missed) > 0 {
+				v = "a peak between frames"
+			}
+		}
+		add(byVariant, string(r.Case.Species)+" / "+v, r.Report.Outcome)
+		add(byVariant, string(r.Case.Species)+" / "+r.Case.Person, r.Report.Outcome)
 	}
 	return bySpecies, byVariant
 }

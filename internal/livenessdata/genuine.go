@@ -271,11 +271,38 @@ func (s *Set) Genuine(steps []liveness.Step, rng *rand.Rand) (Sequence, error) {
 	if err != nil {
 		return Sequence{}, err
 	}
-	fr, err := s.render(p, frameTimes(challengeDuration(steps), rng))
+	times := frameTimes(challengeDuration(steps), rng)
+	fr, err := s.render(p, times)
 	if err != nil {
 		return Sequence{}, err
 	}
-	return Sequence{Species: Genuine, Variant: "following the prompts", Person: p.Person, Steps: steps, Frames: fr}, nil
+	return Sequence{Species: Genuine, Variant: "following the prompts", Person: p.Person, Steps: steps, Frames: fr,
+		Missed: missedPeaks(p, times)}, nil
+}
+
+// missedPeaks returns the movements of p none of whose frames at times
+// falls in the labelled peak (a blink between two frames, a turn's peak
+// cut by the next movement).
+func missedPeaks(p plan, times []time.Duration) []liveness.Step {
+	var out []liveness.Step
+	for _, c := range p.Clips {
+		if c.Step == Neutral {
+			continue
+		}
+		i := slices.IndexFunc(Segments, func(s Segment) bool { return s.Video == c.Video && s.From == c.Start && s.Step == c.Step })
+		seg := Segments[i]
+		hit := false
+		for _, t := range times {
+			// The frame shown at t is the nearest video frame.
+			if sec := math.Round((c.Start+seconds(t-c.From))*FPS) / FPS; t >= c.From && t < c.To && sec >= seg.PeakFrom-1e-9 && sec <= seg.PeakTo+1e-9 {
+				hit = true
+			}
+		}
+		if !hit {
+			out = append(out, c.Step)
+		}
+	}
+	return out
 }
 
 // challengeDuration is how long the page records for steps.

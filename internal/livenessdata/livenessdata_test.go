@@ -225,3 +225,20 @@ func TestPlaneProjection(t *testing.T) {
 		}
 	}
 }
+
+// TestMissedPeaks checks the bookkeeping of blinks falling between two
+// frames: a blink whose closed-eye frames lie between the recorded
+// times is missed, one recorded at its peak is not.
+func TestMissedPeaks(t *testing.T) {
+	// franck blinks with the eyes closed at 44.3–44.4 s.
+	c := clip{From: 2 * time.Second, To: 2500 * time.Millisecond, Video: "franck", Start: 44.1, Step: liveness.Blink}
+	p := plan{Person: "franck", Clips: []clip{c}}
+	// 2.0 s shows 44.1 s, 2.45 s shows 44.55 → 44.6: both outside the peak.
+	if got := missedPeaks(p, []time.Duration{2 * time.Second, 2450 * time.Millisecond}); !slices.Equal(got, []liveness.Step{liveness.Blink}) {
+		t.Errorf("frames around the blink: missed %v", got)
+	}
+	// 2.25 s shows 44.35 → 44.4: eyes closed.
+	if got := missedPeaks(p, []time.Duration{2 * time.Second, 2250 * time.Millisecond}); len(got) != 0 {
+		t.Errorf("a frame at the blink: missed %v", got)
+	}
+}
