@@ -435,7 +435,8 @@ func TestHostedSubmissionValidation(t *testing.T) {
 	wantHeaderContains(t, res, "Content-Security-Policy", strictCSP...)
 	wantBody(t, res, "Please correct the following:", `href="#f-back"`, "Back of the document: please add a photo.",
 		`value="DriverLicense" required checked`, `<option value="fra" selected>`, `aria-invalid="true"`)
-	// A body far too large is refused before it is read.
+	// A body far too large is refused before it is read (the limit is
+	// about 44 MB: three photos, the burst and the liveness frames).
 	u, _ := url.Parse(f.page + "/submission")
 	conn, err := net.Dial("tcp", u.Host)
 	if err != nil {
@@ -443,7 +444,7 @@ func TestHostedSubmissionValidation(t *testing.T) {
 	}
 	defer conn.Close()
 	fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: multipart/form-data; boundary=x\r\n"+
-		"Accept: application/json\r\nContent-Length: %d\r\n\r\n", u.Path, u.Host, 40<<20)
+		"Accept: application/json\r\nContent-Length: %d\r\n\r\n", u.Path, u.Host, 60<<20)
 	if r, err := http.ReadResponse(bufio.NewReader(conn), nil); err != nil || r.StatusCode != 413 {
 		t.Fatalf("oversized body: %v %v", err, r)
 	}
