@@ -1,0 +1,204 @@
+package browsertest
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"image"
+	"image/jpeg"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+
+	"github.com/verifyd/verifyd/internal/livenessdata"
+	"github.com/verifyd/verifyd/internal/testdb"
+	"github.com/verifyd/verifyd/liveness"
+)
+
+// The live camera: a fake camera for the hosted page's active liveness
+// challenge. A script added to every document before the page's own
+// replaces navigator.mediaDevices.getUserMedia by a canvas's
+// captureStream(). The canvas shows a still picture (the selfie) until
+// the page shows its first prompt; from then on it plays the frames the
+// test supplies, each at its time since the lead-in began, and whenever
+// the prompt element's data-step changes the camera's clock is set to
+// that prompt's scheduled start, so what it shows follows the prompt on
+// the page, as a person does.
+//
+// The test learns the drawn movements the way the camera would if it
+// watched the screen ahead of time: the script holds the page's
+// challenge answer until the test has prepared frames for it (or asked
+// for another draw, which replaces the first on the server), so the
+// frames can be rendered from the videos in advance instead of in real
+// time.
+
+// liveCameraJS is the injected script; %s is the still picture's data URL.
+const liveCameraJS = `(function () {
+  'use strict';
+  var W = %d, H = %d;
+  var canvas = null, g = null;
+  var still = new Image();
+  still.src = %q;
+  var frames = [];   // [{at, img}] of the sequence, by time
+  var t0 = 0, lastStep = '';
+  var cam = window.__liveCamera = { challenge: null, ready: null, plays: 0 };
+  function draw() {
+    var p = document.getElementById('liveness-prompt');
+    var step = p ? (p.getAttribute('data-step') || '') : '';
+    var c = cam.challenge;
+    if (step && step !== lastStep && c) {
+      var i = step === 'lead_in' ? -1 : c.steps.indexOf(step);
+      t0 = performance.now() - (i < 0 ? 0 : c.lead_in_ms + i * c.step_ms);
+    }
+    lastStep = step;
+    var img = still;
+    if (step && frames.length) {
+      var el = performance.now() - t0;
+      img = frames[0].img;
+      for (var k = 0; k < frames.length && frames[k].at <= el; k++) { img = frames[k].img; }
+    }
+    if (img.complete && img.naturalWidth) { g.drawImage(img, 0, 0, W, H); }
+  }
+  // play loads the frames, then lets the page start its challenge.
+  cam.play = function (list) {
+    var loads = list.map(function (f) {
+      var img = new Image();
+      img.src = f.url;
+      return img.decode().then(function () { return { at: f.at, img: img }; });
+    });
+    Promise.all(loads).then(function (fs) { frames = fs; cam.plays++; cam.ready(false); });
+  };
+  cam.redraw = function () { cam.ready(true); };
+  navigator.mediaDevices.getUserMedia = function () {
+    if (!canvas) {
+      canvas = document.createElement('canvas');
+      canvas.width = W; canvas.height = H;
+      g = canvas.getContext('2d');
+      setInterval(draw, 15);
+    }
+    return Promise.resolve(canvas.captureStream(30));
+  };
+  var fetch0 = window.fetch;
+  window.fetch = function (url, opts) {
+    var res = fetch0.apply(this, arguments);
+    if (String(url).indexOf('/liveness-challenge') < 0) { return res; }
+    return res.then(function (r) {
+      if (r.status !== 201) { return r; }
+      return r.clone().json().then(function (body) {
+        return new Promise(function (resolve) {
+          cam.ready = function (again) { resolve(again ? window.fetch(url, opts) : r); };
+          cam.challenge = body;
+        });
+      });
+    });
+  };
+})();`
+
+// liveCamera feeds one page's camera.
+type liveCamera struct {
+	t     *testing.T
+	set   *livenessdata.Set
+	still image.Image
+	w, h  int
+}
+
+// openLiveness opens the decoded videos of internal/livenessdata, or
+// skips the test when scripts/liveness-frames has not been run.
+func openLiveness(t *testing.T) *livenessdata.Set {
+	t.Helper()
+	s, err := livenessdata.Open(livenessdata.FramesDir(testdb.RepoRoot(t)))
+	if errors.Is(err, livenessdata.ErrNoFrames) {
+		testdb.Skip(t, "the liveness browser tests need the videos' frames: run scripts/liveness-frames")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// install adds the camera to every document the tab opens; call it before
+// the first navigation.
+func (c *liveCamera) install(ctx context.Context) {
+	c.t.Helper()
+	var b bytes.Buffer
+	if err := jpeg.Encode(&b, c.still, &jpeg.Options{Quality: 92}); err != nil {
+		c.t.Fatal(err)
+	}
+	src := fmt.Sprintf(liveCameraJS, c.w, c.h, "data:image/jpeg;base64,"+base64.StdEncoding.EncodeToString(b.Bytes()))
+	add := func(ctx context.Context, tg *chromedp.Target) (chromedp.Void, error) {
+		_, err := cdp.Call(ctx, tg, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: src})
+		return chromedp.Void{}, err
+	}
+	do(c.t, ctx, "install the live camera", add)
+}
+
+// challengeSeen is the page's challenge as the camera intercepted it.
+type challengeSeen struct {
+	ID    string          `json:"id"`
+	Steps []liveness.Step `json:"steps"`
+}
+
+// answer waits for the page's challenge, asks for new draws until person
+// can perform it (the videos do not show everyone making every movement),
+// renders a sequence of species sp for it showing person, and lets the
+// page run the challenge with it. It returns the challenge answered and
+// the sequence's variant.
+func (c *liveCamera) answer(ctx context.Context, sp livenessdata.Species, person string, seed uint64) (challengeSeen, string) {
+	c.t.Helper()
+	for range 40 {
+		waitJSWithin(c.t, ctx, 90*time.Second, "the page's challenge",
+			`!!(window.__liveCamera && window.__liveCamera.challenge && window.__liveCamera.ready)`)
+		var ch challengeSeen
+		raw := jsString(c.t, ctx, `JSON.stringify(window.__liveCamera.challenge)`)
+		if err := json.Unmarshal([]byte(raw), &ch); err != nil {
+			c.t.Fatal(err)
+		}
+		do(c.t, ctx, "take the challenge", chromedp.Evaluate[chromedp.Void](`window.__liveCamera.challenge = null`))
+		if !livenessdata.CanPerform(person, ch.Steps) {
+			do(c.t, ctx, "ask for another draw", chromedp.Evaluate[chromedp.Void](`window.__liveCamera.redraw()`))
+			continue
+		}
+		seq := c.sequence(sp, person, ch.Steps, seed)
+		frames, err := livenessdata.Encode(seq.Frames)
+		if err != nil {
+			c.t.Fatal(err)
+		}
+		var list strings.Builder
+		list.WriteString("[")
+		for i, f := range frames {
+			if i > 0 {
+				list.WriteString(",")
+			}
+			fmt.Fprintf(&list, `{"at":%d,"url":"data:image/jpeg;base64,%s"}`, f.At.Milliseconds(), base64.StdEncoding.EncodeToString(f.JPEG))
+		}
+		list.WriteString("]")
+		do(c.t, ctx, "play the sequence", chromedp.Evaluate[chromedp.Void](`window.__liveCamera.play(`+list.String()+`)`))
+		return ch, seq.Variant
+	}
+	c.t.Fatalf("no challenge %s can perform in 40 draws", person)
+	return challengeSeen{}, ""
+}
+
+// sequence draws a sequence of species sp on steps until it shows person.
+func (c *liveCamera) sequence(sp livenessdata.Species, person string, steps []liveness.Step, seed uint64) livenessdata.Sequence {
+	c.t.Helper()
+	for n := range uint64(200) {
+		seq, err := c.set.Attack(sp, steps, rand.New(rand.NewPCG(seed, n)))
+		if err != nil {
+			c.t.Fatal(err)
+		}
+		if seq.Person == person {
+			return seq
+		}
+	}
+	c.t.Fatalf("no %s sequence of %s for %v", sp, person, steps)
+	return livenessdata.Sequence{}
+}

