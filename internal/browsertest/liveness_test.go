@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"image"
-	"image/draw"
 	"os"
 	"path/filepath"
 	"testing"
@@ -45,19 +43,7 @@ func TestLivenessChallengeInBrowser(t *testing.T) {
 	faces := facetest.Models(t)
 	ts := testserver.Start(t, "sqlite", testserver.Options{Dev: true, Faces: faces, OCR: testserver.OCR(t)})
 	hk := newHooks(t, ts)
-	const person = "cap"
-	still, err := set.Selfie(person)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The document's portrait: a neutral frame of the person's other
-	// video, cut around the face as an ID photo is.
-	frame, err := set.At("cap12_edit", 1.0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	portrait := image.NewRGBA(image.Rect(0, 0, 180, 225))
-	draw.Draw(portrait, portrait.Bounds(), frame, image.Pt(116, 55), draw.Src)
+	still, portrait := livePictures(t, set)
 	dir := t.TempDir()
 
 	var docs uint64
@@ -73,9 +59,7 @@ func TestLivenessChallengeInBrowser(t *testing.T) {
 		}
 		id, pageURL := create(t, ts, verifyd.EnvProduction, email, hk.srv.URL+"/hooks", "https://shop.example.com/done")
 		ctx := browser(t)
-		b := still.Bounds()
-		cam := &liveCamera{t: t, set: set, still: still, w: b.Dx(), h: b.Dy()}
-		cam.install(ctx)
+		cam := newLiveCamera(t, ctx, set, still)
 		do(t, ctx, "open the page", mobile(), chromedp.Navigate(pageURL+"?lang=en"))
 		waitJS(t, ctx, "the capture form", `!!document.querySelector('#s-selfie button.take')`)
 		do(t, ctx, "choose the document",
@@ -83,22 +67,7 @@ func TestLivenessChallengeInBrowser(t *testing.T) {
 			chromedp.SetValue(chromedp.ID("f-document_country"), "deu"),
 			chromedp.SetUploadFiles(chromedp.ID("f-front"), []string{frontPath}),
 			chromedp.SetUploadFiles(chromedp.ID("f-back"), []string{backPath}))
-		do(t, ctx, "open the camera", chromedp.Click(chromedp.CSS("#s-selfie button.take")))
-		waitJS(t, ctx, "the camera", `document.getElementById('camera').open && !document.getElementById('camera-shoot').disabled`)
-		do(t, ctx, "take the selfie", chromedp.Click(chromedp.ID("camera-shoot")))
-		ch, variant := cam.answer(ctx, sp, person, seed)
-		t.Logf("%s (%s): challenge %v", sp, variant, ch.Steps)
-		// The page shows the prompts in order, each announced and named.
-		waitJS(t, ctx, "the first movement's prompt",
-			`document.getElementById('liveness-prompt').dataset.step === '`+string(ch.Steps[0])+`'`)
-		if got := jsString(t, ctx, `document.getElementById('liveness-prompt').getAttribute('aria-live')`); got != "assertive" {
-			t.Fatalf("the prompt's aria-live is %q", got)
-		}
-		if jsString(t, ctx, `document.querySelector('#liveness-cue svg path') ? 'cue' : ''`) != "cue" {
-			t.Fatal("the prompt has no visual cue")
-		}
-		screenshot(t, ctx, "liveness-"+string(sp)+".png")
-		waitJS(t, ctx, "the selfie after the challenge", `!document.getElementById('camera').open && !!document.querySelector('#s-selfie img.preview')`)
+		ch := cam.selfie(ctx, sp, seed)
 		waitJS(t, ctx, "the previews", `document.querySelectorAll('img.preview').length === 3`)
 		do(t, ctx, "submit", chromedp.Click(chromedp.ID("submit")))
 		waitJSWithin(t, ctx, 4*time.Minute, "a decision", `['approved', 'failed', 'retry', 'review'].includes(document.querySelector('main').dataset.phase)`)
