@@ -224,11 +224,15 @@ func decidable(v verifyd.Verification) bool {
 }
 
 // imageOrder shows the selfie first, then the document, then the selfie's
-// burst frames.
+// burst frames and the liveness challenge's frames in recording order (an
+// operator deciding a manual check watches the movements).
 var imageOrder = func() []verifyd.ImageKind {
 	order := []verifyd.ImageKind{verifyd.ImageSelfie, verifyd.ImageDocumentFront, verifyd.ImageDocumentBack}
 	for n := 1; n <= verifyd.MaxSelfieFrames; n++ {
 		order = append(order, verifyd.SelfieFrame(n))
+	}
+	for n := 1; n <= verifyd.MaxLivenessFrames; n++ {
+		order = append(order, verifyd.LivenessFrameImage(n))
 	}
 	return order
 }()

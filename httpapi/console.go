@@ -456,6 +456,13 @@ var imageLabels = map[verifyd.ImageKind]string{
 	verifyd.SelfieFrame(3):     "Selfie burst, frame 3",
 }
 
+func init() {
+	// The liveness challenge's frames, shown to operators in order.
+	for n := 1; n <= verifyd.MaxLivenessFrames; n++ {
+		imageLabels[verifyd.LivenessFrameImage(n)] = fmt.Sprintf("Liveness challenge, frame %d", n)
+	}
+}
+
 // evidenceText shows one evidence value: text and numbers as they are,
 // anything structured as compact JSON.
 func evidenceText(v any) string {
