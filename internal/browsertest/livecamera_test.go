@@ -66,7 +66,15 @@ const liveCameraJS = `(function () {
       img = frames[0].img;
       for (var k = 0; k < frames.length && frames[k].at <= el; k++) { img = frames[k].img; }
     }
-    if (img.complete && img.naturalWidth) { g.drawImage(img, 0, 0, W, H); }
+    if (!img.complete || !img.naturalWidth) { return; }
+    g.drawImage(img, 0, 0, W, H);
+    // Sensor noise: a real camera never delivers the same picture twice,
+    // even of a still scene (the page may record one video frame twice).
+    for (var n = 0; n < 400; n++) {
+      var v = Math.floor(Math.random() * 256);
+      g.fillStyle = 'rgba(' + v + ',' + v + ',' + v + ',0.06)';
+      g.fillRect(Math.floor(Math.random() * W), Math.floor(Math.random() * H), 1, 1);
+    }
   }
   // play loads the frames, then lets the page start its challenge.
   cam.play = function (list) {
