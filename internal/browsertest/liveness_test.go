@@ -16,6 +16,7 @@ import (
 	"github.com/verifyd/verifyd/internal/facetest"
 	"github.com/verifyd/verifyd/internal/livenessdata"
 	"github.com/verifyd/verifyd/internal/testserver"
+	"github.com/verifyd/verifyd/mrz"
 )
 
 // TestLivenessChallengeInBrowser: production verifications on the hosted
@@ -49,7 +50,13 @@ func TestLivenessChallengeInBrowser(t *testing.T) {
 	var docs uint64
 	run := func(t *testing.T, sp livenessdata.Species, email string, seed uint64) (string, string) {
 		docs++
-		front, back := composedID(t, portrait, 40+docs)
+		front, back := composedID(t, portrait, 40+docs, func(f *mrz.Fields) {
+			// Valid, and a distinct document per run (the consistency
+			// check refuses one document for two customers).
+			exp := time.Now().AddDate(6, 0, 0)
+			f.ExpiryDate = mrz.Date{Year: exp.Year(), Month: exp.Month(), Day: exp.Day()}
+			f.DocumentNumber = fmt.Sprintf("T2200%04d", 100+docs)
+		})
 		frontPath := filepath.Join(dir, fmt.Sprintf("front%d.jpg", docs))
 		backPath := filepath.Join(dir, fmt.Sprintf("back%d.jpg", docs))
 		for p, b := range map[string][]byte{frontPath: front, backPath: back} {
