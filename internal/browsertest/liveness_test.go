@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"image/png"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -47,43 +49,6 @@ func TestLivenessChallengeInBrowser(t *testing.T) {
 	still, portrait := livePictures(t, set)
 	dir := t.TempDir()
 
-	var docs uint64
-	run := func(t *testing.T, sp livenessdata.Species, email string, seed uint64) (string, string) {
-		docs++
-		front, back := composedID(t, portrait, 40+docs, func(f *mrz.Fields) {
-			// Valid, and a distinct document per run (the consistency
-			// check refuses one document for two customers).
-			exp := time.Now().AddDate(6, 0, 0)
-			f.ExpiryDate = mrz.Date{Year: exp.Year(), Month: exp.Month(), Day: exp.Day()}
-			f.DocumentNumber = fmt.Sprintf("T2200%04d", 100+docs)
-		})
-		frontPath := filepath.Join(dir, fmt.Sprintf("front%d.jpg", docs))
-		backPath := filepath.Join(dir, fmt.Sprintf("back%d.jpg", docs))
-		for p, b := range map[string][]byte{frontPath: front, backPath: back} {
-			if err := os.WriteFile(p, b, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		id, pageURL := create(t, ts, verifyd.EnvProduction, email, hk.srv.URL+"/hooks", "https://shop.example.com/done")
-		ctx := browser(t)
-		cam := newLiveCamera(t, ctx, set, still)
-		do(t, ctx, "open the page", mobile(), chromedp.Navigate(pageURL+"?lang=en"))
-		waitJS(t, ctx, "the capture form", `!!document.querySelector('#s-selfie button.take')`)
-		do(t, ctx, "choose the document",
-			chromedp.Click(chromedp.CSS(`input[name=document_type][value=IdCard]`)),
-			chromedp.SetValue(chromedp.ID("f-document_country"), "deu"),
-			chromedp.SetUploadFiles(chromedp.ID("f-front"), []string{frontPath}),
-			chromedp.SetUploadFiles(chromedp.ID("f-back"), []string{backPath}))
-		ch := cam.selfie(ctx, sp, seed)
-		waitJS(t, ctx, "the previews", `document.querySelectorAll('img.preview').length === 3`)
-		do(t, ctx, "submit", chromedp.Click(chromedp.ID("submit")))
-		waitJSWithin(t, ctx, 4*time.Minute, "a decision", `['approved', 'failed', 'retry', 'review'].includes(document.querySelector('main').dataset.phase)`)
-		c, err := ts.Store.LivenessChallenge(context.Background(), ch.ID)
-		if err != nil || c.UsedAt == nil || c.Subject != id || len(c.Frames) < 30 {
-			t.Fatalf("the challenge %s after the submission: %+v, %v", ch.ID, c, err)
-		}
-		return id, jsString(t, ctx, `document.querySelector('main').dataset.phase`)
-	}
 	results := func(t *testing.T, id string) (map[string]engine.Result, string) {
 		runs, err := ts.Store.CheckRuns(context.Background(), id)
 		if err != nil || len(runs) == 0 {
@@ -102,6 +67,62 @@ func TestLivenessChallengeInBrowser(t *testing.T) {
 		return got, b.String()
 	}
 
+	var docs uint64
+	// run completes a verification on the page with sequences of species
+	// sp; a genuine person whose movements were not recognised takes the
+	// retry the page offers (a new challenge), up to the three attempts.
+	run := func(t *testing.T, sp livenessdata.Species, email string, seed uint64) (string, string) {
+		docs++
+		front, back := composedID(t, portrait, 40+docs, func(f *mrz.Fields) {
+			// An adult's valid document, a distinct one per run (the
+			// consistency check refuses one document for two customers).
+			f.BirthDate = mrz.Date{Year: 1990, Month: 4, Day: 1}
+			exp := time.Now().AddDate(6, 0, 0)
+			f.ExpiryDate = mrz.Date{Year: exp.Year(), Month: exp.Month(), Day: exp.Day()}
+			f.DocumentNumber = fmt.Sprintf("T2200%04d", 100+docs)
+		})
+		frontPath := filepath.Join(dir, fmt.Sprintf("front%d.jpg", docs))
+		backPath := filepath.Join(dir, fmt.Sprintf("back%d.jpg", docs))
+		for p, b := range map[string][]byte{frontPath: front, backPath: back} {
+			if err := os.WriteFile(p, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		id, pageURL := create(t, ts, verifyd.EnvProduction, email, hk.srv.URL+"/hooks", "https://shop.example.com/done")
+		ctx := browser(t)
+		cam := newLiveCamera(t, ctx, set, still)
+		do(t, ctx, "open the page", mobile(), chromedp.Navigate(pageURL+"?lang=en"))
+		var phase string
+		for attempt := 1; ; attempt++ {
+			waitJS(t, ctx, "the capture form", `!!document.querySelector('#s-selfie button.take')`)
+			do(t, ctx, "choose the document",
+				chromedp.Click(chromedp.CSS(`input[name=document_type][value=IdCard]`)),
+				chromedp.SetValue(chromedp.ID("f-document_country"), "deu"),
+				chromedp.SetUploadFiles(chromedp.ID("f-front"), []string{frontPath}),
+				chromedp.SetUploadFiles(chromedp.ID("f-back"), []string{backPath}))
+			ch := cam.selfie(ctx, sp, seed+uint64(attempt)*1000)
+			waitJS(t, ctx, "the previews", `document.querySelectorAll('img.preview').length === 3`)
+			// The page reloads once the submission is accepted; a retry
+			// page shows "retry" before it too.
+			do(t, ctx, "submit", chromedp.Evaluate[chromedp.Void](`document.body.dataset.submitted = '1'`),
+				chromedp.Click(chromedp.ID("submit")))
+			waitJSWithin(t, ctx, 4*time.Minute, "a decision", `!document.body.dataset.submitted && `+
+				`['approved', 'failed', 'retry', 'review'].includes(document.querySelector('main').dataset.phase)`)
+			c, err := ts.Store.LivenessChallenge(context.Background(), ch.ID)
+			if err != nil || c.UsedAt == nil || c.Subject != id || c.Attempt != attempt || len(c.Frames) < 30 {
+				t.Fatalf("the challenge %s after attempt %d: %+v, %v", ch.ID, attempt, c, err)
+			}
+			phase = jsString(t, ctx, `document.querySelector('main').dataset.phase`)
+			if phase != "retry" || sp != livenessdata.Genuine {
+				return id, phase
+			}
+			_, explain := results(t, id)
+			t.Logf("attempt %d: retry; checks:%s", attempt, explain)
+			if !strings.Contains(jsString(t, ctx, `document.body.innerText`), "We could not confirm the movements.") {
+				t.Fatal("the retry page does not say what to do better")
+			}
+		}
+	}
 	t.Run("a genuine sequence following the prompts is approved", func(t *testing.T) {
 		id, phase := run(t, livenessdata.Genuine, "ada@example.com", 1)
 		got, explain := results(t, id)
@@ -132,4 +153,61 @@ func TestLivenessChallengeInBrowser(t *testing.T) {
 	}
 	t.Run("a printed photo moved as the prompts ask is refused", attack(livenessdata.Print, "bob@example.com", 2))
 	t.Run("a recording that ignores the prompts is refused", attack(livenessdata.Replay, "eve@example.com", 3))
+}
+
+// TestLivenessManualCheckByKeyboard: a person who cannot make a movement
+// uses the keyboard alone: when the challenge starts the focus is on "I
+// can't do this movement – ask for a manual check", Enter stops the
+// challenge and keeps the selfie, and the submission goes to review
+// saying which movement the person could not make (the production
+// pipeline's active check, without face models: this route needs none).
+func TestLivenessManualCheckByKeyboard(t *testing.T) {
+	t.Parallel()
+	ts := testserver.Start(t, "sqlite", testserver.Options{Dev: true,
+		Pipeline: engine.NewPipeline(engine.DecodeCheck{}, engine.ActiveLivenessCheck{})})
+	hk := newHooks(t, ts)
+	id, pageURL := create(t, ts, verifyd.EnvProduction, "ada@example.com", hk.srv.URL+"/hooks", "https://shop.example.com/done")
+	dir := documentFiles(t)
+	still, err := png.Decode(bytes.NewReader(selfiePNG(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := browser(t)
+	newLiveCamera(t, ctx, nil, still)
+	do(t, ctx, "open the page", mobile(), chromedp.Navigate(pageURL+"?lang=fr"))
+	waitJS(t, ctx, "the capture form", `!!document.querySelector('#s-selfie button.take')`)
+	do(t, ctx, "choose the document",
+		chromedp.Click(chromedp.CSS(`input[name=document_type][value=IdCard]`)),
+		chromedp.SetValue(chromedp.ID("f-document_country"), "deu"),
+		chromedp.SetUploadFiles(chromedp.ID("f-front"), []string{filepath.Join(dir, "front.jpg")}),
+		chromedp.SetUploadFiles(chromedp.ID("f-back"), []string{filepath.Join(dir, "back.jpg")}))
+	do(t, ctx, "open the camera", chromedp.Click(chromedp.CSS("#s-selfie button.take")))
+	waitJS(t, ctx, "the camera", `document.getElementById('camera').open && !document.getElementById('camera-shoot').disabled`)
+	do(t, ctx, "take the selfie", chromedp.Click(chromedp.ID("camera-shoot")))
+	// The camera shows the still picture throughout.
+	waitJS(t, ctx, "the page's challenge", `!!(window.__liveCamera && window.__liveCamera.challenge)`)
+	do(t, ctx, "let the challenge start", chromedp.Evaluate[chromedp.Void](`window.__liveCamera.ready(false)`))
+	waitJS(t, ctx, "the first movement", `!['', 'lead_in'].includes(document.getElementById('liveness-prompt').dataset.step)`)
+	step := jsString(t, ctx, `document.getElementById('liveness-prompt').dataset.step`)
+	if got := jsString(t, ctx, `document.activeElement.id + ' ' + document.activeElement.textContent`); got != "liveness-manual Je ne peux pas faire ce mouvement – demander une vérification manuelle" {
+		t.Fatalf("focus on %q, want the manual-check button (in French)", got)
+	}
+	do(t, ctx, "press Enter", chromedp.KeyEvent("\r"))
+	waitJS(t, ctx, "the selfie", `!document.getElementById('camera').open && !!document.querySelector('#s-selfie img.preview')`)
+	waitJS(t, ctx, "the previews", `document.querySelectorAll('img.preview').length === 3`)
+	do(t, ctx, "submit", chromedp.Click(chromedp.ID("submit")))
+	waitJSWithin(t, ctx, time.Minute, "review", `document.querySelector('main').dataset.phase === 'review'`)
+
+	runs, err := ts.Store.CheckRuns(context.Background(), id)
+	if err != nil || len(runs) != 1 {
+		t.Fatalf("check runs: %v (%d)", err, len(runs))
+	}
+	res, _, err := ts.Identity.CheckResults(runs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := res[len(res)-1]; a.Check != "active_liveness" || a.Outcome != engine.Review ||
+		a.Detail != fmt.Sprintf("the person said they cannot make the movement %q and asked for a manual check: check that the selfie shows a live person", step) {
+		t.Fatalf("active check: %+v", a)
+	}
 }
