@@ -64,6 +64,11 @@ type Input struct {
 	// Frames is the burst of camera frames taken with a hosted-page
 	// selfie, in order; empty for uploads and direct submissions.
 	Frames []*Image
+	// DirectReview is set for a production direct submission (SPEC B2:
+	// one selfie, no live capture) of a business whose policy is
+	// verifyd.DirectLivenessReview: the liveness check then sends what it
+	// would pass to review.
+	DirectReview bool
 	// Now is the reference time for expiry and age.
 	Now time.Time
 	// Facts carries findings between checks, such as "mrz" → mrz.Fields.
