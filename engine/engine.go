@@ -71,6 +71,9 @@ type Input struct {
 	DirectReview bool
 	// Now is the reference time for expiry and age.
 	Now time.Time
+	// hold is what the run holds of a DecodeBudget, released by
+	// Pipeline.Run when the run ends.
+	hold *holdings
 	// Facts carries findings between checks, such as "mrz" → mrz.Fields.
 	Facts map[string]any
 }
@@ -140,6 +143,10 @@ func (p *Pipeline) Run(ctx context.Context, in *Input) (Decision, error) {
 	if in.Facts == nil {
 		in.Facts = map[string]any{}
 	}
+	if in.hold == nil {
+		in.hold = &holdings{}
+	}
+	defer in.hold.releaseAll()
 	var d Decision
 	for _, c := range p.checks {
 		r := p.runOne(ctx, c, in)
