@@ -68,8 +68,16 @@ type Input struct {
 	// Capture is the hosted page's active liveness capture; nil for
 	// direct submissions (B2), which cannot carry one.
 	Capture *Capture
+	// DirectReview is set for a production direct submission (SPEC B2:
+	// one selfie, no live capture) of a business whose policy is
+	// verifyd.DirectLivenessReview: the liveness check then sends what it
+	// would pass to review.
+	DirectReview bool
 	// Now is the reference time for expiry and age.
 	Now time.Time
+	// hold is what the run holds of a DecodeBudget, released by
+	// Pipeline.Run when the run ends.
+	hold *holdings
 	// Facts carries findings between checks, such as "mrz" → mrz.Fields.
 	Facts map[string]any
 }
@@ -163,6 +171,10 @@ func (p *Pipeline) Run(ctx context.Context, in *Input) (Decision, error) {
 	if in.Facts == nil {
 		in.Facts = map[string]any{}
 	}
+	if in.hold == nil {
+		in.hold = &holdings{}
+	}
+	defer in.hold.releaseAll()
 	var d Decision
 	for _, c := range p.checks {
 		r := p.runOne(ctx, c, in)

@@ -308,6 +308,9 @@ func (c LivenessCheck) Run(ctx context.Context, in *Input) Result {
 	case low < t.LivenessPass:
 		return NeedsReview(fmt.Sprintf("borderline liveness (score %.3f between %.2f and %.2f)", low, t.LivenessFail, t.LivenessPass), ev)
 	}
+	if in.DirectReview {
+		return NeedsReview(fmt.Sprintf("a direct submission without a live capture: the business reviews these (passive liveness score %.3f ≥ %.2f)", low, t.LivenessPass), ev)
+	}
 	return Passed(fmt.Sprintf("the selfie looks live (score %.3f ≥ %.2f)", low, t.LivenessPass), ev)
 }
 

@@ -177,12 +177,15 @@ func TestLivenessCheck(t *testing.T) {
 		err     error
 		outcome engine.Outcome
 		reason  verifyd.Reason
+		direct  bool // a direct submission of a business that reviews them
 	}{
-		{"live", engine.Liveness{Real: 0.97, Live: 0.9}, false, nil, engine.Pass, ""},
-		{"one low score is borderline", engine.Liveness{Real: 0.97, Live: 0.1}, false, nil, engine.Review, ""},
-		{"spoof fails", engine.Liveness{Real: 0.01, Live: 0.9}, false, nil, engine.Fail, verifyd.ReasonLivenessError},
-		{"no face from the match check", engine.Liveness{Real: 1, Live: 1}, true, nil, engine.Review, ""},
-		{"scorer error", engine.Liveness{}, false, errors.New("bad"), engine.Error, ""},
+		{"live", engine.Liveness{Real: 0.97, Live: 0.9}, false, nil, engine.Pass, "", false},
+		{"one low score is borderline", engine.Liveness{Real: 0.97, Live: 0.1}, false, nil, engine.Review, "", false},
+		{"spoof fails", engine.Liveness{Real: 0.01, Live: 0.9}, false, nil, engine.Fail, verifyd.ReasonLivenessError, false},
+		{"no face from the match check", engine.Liveness{Real: 1, Live: 1}, true, nil, engine.Review, "", false},
+		{"scorer error", engine.Liveness{}, false, errors.New("bad"), engine.Error, "", false},
+		{"live, but the business reviews direct submissions", engine.Liveness{Real: 0.97, Live: 0.9}, false, nil, engine.Review, "", true},
+		{"a spoof still fails when the business reviews", engine.Liveness{Real: 0.01, Live: 0.9}, false, nil, engine.Fail, verifyd.ReasonLivenessError, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -190,7 +193,7 @@ func TestLivenessCheck(t *testing.T) {
 			var got image.Rectangle
 			want := image.Rect(1, 2, 30, 40)
 			c := engine.LivenessCheck{Scorer: fixedLiveness{tt.s, tt.err, &got}, Thresholds: engine.DefaultFaceThresholds}
-			in := &engine.Input{Selfie: &engine.Image{Image: image.NewGray(image.Rect(0, 0, 50, 50))}, Facts: map[string]any{}}
+			in := &engine.Input{Selfie: &engine.Image{Image: image.NewGray(image.Rect(0, 0, 50, 50))}, Facts: map[string]any{}, DirectReview: tt.direct}
 			if !tt.noFace {
 				in.Facts[engine.FactSelfieFace] = want
 			}

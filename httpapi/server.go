@@ -93,6 +93,12 @@ type Config struct {
 	// carries several base64 images.
 	MaxBodyBytes       int64
 	MaxSubmissionBytes int64
+	// MetricsToken, when set, serves /metrics to requests carrying
+	// "Authorization: Bearer TOKEN". Without it /metrics is served only
+	// in development mode: metrics name routes, volumes and failures,
+	// which are nobody's business on the public listener (verifyd serve
+	// --metrics-listen serves them on a private one).
+	MetricsToken string
 }
 
 // Pinger reports whether a dependency is ready.

@@ -57,6 +57,9 @@ type Config struct {
 	// OCR reads the printed data of documents (the visual zone, driver
 	// licences); without it those verifications go to review.
 	OCR ocr.Engine
+	// MetricsToken guards /metrics on the service's listener
+	// (httpapi.Config.MetricsToken).
+	MetricsToken string
 }
 
 // App is the assembled service.
@@ -138,7 +141,7 @@ func New(ctx context.Context, db *sqlstore.DB, sealer *seal.Sealer, cfg Config) 
 	if err != nil {
 		return nil, fmt.Errorf("age flow: %w", err)
 	}
-	a.Handler = httpapi.New(httpapi.Config{Mounts: mounts, Dev: cfg.Dev}, httpapi.Deps{
+	a.Handler = httpapi.New(httpapi.Config{Mounts: mounts, Dev: cfg.Dev, MetricsToken: cfg.MetricsToken}, httpapi.Deps{
 		Tenants: a.Tenants, Identity: a.Identity, Ready: db, Logger: cfg.Logger, Registry: cfg.Registry,
 		Console: a.Console, Age: a.Age, AgeFlow: a.AgeFlow,
 	})
@@ -166,7 +169,7 @@ func ProductionChecks(db *sqlstore.DB, sealer *seal.Sealer, faces *FaceModels, t
 		licence = &engine.DriverLicence{OCR: text}
 	}
 	checks := []engine.Check{
-		engine.DecodeCheck{},
+		engine.DecodeCheck{Budget: engine.NewDecodeBudget(engine.DefaultDecodeBudget)},
 		engine.DocumentCheck{Reader: mrzReader(), Quality: engine.NewQualityCheck(), Licence: licence},
 		engine.VisualZoneCheck{OCR: text},
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/verifyd/verifyd"
 	"github.com/verifyd/verifyd/engine"
 	"github.com/verifyd/verifyd/httpapi"
@@ -47,6 +48,10 @@ func (e *env) serve(ctx context.Context, args []string) error {
 		"how often idle workers look for due jobs (webhook deliveries, expiries)")
 	rescueAfter := fs.Duration("queue-rescue-after", 2*time.Minute,
 		"how long a job may run before it is assumed lost with a crashed process and run again")
+	metricsListen := fs.String("metrics-listen", e.getenv("VERIFYD_METRICS_LISTEN"),
+		"serve /metrics on this separate address, e.g. 127.0.0.1:9090 (env VERIFYD_METRICS_LISTEN)")
+	metricsToken := fs.String("metrics-token", e.getenv("VERIFYD_METRICS_TOKEN"),
+		"serve /metrics on the main listener to requests with Authorization: Bearer TOKEN (env VERIFYD_METRICS_TOKEN)")
 	logFormat := fs.String("log-format", e.envOr("VERIFYD_LOG_FORMAT", ""), "json or text (default json, text with --dev) (env VERIFYD_LOG_FORMAT)")
 	bases := map[string]*string{}
 	for _, m := range mountFlags {
@@ -109,7 +114,7 @@ func (e *env) serve(ctx context.Context, args []string) error {
 	a, err := app.New(ctx, db, sealer, app.Config{
 		BaseURLs: defaults, Dev: *dev, Now: e.now, Rand: e.rand, Logger: logger, Registry: reg,
 		Queue: queue.Config{PollInterval: *pollInterval, RescueAfter: *rescueAfter},
-		Faces: faces, FaceThresholds: th, OCR: text,
+		Faces: faces, FaceThresholds: th, OCR: text, MetricsToken: *metricsToken,
 	})
 	if err != nil {
 		return err
@@ -135,6 +140,19 @@ func (e *env) serve(ctx context.Context, args []string) error {
 	}
 	logger.Info("verifyd listening", "addr", ln.Addr().String(), "database", string(db.Dialect()), "dev", *dev)
 	fmt.Fprintf(e.stdout, "verifyd listening on %s\n", origin)
+
+	if *metricsListen != "" {
+		mln, err := net.Listen("tcp", *metricsListen)
+		if err != nil {
+			return fmt.Errorf("metrics listener: %w", err)
+		}
+		msrv := &http.Server{Handler: promhttp.HandlerFor(reg, promhttp.HandlerOpts{}), ReadHeaderTimeout: 10 * time.Second}
+		go msrv.Serve(mln)
+		defer msrv.Close()
+		logger.Info("metrics listening", "addr", mln.Addr().String())
+	} else if *metricsToken == "" && !*dev {
+		logger.Info("metrics are not served: set --metrics-listen or --metrics-token")
+	}
 
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
