@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/base64"
+	"errors"
+	"fmt"
 	"image"
 	_ "image/jpeg" // registers the JPEG decoder
 	_ "image/png"  // registers the PNG decoder
@@ -75,7 +77,8 @@ func DecodeImage(s string) (Image, string) {
 
 // DecodeImageBytes checks raw image bytes (an uploaded file) by the same
 // rules as DecodeImage: at most 10 MiB, JPEG, PNG or WebP, between 64 and
-// 12,000 pixels on a side and at most 50 megapixels.
+// 12,000 pixels on a side, at most 50 megapixels, complete, and at most
+// MaxDecodeBytes to decode (DecodeCost).
 func DecodeImageBytes(raw []byte) (Image, string) {
 	switch {
 	case len(raw) == 0:
@@ -94,6 +97,17 @@ func DecodeImageBytes(raw []byte) (Image, string) {
 		return Image{}, "is smaller than 64 pixels on a side"
 	case cfg.Width > MaxImageSide || cfg.Height > MaxImageSide || cfg.Width*cfg.Height > MaxImagePixels:
 		return Image{}, "has too many pixels"
+	}
+	// The pixels are decoded later, by the engine: what they will cost is
+	// judged now, from the header, and so is whether the data is whole.
+	cost, err := DecodeCost(raw)
+	switch {
+	case errors.Is(err, ErrTruncated):
+		return Image{}, "is incomplete: the image data ends early"
+	case err != nil:
+		return Image{}, "must be a JPEG, PNG or WebP image"
+	case cost > MaxDecodeBytes:
+		return Image{}, fmt.Sprintf("is too large to process: decoding it would take %d MiB, at most %d MiB are allowed (send an 8-bit baseline JPEG)", cost>>20, MaxDecodeBytes>>20)
 	}
 	w, h := cfg.Width, cfg.Height
 	// Report the size as displayed (and as the engine decodes it): a phone

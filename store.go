@@ -30,6 +30,9 @@ type BusinessStore interface {
 	// atomically.
 	CreateBusiness(ctx context.Context, b Business, creds []StoredCredential) error
 	Business(ctx context.Context, id string) (Business, error)
+	// SetDirectLiveness changes a business's policy for direct
+	// submissions; ErrNotFound when there is no such business.
+	SetDirectLiveness(ctx context.Context, id string, p DirectLiveness) error
 	// Businesses lists all businesses, oldest first.
 	Businesses(ctx context.Context) ([]Business, error)
 }

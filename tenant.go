@@ -62,7 +62,28 @@ type Business struct {
 	ID        string    `json:"id"`
 	Name      string    `json:"name"`
 	CreatedAt time.Time `json:"created_at"`
+	// DirectLiveness is what happens to the business's production direct
+	// submissions (SPEC B2), which carry one selfie and no live capture.
+	DirectLiveness DirectLiveness `json:"direct_liveness"`
 }
+
+// DirectLiveness is a business's choice for direct submissions: a single
+// selfie sent by the integrator proves nothing about a live person in
+// front of a camera (docs/engine.md "Liveness").
+type DirectLiveness string
+
+const (
+	// DirectLivenessAuto decides direct submissions automatically, with
+	// the passive liveness and replay checks only. The default: the
+	// integrator captured the selfie and answers for how.
+	DirectLivenessAuto DirectLiveness = "auto"
+	// DirectLivenessReview sends every production direct submission that
+	// the checks would approve to a person instead.
+	DirectLivenessReview DirectLiveness = "review"
+)
+
+// Valid reports whether p is a known policy.
+func (p DirectLiveness) Valid() bool { return p == DirectLivenessAuto || p == DirectLivenessReview }
 
 // Credential is one API key and its secret for one interface and
 // environment of a business. Several may be active at once so integrators can

@@ -4,6 +4,7 @@ import (
 	"net/mail"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -93,6 +94,16 @@ func (r URLRule) CheckURL(raw string) string {
 	}
 	if u.Fragment != "" || strings.Contains(raw, "#") {
 		return "must not contain a fragment"
+	}
+	// url.Parse accepts any digits as a port; nothing listens on 0 or
+	// above 65535, and such a webhook would fail every delivery.
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return "must have a port between 1 and 65535"
+		}
+	}
+	if u.Hostname() == "" {
+		return "must be an absolute URL"
 	}
 	return ""
 }

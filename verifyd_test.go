@@ -223,6 +223,11 @@ func TestCheckURL(t *testing.T) {
 		{"empty fragment", false, "https://example.com/cb#", "must not contain a fragment"},
 		{"space in host", false, "https://exa mple.com/", "must be an absolute URL"},
 		{"control character", false, "https://example.com/\n", "must be an absolute URL"},
+		{"port 0", false, "https://example.com:0/cb", "must have a port between 1 and 65535"},
+		{"port 99999", false, "https://example.com:99999/cb", "must have a port between 1 and 65535"},
+		{"port 65535", false, "https://example.com:65535/cb", ""},
+		{"empty port", false, "https://example.com:/cb", ""},
+		{"port only", false, "https://:443/cb", "must be an absolute URL"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -43,21 +43,67 @@ func DecodeImage(b []byte) (img image.Image, format string, orientation int, err
 
 // DecodeCheck decodes every submitted image fully (DecodeImage: JPEGs are
 // turned upright by their EXIF orientation) and checks that the document
-// photos are large enough to read.
-type DecodeCheck struct{}
+// photos are large enough to read. It estimates each photo's memory from
+// its header first (verifyd.DecodeCost), refuses what exceeds
+// verifyd.MaxDecodeBytes, decodes within Budget (nil: unbounded, for
+// tests and tools), and keeps photos larger than WorkingSide scaled down.
+type DecodeCheck struct {
+	Budget *DecodeBudget
+}
 
 // Name implements Check.
 func (DecodeCheck) Name() string { return "decode" }
 
 // Run implements Check.
-func (DecodeCheck) Run(_ context.Context, in *Input) Result {
+func (c DecodeCheck) Run(ctx context.Context, in *Input) Result {
 	ev := map[string]any{}
+	if in.hold == nil {
+		in.hold = &holdings{}
+	}
+	// Every photo's cost is judged from its header first, and the run's
+	// whole share of the budget is taken at once: runs that each held part
+	// and waited for more would wait for each other.
+	var images []*Image
+	var shares []int64
+	var total int64
 	for _, im := range append([]*Image{in.Selfie, in.Front, in.Back}, in.Frames...) {
 		if im == nil {
 			continue
 		}
-		img, format, orientation, err := DecodeImage(im.Bytes)
+		// Submissions were checked when they arrived; photos stored before
+		// those checks existed, and tools, meet them here.
+		cost, err := verifyd.DecodeCost(im.Bytes)
 		if err != nil {
+			return Failed(verifyd.ReasonPoorIDScanError, fmt.Sprintf("%s cannot be decoded: %v", im.Kind, err), ev)
+		}
+		if cost > verifyd.MaxDecodeBytes {
+			return Failed(verifyd.ReasonPoorIDScanError, fmt.Sprintf("%s would take %d MiB to decode, more than the %d MiB allowed", im.Kind, cost>>20, verifyd.MaxDecodeBytes>>20), ev)
+		}
+		cfg, _, _ := image.DecodeConfig(bytes.NewReader(im.Bytes))
+		images = append(images, im)
+		shares = append(shares, cost+workingCopyBytes(cfg.Width, cfg.Height))
+		total += shares[len(shares)-1]
+	}
+	reserved, err := c.Budget.acquire(ctx, total)
+	if err != nil {
+		return Errored(fmt.Errorf("waiting for decode memory: %w", err), ev)
+	}
+	if reserved < total && total > 0 {
+		// A run larger than the whole budget has all of it: scale the
+		// shares down alike.
+		for i := range shares {
+			shares[i] = shares[i] * reserved / total
+		}
+		shares[len(shares)-1] += reserved - sum(shares)
+	}
+	for i, im := range images {
+		img, format, orientation, held, err := c.Budget.decode(im.Bytes, shares[i])
+		budget := c.Budget
+		in.hold.add(func() { budget.release(held) })
+		if err != nil {
+			for _, s := range shares[i+1:] {
+				c.Budget.release(s)
+			}
 			return Failed(verifyd.ReasonPoorIDScanError, fmt.Sprintf("%s cannot be decoded: %v", im.Kind, err), ev)
 		}
 		im.Image, im.Format = img, format
@@ -81,6 +127,14 @@ func (DecodeCheck) Run(_ context.Context, in *Input) Result {
 		return Failed(verifyd.ReasonIDScanError, "the document front is missing", ev)
 	}
 	return Passed("all images decoded", ev)
+}
+
+func sum(v []int64) int64 {
+	var s int64
+	for _, x := range v {
+		s += x
+	}
+	return s
 }
 
 // Lookup is what ConsistencyCheck asks the store.

@@ -64,8 +64,16 @@ type Input struct {
 	// Frames is the burst of camera frames taken with a hosted-page
 	// selfie, in order; empty for uploads and direct submissions.
 	Frames []*Image
+	// DirectReview is set for a production direct submission (SPEC B2:
+	// one selfie, no live capture) of a business whose policy is
+	// verifyd.DirectLivenessReview: the liveness check then sends what it
+	// would pass to review.
+	DirectReview bool
 	// Now is the reference time for expiry and age.
 	Now time.Time
+	// hold is what the run holds of a DecodeBudget, released by
+	// Pipeline.Run when the run ends.
+	hold *holdings
 	// Facts carries findings between checks, such as "mrz" → mrz.Fields.
 	Facts map[string]any
 }
@@ -135,6 +143,10 @@ func (p *Pipeline) Run(ctx context.Context, in *Input) (Decision, error) {
 	if in.Facts == nil {
 		in.Facts = map[string]any{}
 	}
+	if in.hold == nil {
+		in.hold = &holdings{}
+	}
+	defer in.hold.releaseAll()
 	var d Decision
 	for _, c := range p.checks {
 		r := p.runOne(ctx, c, in)

@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"github.com/verifyd/verifyd"
+	"github.com/verifyd/verifyd/liveness"
 )
 
 // Face is one face a FaceAnalyzer found in a photo.
@@ -70,6 +71,17 @@ type FaceThresholds struct {
 	// LivenessFail: either score below it fails with liveness_error.
 	// Between the two, review.
 	LivenessFail float64
+	// SamePhotoShape, SamePhotoShapeReview, SamePhotoDistance,
+	// SamePhotoDistanceReview: a selfie that is the document's own
+	// portrait, re-photographed or cropped. Two photographs taken apart
+	// never share a pose and expression exactly; one photograph does. When
+	// the selfie's and the portrait's landmarks differ by less than
+	// SamePhotoShape (RMS after the best similarity transform, in eye
+	// distances; liveness.Deformation) and their descriptors by less
+	// than SamePhotoDistance, the selfie is the portrait: potential_fraud.
+	// Within the Review pair of bounds, review.
+	SamePhotoShape, SamePhotoShapeReview       float64
+	SamePhotoDistance, SamePhotoDistanceReview float64
 }
 
 // DefaultFaceThresholds are calibrated in docs/accuracy.md ("Faces").
@@ -89,6 +101,15 @@ var DefaultFaceThresholds = FaceThresholds{
 	MinFacePixels:    40,
 	LivenessPass:     0.3,
 	LivenessFail:     0.05,
+	// Measured 2026-11-24 (docs/accuracy.md "The document's own
+	// portrait as the selfie"): genuine pairs of different photographs
+	// differ in shape by 0.027 at least (106 pairs), frames of one video
+	// ≥ 10 s apart likewise; a mildly photographed document against the
+	// photograph it was made from by 0.009–0.053 (median 0.023).
+	SamePhotoShape:          0.02,
+	SamePhotoShapeReview:    0.035,
+	SamePhotoDistance:       0.25,
+	SamePhotoDistanceReview: 0.30,
 }
 
 // Validate reports thresholds that cannot be applied.
@@ -98,6 +119,9 @@ func (t FaceThresholds) Validate() error {
 		return fmt.Errorf("face thresholds: need 0 < match distance (%g) <= mismatch distance (%g)", t.MatchDistance, t.MismatchDistance)
 	case t.MinFaceScore < 0 || t.MinFaceScore > 1:
 		return fmt.Errorf("face thresholds: minimum face score %g is not in [0, 1]", t.MinFaceScore)
+	case t.SamePhotoShape > t.SamePhotoShapeReview || t.SamePhotoDistance > t.SamePhotoDistanceReview:
+		return fmt.Errorf("face thresholds: the same-photo bounds (shape %g, distance %g) exceed their review bounds (%g, %g)",
+			t.SamePhotoShape, t.SamePhotoDistance, t.SamePhotoShapeReview, t.SamePhotoDistanceReview)
 	case !(t.LivenessFail >= 0 && t.LivenessFail <= t.LivenessPass && t.LivenessPass <= 1):
 		return fmt.Errorf("face thresholds: need 0 <= liveness fail (%g) <= liveness pass (%g) <= 1", t.LivenessFail, t.LivenessPass)
 	}
@@ -182,10 +206,46 @@ func (c FaceMatchCheck) Run(ctx context.Context, in *Input) Result {
 			fmt.Sprintf("the selfie does not match the document photo (distance %.3f ≥ %.2f)", best, t.MismatchDistance), ev)
 	case small:
 		return NeedsReview(fmt.Sprintf("a face is smaller than %d px: too small to compare automatically", t.MinFacePixels), ev)
+	}
+	if r, ok := t.samePhoto(selfie[0], doc[bestAt], best, ev); ok {
+		return r
+	}
+	switch {
 	case best > t.MatchDistance:
 		return NeedsReview(fmt.Sprintf("borderline face match (distance %.3f between %.2f and %.2f)", best, t.MatchDistance, t.MismatchDistance), ev)
 	}
 	return Passed(fmt.Sprintf("the selfie matches the document photo (distance %.3f ≤ %.2f)", best, t.MatchDistance), ev)
+}
+
+// samePhoto recognises a selfie that is the document's own portrait
+// (photographed, scanned or cropped): the same person, and the same pose
+// and expression to within the landmark network's noise, which two
+// photographs taken apart never share. It is a presentation attack when a
+// stolen document is presented by someone else; a customer who did it by
+// mistake can retake a real selfie on the hosted page.
+func (t FaceThresholds) samePhoto(selfie, doc Face, distance float64, ev map[string]any) (Result, bool) {
+	if len(selfie.Landmarks) != 68 || len(doc.Landmarks) != 68 || distance >= t.SamePhotoDistanceReview {
+		return Result{}, false
+	}
+	shape, _ := liveness.Deformation(livenessPoints(doc.Landmarks), livenessPoints(selfie.Landmarks))
+	ev["shape_difference"] = round3(shape)
+	switch {
+	case shape < t.SamePhotoShape && distance < t.SamePhotoDistance:
+		return Failed(verifyd.ReasonPotentialFraud,
+			fmt.Sprintf("the selfie is the document's own portrait: the same pose and expression (shape difference %.3f < %.3f) and face (distance %.3f)", shape, t.SamePhotoShape, distance), ev), true
+	case shape < t.SamePhotoShapeReview:
+		return NeedsReview(fmt.Sprintf("the selfie may be a photograph of the document's portrait: nearly the same pose and expression (shape difference %.3f < %.3f)", shape, t.SamePhotoShapeReview), ev), true
+	}
+	return Result{}, false
+}
+
+// livenessPoints converts landmarks for package liveness.
+func livenessPoints(pts []Point) []liveness.Point {
+	out := make([]liveness.Point, len(pts))
+	for i, p := range pts {
+		out[i] = liveness.Point(p)
+	}
+	return out
 }
 
 // Usable drops faces the detector is not confident about.
@@ -247,6 +307,9 @@ func (c LivenessCheck) Run(ctx context.Context, in *Input) Result {
 			fmt.Sprintf("the selfie looks like a presentation attack (score %.3f < %.2f)", low, t.LivenessFail), ev)
 	case low < t.LivenessPass:
 		return NeedsReview(fmt.Sprintf("borderline liveness (score %.3f between %.2f and %.2f)", low, t.LivenessFail, t.LivenessPass), ev)
+	}
+	if in.DirectReview {
+		return NeedsReview(fmt.Sprintf("a direct submission without a live capture: the business reviews these (passive liveness score %.3f ≥ %.2f)", low, t.LivenessPass), ev)
 	}
 	return Passed(fmt.Sprintf("the selfie looks live (score %.3f ≥ %.2f)", low, t.LivenessPass), ev)
 }

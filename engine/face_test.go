@@ -101,6 +101,52 @@ func TestFaceMatchCheck(t *testing.T) {
 		})
 	}
 
+	// The document's own portrait as the selfie: the same landmarks,
+	// moved and scaled as a re-photographed picture would be.
+	landmarks := func(scale, dx, jitter float64) []engine.Point {
+		pts := make([]engine.Point, 68)
+		for i := range pts {
+			x, y := 100*math.Cos(float64(i)), 100*math.Sin(float64(2*i))
+			// The eye centres (36–41, 42–47) 100 px apart.
+			if i >= 36 && i < 48 {
+				x, y = -50+100*float64((i-36)/6)+5*math.Cos(float64(i)), 5*math.Sin(float64(i))
+			}
+			pts[i] = engine.Point{X: dx + scale*(x+jitter*math.Sin(float64(7*i))), Y: 300 + scale*(y+jitter*math.Cos(float64(5*i)))}
+		}
+		return pts
+	}
+	withLandmarks := func(f engine.Face, lm []engine.Point) engine.Face { f.Landmarks = lm; return f }
+	for _, tt := range []struct {
+		name    string
+		jitter  float64 // landmark difference, in % of the eye distance
+		dist    float64
+		outcome engine.Outcome
+		reason  verifyd.Reason
+	}{
+		{"the document's portrait as the selfie", 0.5, 0.15, engine.Fail, verifyd.ReasonPotentialFraud},
+		{"nearly the portrait's pose goes to review", 2.5, 0.15, engine.Review, ""},
+		{"same pose but a less alike face goes to review", 0.5, 0.27, engine.Review, ""},
+		{"another photograph matches", 6, 0.15, engine.Pass, ""},
+		{"same pose, other face: not a copy", 0.5, 0.35, engine.Pass, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			th := engine.DefaultFaceThresholds
+			th.MatchDistance = 0.36
+			selfie := withLandmarks(me, landmarks(2, 400, 0))
+			doc := withLandmarks(face(120, 0.8, tt.dist), landmarks(0.6, 100, tt.jitter))
+			c := engine.FaceMatchCheck{Faces: byPhoto{selfieW: {selfie}, docW: {doc}}, Thresholds: th}
+			in := &engine.Input{
+				Selfie: &engine.Image{Image: image.NewGray(image.Rect(0, 0, selfieW, 480))},
+				Front:  &engine.Image{Image: image.NewGray(image.Rect(0, 0, docW, 700))},
+				Facts:  map[string]any{},
+			}
+			r := c.Run(context.Background(), in)
+			if r.Outcome != tt.outcome || r.Reason != tt.reason {
+				t.Fatalf("got %s %q (%s; shape %v), want %s %q", r.Outcome, r.Reason, r.Detail, r.Evidence["shape_difference"], tt.outcome, tt.reason)
+			}
+		})
+	}
+
 	t.Run("analyzer error is our error", func(t *testing.T) {
 		c := engine.FaceMatchCheck{Faces: byPhoto{}, Thresholds: engine.DefaultFaceThresholds}
 		in := &engine.Input{Selfie: &engine.Image{Image: image.NewGray(image.Rect(0, 0, 5, 5))},
@@ -131,12 +177,15 @@ func TestLivenessCheck(t *testing.T) {
 		err     error
 		outcome engine.Outcome
 		reason  verifyd.Reason
+		direct  bool // a direct submission of a business that reviews them
 	}{
-		{"live", engine.Liveness{Real: 0.97, Live: 0.9}, false, nil, engine.Pass, ""},
-		{"one low score is borderline", engine.Liveness{Real: 0.97, Live: 0.1}, false, nil, engine.Review, ""},
-		{"spoof fails", engine.Liveness{Real: 0.01, Live: 0.9}, false, nil, engine.Fail, verifyd.ReasonLivenessError},
-		{"no face from the match check", engine.Liveness{Real: 1, Live: 1}, true, nil, engine.Review, ""},
-		{"scorer error", engine.Liveness{}, false, errors.New("bad"), engine.Error, ""},
+		{"live", engine.Liveness{Real: 0.97, Live: 0.9}, false, nil, engine.Pass, "", false},
+		{"one low score is borderline", engine.Liveness{Real: 0.97, Live: 0.1}, false, nil, engine.Review, "", false},
+		{"spoof fails", engine.Liveness{Real: 0.01, Live: 0.9}, false, nil, engine.Fail, verifyd.ReasonLivenessError, false},
+		{"no face from the match check", engine.Liveness{Real: 1, Live: 1}, true, nil, engine.Review, "", false},
+		{"scorer error", engine.Liveness{}, false, errors.New("bad"), engine.Error, "", false},
+		{"live, but the business reviews direct submissions", engine.Liveness{Real: 0.97, Live: 0.9}, false, nil, engine.Review, "", true},
+		{"a spoof still fails when the business reviews", engine.Liveness{Real: 0.01, Live: 0.9}, false, nil, engine.Fail, verifyd.ReasonLivenessError, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -144,7 +193,7 @@ func TestLivenessCheck(t *testing.T) {
 			var got image.Rectangle
 			want := image.Rect(1, 2, 30, 40)
 			c := engine.LivenessCheck{Scorer: fixedLiveness{tt.s, tt.err, &got}, Thresholds: engine.DefaultFaceThresholds}
-			in := &engine.Input{Selfie: &engine.Image{Image: image.NewGray(image.Rect(0, 0, 50, 50))}, Facts: map[string]any{}}
+			in := &engine.Input{Selfie: &engine.Image{Image: image.NewGray(image.Rect(0, 0, 50, 50))}, Facts: map[string]any{}, DirectReview: tt.direct}
 			if !tt.noFace {
 				in.Facts[engine.FactSelfieFace] = want
 			}

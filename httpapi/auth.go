@@ -38,10 +38,9 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, o authOpts
 	if !ok {
 		return errInvalidAuth
 	}
-	body, err := readBody(w, r, o.maxBody)
-	if err != nil {
-		return err
-	}
+	// The key is looked up before the body is read: a body of up to
+	// 40 MiB costs that much memory, and a stranger with a made-up key
+	// must not be able to make us spend it.
 	m := mountOf(r.Context())
 	cred, err := s.deps.Tenants.Credential(r.Context(), apiKey)
 	if errors.Is(err, tenant.ErrUnknownKey) {
@@ -52,6 +51,10 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, o authOpts
 	}
 	if cred.Interface != m.Interface || cred.Environment != m.Environment {
 		return o.unknownKey
+	}
+	body, err := readBody(w, r, o.maxBody)
+	if err != nil {
+		return err
 	}
 	if !signatureMatches(cred.APISecret, sig, r, body, m) {
 		return errInvalidAuth

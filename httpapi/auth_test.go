@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -129,5 +130,52 @@ func TestGETSignatureForms(t *testing.T) {
 	ac.signGET = func(base, path string) string { return strings.TrimPrefix(base, ts.HTTP.URL) + path }
 	if res := ac.send("GET", "/v1/business/allowed-redirects", nil); res.status != 200 {
 		t.Fatalf("GET redirects with full-path signature: %d %s", res.status, res.raw)
+	}
+}
+
+// countingReader yields n bytes of JSON-ish filler and counts what was read.
+type countingReader struct {
+	n, read int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	if c.read >= c.n {
+		return 0, io.EOF
+	}
+	k := min(int64(len(p)), c.n-c.read)
+	for i := range k {
+		p[i] = ' '
+	}
+	c.read += k
+	return int(k), nil
+}
+
+// TestUnknownKeyIsRefusedBeforeTheBody: a request signed with a made-up
+// key is answered 401 without its (large) body being read, so strangers
+// cannot make the server hold 40 MiB per request.
+func TestUnknownKeyIsRefusedBeforeTheBody(t *testing.T) {
+	t.Parallel()
+	ts := testserver.Start(t, "sqlite", testserver.Options{Dev: true})
+	c := newClient(t, ts, idp, prd)
+	body := &countingReader{n: 30 << 20}
+	req, err := http.NewRequest("POST", c.base+"/api/v1/identity-verification/selfie-document-validation", body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.ContentLength = body.n
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "hmac madeup:"+strings.Repeat("0", 64))
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("status %d, want 401", res.StatusCode)
+	}
+	// net/http may read a little of an unread body to keep the connection;
+	// the body itself (30 MiB) must not have been.
+	if body.read > 4<<20 {
+		t.Errorf("%d MiB of the body were read before refusing the key", body.read>>20)
 	}
 }

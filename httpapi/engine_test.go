@@ -199,3 +199,34 @@ func (unavailable) Name() string { return "models" }
 func (unavailable) Run(context.Context, *engine.Input) engine.Result {
 	return engine.Errored(fmt.Errorf("face models: %w", engine.ErrUnavailable), nil)
 }
+
+// directPolicy is a check that fails (with a reason nobody else uses)
+// when the engine is asked to review direct submissions, and passes
+// otherwise: what the liveness check does with a live selfie.
+type directPolicy struct{}
+
+func (directPolicy) Name() string { return "direct_policy" }
+func (directPolicy) Run(_ context.Context, in *engine.Input) engine.Result {
+	if in.DirectReview {
+		return engine.Failed(verifyd.ReasonLivenessError, "DirectReview set", nil)
+	}
+	return engine.Passed("DirectReview unset", nil)
+}
+
+// TestDirectLivenessPolicy: a business's direct_liveness policy reaches
+// the engine for its production direct submissions (and only after it
+// changed), so that the liveness check can send them to review.
+func TestDirectLivenessPolicy(t *testing.T) {
+	t.Parallel()
+	ts := testserver.Start(t, "sqlite", testserver.Options{Dev: true, Pipeline: engine.NewPipeline(engine.DecodeCheck{}, directPolicy{})})
+	cred := ts.Credential(idp, prd)
+	rc := newReceiver(t, cred)
+	c := newClient(t, ts, idp, prd)
+	id := submitAs(t, c, "a@example.com", rc.url(), testJPEG(t, 320, 400), testJPEG(t, 900, 600))
+	rc.waitFor("auto", hasStatuses(id, "started:", "approved:"))
+	if err := ts.Store.SetDirectLiveness(context.Background(), cred.BusinessID, verifyd.DirectLivenessReview); err != nil {
+		t.Fatal(err)
+	}
+	id = submitAs(t, c, "b@example.com", rc.url(), testJPEG(t, 320, 400), testJPEG(t, 900, 600))
+	rc.waitFor("review", hasStatuses(id, "started:", "failed:liveness_error"))
+}

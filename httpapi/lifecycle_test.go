@@ -207,8 +207,10 @@ func TestSandboxControlRules(t *testing.T) {
 		t.Fatalf("fail: %d %s", res.status, res.raw)
 	}
 	sim(map[string]string{"status": "approved"}).wantError(t, 422, verifyd.MsgInvalidParameters)
-	c.send("POST", "/api/v1/sandbox/identity-verification/"+id+"/advance-time", map[string]int{"seconds": 0}).
-		wantError(t, 422, verifyd.MsgInvalidParameters)
+	for _, s := range []int64{0, -1, 10*365*86400 + 1, 9223372037, 1 << 62} {
+		c.send("POST", "/api/v1/sandbox/identity-verification/"+id+"/advance-time", map[string]int64{"seconds": s}).
+			wantError(t, 422, verifyd.MsgInvalidParameters)
+	}
 	c.send("POST", "/api/v1/sandbox/identity-verification/00000000-0000-4000-8000-000000000000/simulate",
 		map[string]string{"status": "started"}).wantError(t, 404, verifyd.MsgNotFound)
 	// The controls do not exist in production.

@@ -156,11 +156,12 @@ func (s *Service) AdvanceTime(ctx context.Context, cred verifyd.Credential, id s
 	if _, err := s.Get(ctx, cred, id); err != nil {
 		return View{}, err
 	}
-	by := time.Duration(in.Seconds) * time.Second
-	if in.Seconds <= 0 || by > maxAdvance {
+	// Compared in seconds: multiplied first, 9223372037 s would wrap
+	// round to a negative duration and move the clock back.
+	if in.Seconds <= 0 || in.Seconds > int64(maxAdvance/time.Second) {
 		return View{}, verifyd.InvalidFields([]verifyd.FieldError{{Field: "seconds", Problem: "must be a positive number of seconds, at most ten years"}})
 	}
-	v, err := s.store.AdvanceClock(ctx, id, by, s.now())
+	v, err := s.store.AdvanceClock(ctx, id, time.Duration(in.Seconds)*time.Second, s.now())
 	if err != nil {
 		return View{}, err
 	}

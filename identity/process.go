@@ -219,6 +219,13 @@ func (s *Service) pipelineInput(ctx context.Context, v verifyd.Verification) (*e
 		return nil
 	}
 	in.Selfie, in.Front, in.Back = pick(verifyd.ImageSelfie), pick(verifyd.ImageDocumentFront), pick(verifyd.ImageDocumentBack)
+	if v.Environment == verifyd.EnvProduction && v.HostedSubmissions == 0 {
+		b, err := s.store.Business(ctx, v.BusinessID)
+		if err != nil {
+			return nil, fmt.Errorf("business of %s: %w", v.ID, err)
+		}
+		in.DirectReview = b.DirectLiveness == verifyd.DirectLivenessReview
+	}
 	for n := 1; n <= verifyd.MaxSelfieFrames; n++ {
 		if f := pick(verifyd.SelfieFrame(n)); f != nil {
 			in.Frames = append(in.Frames, f)

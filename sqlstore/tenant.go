@@ -12,8 +12,8 @@ import (
 func (db *DB) CreateBusiness(ctx context.Context, b verifyd.Business, creds []verifyd.StoredCredential) error {
 	return db.inTx(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx,
-			`INSERT INTO businesses (id, name, created_at) VALUES ($1, $2, $3)`,
-			b.ID, b.Name, micros(b.CreatedAt)); err != nil {
+			`INSERT INTO businesses (id, name, created_at, direct_liveness) VALUES ($1, $2, $3, $4)`,
+			b.ID, b.Name, micros(b.CreatedAt), string(directLiveness(b.DirectLiveness))); err != nil {
 			return err
 		}
 		for _, c := range creds {
@@ -25,19 +25,28 @@ func (db *DB) CreateBusiness(ctx context.Context, b verifyd.Business, creds []ve
 	})
 }
 
+// directLiveness is the stored policy: the default for a business
+// created without one.
+func directLiveness(p verifyd.DirectLiveness) verifyd.DirectLiveness {
+	if p == "" {
+		return verifyd.DirectLivenessAuto
+	}
+	return p
+}
+
 // Business returns one business.
 func (db *DB) Business(ctx context.Context, id string) (verifyd.Business, error) {
 	var b verifyd.Business
 	var created int64
-	err := db.read.QueryRowContext(ctx, `SELECT id, name, created_at FROM businesses WHERE id = $1`, id).
-		Scan(&b.ID, &b.Name, &created)
+	err := db.read.QueryRowContext(ctx, `SELECT id, name, created_at, direct_liveness FROM businesses WHERE id = $1`, id).
+		Scan(&b.ID, &b.Name, &created, &b.DirectLiveness)
 	b.CreatedAt = fromMicros(created)
 	return b, notFound(err)
 }
 
 // Businesses lists all businesses, oldest first.
 func (db *DB) Businesses(ctx context.Context) ([]verifyd.Business, error) {
-	rows, err := db.read.QueryContext(ctx, `SELECT id, name, created_at FROM businesses ORDER BY created_at, id`)
+	rows, err := db.read.QueryContext(ctx, `SELECT id, name, created_at, direct_liveness FROM businesses ORDER BY created_at, id`)
 	if err != nil {
 		return nil, err
 	}
@@ -46,13 +55,27 @@ func (db *DB) Businesses(ctx context.Context) ([]verifyd.Business, error) {
 	for rows.Next() {
 		var b verifyd.Business
 		var created int64
-		if err := rows.Scan(&b.ID, &b.Name, &created); err != nil {
+		if err := rows.Scan(&b.ID, &b.Name, &created, &b.DirectLiveness); err != nil {
 			return nil, err
 		}
 		b.CreatedAt = fromMicros(created)
 		out = append(out, b)
 	}
 	return out, rows.Err()
+}
+
+// SetDirectLiveness changes a business's policy for direct submissions.
+func (db *DB) SetDirectLiveness(ctx context.Context, id string, p verifyd.DirectLiveness) error {
+	res, err := db.write.ExecContext(ctx, `UPDATE businesses SET direct_liveness = $1 WHERE id = $2`, string(p), id)
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return err
+	} else if n == 0 {
+		return verifyd.ErrNotFound
+	}
+	return nil
 }
 
 // CreateCredential stores one more credential of an existing business.

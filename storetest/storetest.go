@@ -99,6 +99,7 @@ func Run(t *testing.T, h Harness) {
 			"CreateDuplicateCredentialKeyIsAtomic": testCreateBusinessAtomic,
 			"CreateDuplicateID":                    testCreateBusinessDuplicateID,
 			"NotFound":                             testBusinessNotFound,
+			"DirectLiveness":                       testDirectLiveness,
 			"ListOldestFirst":                      testBusinessesOldestFirst,
 		}},
 		{"Credential", map[string]func(*testing.T, context.Context, verifyd.Store){
@@ -241,7 +242,7 @@ func fourCredentials(bizID string, created time.Time) []verifyd.StoredCredential
 }
 
 func newBusiness(id string, created time.Time) verifyd.Business {
-	return verifyd.Business{ID: id, Name: "Business " + id + " — Ünïcode & Co.", CreatedAt: created}
+	return verifyd.Business{ID: id, Name: "Business " + id + " — Ünïcode & Co.", CreatedAt: created, DirectLiveness: verifyd.DirectLivenessAuto}
 }
 
 // createBusiness stores a business with the four usual credentials.
@@ -540,6 +541,35 @@ func testCreateBusinessDuplicateID(t *testing.T, ctx context.Context, s verifyd.
 	assertEqual(t, "Business after a duplicate CreateBusiness", got, b)
 	_, err = s.Credential(ctx, extra.APIKey)
 	assertNotFound(t, "credential of the duplicate CreateBusiness", err)
+}
+
+// A business created without a direct submission policy gets "auto"; a
+// changed policy is what Business and Businesses report, for that business
+// only.
+func testDirectLiveness(t *testing.T, ctx context.Context, s verifyd.Store) {
+	b := verifyd.Business{ID: "biz_policy", Name: "Policy", CreatedAt: clock}
+	if err := s.CreateBusiness(ctx, b, nil); err != nil {
+		t.Fatal(err)
+	}
+	createBusiness(t, ctx, s, "biz_other", clock.Add(time.Second))
+	if got, err := s.Business(ctx, b.ID); err != nil || got.DirectLiveness != verifyd.DirectLivenessAuto {
+		t.Fatalf("new business: %+v, %v; want direct_liveness auto", got, err)
+	}
+	if err := s.SetDirectLiveness(ctx, b.ID, verifyd.DirectLivenessReview); err != nil {
+		t.Fatal(err)
+	}
+	all, err := s.Businesses(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]verifyd.DirectLiveness{}
+	for _, x := range all {
+		got[x.ID] = x.DirectLiveness
+	}
+	if got["biz_policy"] != verifyd.DirectLivenessReview || got["biz_other"] != verifyd.DirectLivenessAuto {
+		t.Errorf("after setting review: %v", got)
+	}
+	assertNotFound(t, "SetDirectLiveness(missing)", s.SetDirectLiveness(ctx, "biz_missing", verifyd.DirectLivenessReview))
 }
 
 func testBusinessNotFound(t *testing.T, ctx context.Context, s verifyd.Store) {

@@ -82,6 +82,18 @@ func (s *Service) Business(ctx context.Context, id string) (verifyd.Business, er
 	return s.store.Business(ctx, id)
 }
 
+// SetDirectLiveness changes what happens to a business's production
+// direct submissions (verifyd.DirectLiveness) and returns the business.
+func (s *Service) SetDirectLiveness(ctx context.Context, id string, p verifyd.DirectLiveness) (verifyd.Business, error) {
+	if !p.Valid() {
+		return verifyd.Business{}, verifyd.Errorf(verifyd.EInvalid, "the direct submission policy must be auto or review")
+	}
+	if err := s.store.SetDirectLiveness(ctx, id, p); err != nil {
+		return verifyd.Business{}, err
+	}
+	return s.store.Business(ctx, id)
+}
+
 // CreateKey adds a credential to a business, for rotation: the old key keeps
 // working until it is revoked.
 func (s *Service) CreateKey(ctx context.Context, businessID string, i verifyd.Interface, e verifyd.Environment) (verifyd.Credential, error) {

@@ -166,7 +166,7 @@ func ProductionChecks(db *sqlstore.DB, sealer *seal.Sealer, faces *FaceModels, t
 		licence = &engine.DriverLicence{OCR: text}
 	}
 	checks := []engine.Check{
-		engine.DecodeCheck{},
+		engine.DecodeCheck{Budget: engine.NewDecodeBudget(engine.DefaultDecodeBudget)},
 		engine.DocumentCheck{Reader: mrzReader(), Quality: engine.NewQualityCheck(), Licence: licence},
 		engine.VisualZoneCheck{OCR: text},
 	}

@@ -14,7 +14,7 @@ import (
 // TestSelfieExifOrientation is a phone selfie uploaded as a file: stored
 // sideways (or upside down) with the EXIF orientation that turns it
 // upright. The production face check must find the face and match it with
-// the document; without the tag the same pixels show no usable face.
+// the photo; without the tag the same pixels show no usable face.
 func TestSelfieExifOrientation(t *testing.T) {
 	t.Parallel()
 	m := facetest.Models(t)
@@ -46,12 +46,16 @@ func TestSelfieExifOrientation(t *testing.T) {
 			if ev := dec.Evidence["selfie"].(map[string]any); ev["orientation"] != o || ev["width"] != 720 || ev["height"] != 960 {
 				t.Errorf("decode evidence %v", ev)
 			}
-			if face.Outcome != engine.Pass {
+			// Both sides are crops of one photograph, which the face check
+			// rightly suspects of being the document's own portrait; what
+			// this test needs is the face found upright and matched.
+			match := engine.DefaultFaceThresholds.MatchDistance
+			if dist, ok := face.Evidence["distance"].(float64); !ok || dist > match {
 				t.Errorf("face check: %s: %s %v", face.Outcome, face.Detail, face.Evidence)
 			}
 			// The control: the same stored pixels without the tag.
 			untagged := run(t, orienttest.Encode(t, stored))
-			if r := untagged.Results[1]; r.Outcome == engine.Pass {
+			if r := untagged.Results[1]; r.Evidence["distance"] != nil && r.Evidence["distance"].(float64) <= match {
 				t.Errorf("without the tag the face check passes too (%s): the test no longer shows that the tag matters", r.Detail)
 			} else {
 				t.Logf("without the tag: %s: %s", r.Outcome, r.Detail)

@@ -52,6 +52,7 @@ Usage:
   verifyd serve [--listen ADDR] [--database URL] [--dev] [--demo]
   verifyd business create --name NAME [--database URL]
   verifyd business list [--json]
+  verifyd business set --business ID --direct-liveness auto|review
   verifyd key create --business ID --interface identity|age --environment production|sandbox [--json]
   verifyd key list --business ID [--json]
   verifyd key revoke --key KEY [--json]
@@ -93,7 +94,7 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return e.serve(ctx, rest)
 	case "business":
 		return e.sub(ctx, "business", rest, map[string]func(context.Context, []string) error{
-			"create": e.businessCreate, "list": e.businessList,
+			"create": e.businessCreate, "list": e.businessList, "set": e.businessSet,
 		})
 	case "key":
 		return e.sub(ctx, "key", rest, map[string]func(context.Context, []string) error{

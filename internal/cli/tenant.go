@@ -97,6 +97,35 @@ func (e *env) businessList(ctx context.Context, args []string) error {
 	return tw.Flush()
 }
 
+func (e *env) businessSet(ctx context.Context, args []string) error {
+	fs := e.flags("business set", "business set --business ID --direct-liveness auto|review [--database URL]",
+		lines("Changes a business's settings and prints the business as JSON.",
+			"--direct-liveness: what happens to production direct submissions (SPEC B2), which carry",
+			"one selfie and no live capture: auto decides them with the passive liveness and replay",
+			"checks (the default); review sends those the checks would approve to a person."))
+	business := fs.String("business", "", "business id (required)")
+	direct := fs.String("direct-liveness", "", "auto or review (required)")
+	sf := e.addStoreFlags(fs)
+	if help, err := e.parse(fs, args); help || err != nil {
+		return err
+	}
+	p := verifyd.DirectLiveness(*direct)
+	if *business == "" || !p.Valid() {
+		fmt.Fprintln(e.stderr, "verifyd business set: --business and --direct-liveness auto|review are required")
+		return ErrUsage
+	}
+	svc, done, err := e.openTenants(ctx, sf)
+	if err != nil {
+		return err
+	}
+	defer done()
+	b, err := svc.SetDirectLiveness(ctx, *business, p)
+	if err != nil {
+		return err
+	}
+	return e.printJSON(b)
+}
+
 func (e *env) keyCreate(ctx context.Context, args []string) error {
 	fs := e.flags("key create", "key create --business ID --interface identity|age --environment production|sandbox [--json]",
 		lines("Creates an additional API key and secret for a business, for rotation: existing keys",

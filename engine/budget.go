@@ -1,0 +1,148 @@
+package engine
+
+import (
+	"context"
+	"image"
+	"sync"
+
+	xdraw "golang.org/x/image/draw"
+	"golang.org/x/sync/semaphore"
+)
+
+// DefaultDecodeBudget is the memory the decodes of all running
+// verifications may take together: three photos of the largest kind
+// admitted (verifyd.MaxDecodeBytes each) at once, while ordinary 12 MP
+// phone photos (50–110 MiB each) decode several verifications at a time.
+const DefaultDecodeBudget = 768 << 20
+
+// WorkingSide is the long side a decoded photo is kept at: larger photos
+// are scaled down at once and their full-size pixels dropped. No check
+// reads finer detail than a 12 MP phone photo holds (4000×3000); a
+// document filling a third of a 4096-pixel frame still gives its MRZ
+// characters 20 pixels of height.
+const WorkingSide = 4096
+
+// DecodeBudget bounds the memory that decoding takes across all the
+// verifications running in a process: a decode waits until the bytes it
+// will allocate (verifyd.DecodeCost) are free, and holds what the decoded
+// photo keeps until the pipeline run ends. A fixed number of concurrent
+// jobs cannot do this: photos small on the wire differ a hundredfold in
+// memory.
+type DecodeBudget struct {
+	sem  *semaphore.Weighted
+	size int64
+}
+
+// NewDecodeBudget returns a budget of size bytes.
+func NewDecodeBudget(size int64) *DecodeBudget {
+	return &DecodeBudget{sem: semaphore.NewWeighted(size), size: size}
+}
+
+// acquire waits for n bytes; a request larger than the whole budget
+// waits for all of it.
+func (b *DecodeBudget) acquire(ctx context.Context, n int64) (int64, error) {
+	if b == nil {
+		return 0, nil
+	}
+	n = min(max(n, 1), b.size)
+	return n, b.sem.Acquire(ctx, n)
+}
+
+func (b *DecodeBudget) release(n int64) {
+	if b != nil && n > 0 {
+		b.sem.Release(n)
+	}
+}
+
+// holdings is what one pipeline run holds of a budget, released when the
+// run ends (Input.release).
+type holdings struct {
+	mu     sync.Mutex
+	funcs  []func()
+	closed bool
+}
+
+// add registers a release. A check that timed out may finish its decode
+// after the run ended: its release then happens at once, or the budget
+// would shrink for good.
+func (h *holdings) add(f func()) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		f()
+		return
+	}
+	h.funcs = append(h.funcs, f)
+}
+
+func (h *holdings) releaseAll() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, f := range h.funcs {
+		f()
+	}
+	h.funcs, h.closed = nil, true
+}
+
+// imageBytes is the memory a decoded image's pixels take.
+func imageBytes(img image.Image) int64 {
+	switch m := img.(type) {
+	case *image.YCbCr:
+		return int64(len(m.Y) + len(m.Cb) + len(m.Cr))
+	case *image.Gray:
+		return int64(len(m.Pix))
+	case *image.RGBA:
+		return int64(len(m.Pix))
+	case *image.NRGBA:
+		return int64(len(m.Pix))
+	case *image.NYCbCrA:
+		return int64(len(m.Y) + len(m.Cb) + len(m.Cr) + len(m.A))
+	}
+	b := img.Bounds()
+	return int64(b.Dx()) * int64(b.Dy()) * 8
+}
+
+// toWorkingSide scales img down so that its long side is WorkingSide.
+func toWorkingSide(img image.Image) image.Image {
+	b := img.Bounds()
+	long := max(b.Dx(), b.Dy())
+	if long <= WorkingSide {
+		return img
+	}
+	w := max(1, b.Dx()*WorkingSide/long)
+	h := max(1, b.Dy()*WorkingSide/long)
+	var dst xdraw.Image = image.NewRGBA(image.Rect(0, 0, w, h))
+	if _, grey := img.(*image.Gray); grey {
+		dst = image.NewGray(image.Rect(0, 0, w, h))
+	}
+	// The tent kernel widened to the shrink (BiLinear; ApproxBiLinear
+	// samples only 2×2 pixels and aliases fine print such as the MRZ).
+	// Only photos above 16 MP come here.
+	xdraw.BiLinear.Scale(dst, dst.Bounds(), img, b, xdraw.Src, nil)
+	return dst
+}
+
+// workingCopyBytes is what toWorkingSide allocates for a photo of w×h
+// pixels: nothing when it is kept as decoded.
+func workingCopyBytes(w, h int) int64 {
+	long := max(w, h)
+	if long <= WorkingSide {
+		return 0
+	}
+	return int64(w*WorkingSide/long) * int64(h*WorkingSide/long) * 4
+}
+
+// decode decodes one photo whose share of the run's reservation is
+// reserved bytes, and returns it with the bytes it keeps; the rest of the
+// share goes back to the budget.
+func (b *DecodeBudget) decode(raw []byte, reserved int64) (image.Image, string, int, int64, error) {
+	img, format, orientation, err := DecodeImage(raw)
+	if err != nil {
+		b.release(reserved)
+		return nil, format, 0, 0, err
+	}
+	img = toWorkingSide(img)
+	keep := min(reserved, imageBytes(img))
+	b.release(reserved - keep)
+	return img, format, orientation, keep, nil
+}
