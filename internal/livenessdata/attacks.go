@@ -68,22 +68,29 @@ type Sequence struct {
 // motion, timing, background) are drawn from rng. Genuine is accepted
 // too.
 func (s *Set) Attack(sp Species, steps []liveness.Step, rng *rand.Rand) (Sequence, error) {
+	return s.attack(sp, steps, rng, frameTimes)
+}
+
+// clock gives the times of the frames of a recording lasting total.
+type clock func(total time.Duration, rng *rand.Rand) []time.Duration
+
+func (s *Set) attack(sp Species, steps []liveness.Step, rng *rand.Rand, tm clock) (Sequence, error) {
 	person := Persons()[rng.IntN(len(Persons()))]
 	switch sp {
 	case Genuine:
-		return s.Genuine(steps, rng)
+		return s.genuine(steps, rng, tm)
 	case Print:
-		return s.flat(sp, person, steps, rng)
+		return s.flat(sp, person, steps, rng, tm)
 	case Screen:
-		return s.flat(sp, person, steps, rng)
+		return s.flat(sp, person, steps, rng, tm)
 	case Portrait:
-		return s.flat(sp, person, steps, rng)
+		return s.flat(sp, person, steps, rng, tm)
 	case Replay:
-		return s.replay(person, steps, rng)
+		return s.replay(person, steps, rng, tm)
 	case Frozen:
-		return s.frozen(person, steps, rng)
+		return s.frozen(person, steps, rng, tm)
 	case Reuse:
-		return s.reuse(person, steps, rng)
+		return s.reuse(person, steps, rng, tm)
 	}
 	return Sequence{}, fmt.Errorf("livenessdata: unknown species %q", sp)
 }
@@ -268,7 +275,7 @@ func glareOn(dst *image.RGBA, quad [4][2]float64, u, v, radius, strength float64
 
 // flat makes a print, screen or portrait attack: a flat medium showing
 // person, held in the attacker's room and moved to mimic the prompts.
-func (s *Set) flat(sp Species, person string, steps []liveness.Step, rng *rand.Rand) (Sequence, error) {
+func (s *Set) flat(sp Species, person string, steps []liveness.Step, rng *rand.Rand, tm clock) (Sequence, error) {
 	w, h := frameSize(person)
 	bgFrame, err := s.At("cap12_edit", 1.0)
 	if err != nil {
@@ -278,7 +285,7 @@ func (s *Set) flat(sp Species, person string, steps []liveness.Step, rng *rand.R
 	cam := newCamera(w, h)
 	still := rng.IntN(6) == 0
 	motion := newHandMotion(steps, still, rng)
-	times := frameTimes(challengeDuration(steps), rng)
+	times := tm(challengeDuration(steps), rng)
 	skin := skinTones[rng.IntN(len(skinTones))]
 	thumbs := []float64{0.15 + 0.2*rng.Float64()}
 	if rng.IntN(2) == 0 {
@@ -409,7 +416,7 @@ func (s *Set) flat(sp Species, person string, steps []liveness.Step, rng *rand.R
 // another challenge (a random one, or one fixed challenge the attacker
 // recorded once), injected as the camera's frames or filmed off a
 // monitor.
-func (s *Set) replay(person string, steps []liveness.Step, rng *rand.Rand) (Sequence, error) {
+func (s *Set) replay(person string, steps []liveness.Step, rng *rand.Rand, tm clock) (Sequence, error) {
 	other, err := otherChallenge(person, steps, rng)
 	if err != nil {
 		return Sequence{}, err
@@ -423,7 +430,7 @@ func (s *Set) replay(person string, steps []liveness.Step, rng *rand.Rand) (Sequ
 	if err != nil {
 		return Sequence{}, err
 	}
-	fr, err := s.render(pl, frameTimes(challengeDuration(steps), rng))
+	fr, err := s.render(pl, tm(challengeDuration(steps), rng))
 	if err != nil {
 		return Sequence{}, err
 	}
@@ -456,12 +463,12 @@ func (s *Set) replay(person string, steps []liveness.Step, rng *rand.Rand) (Sequ
 }
 
 // frozen submits one genuine neutral frame at every frame time.
-func (s *Set) frozen(person string, steps []liveness.Step, rng *rand.Rand) (Sequence, error) {
+func (s *Set) frozen(person string, steps []liveness.Step, rng *rand.Rand, tm clock) (Sequence, error) {
 	img, _, err := s.neutralStill(person, rng)
 	if err != nil {
 		return Sequence{}, err
 	}
-	times := frameTimes(challengeDuration(steps), rng)
+	times := tm(challengeDuration(steps), rng)
 	fr := make([]TimedFrame, len(times))
 	for i, t := range times {
 		fr[i] = TimedFrame{At: t, Image: img}
@@ -471,7 +478,7 @@ func (s *Set) frozen(person string, steps []liveness.Step, rng *rand.Rand) (Sequ
 
 // reuse submits, for this attempt, the frames of the subject's earlier
 // genuine attempt at another challenge, unchanged (their times too).
-func (s *Set) reuse(person string, steps []liveness.Step, rng *rand.Rand) (Sequence, error) {
+func (s *Set) reuse(person string, steps []liveness.Step, rng *rand.Rand, tm clock) (Sequence, error) {
 	other, err := otherChallenge(person, steps, rng)
 	if err != nil {
 		return Sequence{}, err
@@ -480,7 +487,7 @@ func (s *Set) reuse(person string, steps []liveness.Step, rng *rand.Rand) (Seque
 	if err != nil {
 		return Sequence{}, err
 	}
-	earlier, err := s.render(pl, frameTimes(challengeDuration(other), rng))
+	earlier, err := s.render(pl, tm(challengeDuration(other), rng))
 	if err != nil {
 		return Sequence{}, err
 	}

@@ -267,11 +267,15 @@ func (s *Set) render(p plan, times []time.Duration) ([]TimedFrame, error) {
 // performing every step. The frames' pictures are shared: do not
 // modify them.
 func (s *Set) Genuine(steps []liveness.Step, rng *rand.Rand) (Sequence, error) {
+	return s.genuine(steps, rng, frameTimes)
+}
+
+func (s *Set) genuine(steps []liveness.Step, rng *rand.Rand, tm clock) (Sequence, error) {
 	p, err := drawPlan(steps, "", rng)
 	if err != nil {
 		return Sequence{}, err
 	}
-	times := frameTimes(challengeDuration(steps), rng)
+	times := tm(challengeDuration(steps), rng)
 	fr, err := s.render(p, times)
 	if err != nil {
 		return Sequence{}, err

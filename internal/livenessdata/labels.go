@@ -104,8 +104,8 @@ var Segments = []Segment{
 	{Video: "cap12_edit", Step: liveness.TurnLeft, From: 20.8, To: 21.9, PeakFrom: 21.0, PeakTo: 21.6, Note: "about 15–20°"},
 	{Video: "cap13_edit2", Step: liveness.TurnLeft, From: 20.0, To: 21.0, PeakFrom: 20.2, PeakTo: 20.8, Note: "about 20–25°"},
 	{Video: "cap13_edit2", Step: liveness.TurnLeft, From: 22.4, To: 23.2, PeakFrom: 22.6, PeakTo: 23.0, Note: "about 20°"},
-	{Video: "franck", Step: liveness.TurnLeft, From: 44.8, To: 45.9, PeakFrom: 45.0, PeakTo: 45.4, Note: "about 30° at 45.0–45.4 (eyes closed at 45.0), then partly back"},
-	{Video: "franck", Step: liveness.TurnLeft, From: 173.2, To: 174.2, PeakFrom: 173.4, PeakTo: 173.8, Note: "about 30° with a roll, laughing"},
+	{Video: "franck", Step: liveness.TurnLeft, From: 44.8, To: 45.9, PeakFrom: 45.0, PeakTo: 45.4, Note: "facing about 30° to his left at 45.0–45.4 (eyes closed at 45.0), then partly back; his neutral pose already faces a little to his left, so the turn from it is smaller"},
+	{Video: "franck", Step: liveness.TurnLeft, From: 173.2, To: 174.2, PeakFrom: 173.4, PeakTo: 173.8, Note: "head turned and rolled, laughing; mostly roll"},
 
 	// Turns to the person's right: the nose moves towards the frame's left.
 	{Video: "cap12_edit", Step: liveness.TurnRight, From: 19.8, To: 20.7, PeakFrom: 20.0, PeakTo: 20.4, Note: "mild, about 10–15°"},

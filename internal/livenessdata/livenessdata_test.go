@@ -242,3 +242,32 @@ func TestMissedPeaks(t *testing.T) {
 		t.Errorf("a frame at the blink: missed %v", got)
 	}
 }
+
+// TestVideoForAFakeCamera checks the steady-rate sequence and its
+// YUV4MPEG2 encoding: one frame per 1/fps over the whole challenge, each
+// frame a header and a 4:2:0 picture.
+func TestVideoForAFakeCamera(t *testing.T) {
+	s := openSet(t)
+	steps := []liveness.Step{liveness.LookUp, liveness.TurnLeft}
+	seq, err := s.Video(Genuine, steps, 3, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := int(challengeDuration(steps) / (100 * time.Millisecond)); len(seq.Frames) != want {
+		t.Fatalf("%d frames, want %d", len(seq.Frames), want)
+	}
+	for i, f := range seq.Frames {
+		if f.At != time.Duration(i)*100*time.Millisecond {
+			t.Fatalf("frame %d at %v", i, f.At)
+		}
+	}
+	y, err := Y4M(seq.Frames, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := seq.Frames[0].Image.Bounds()
+	header := []byte("YUV4MPEG2 W400 H300 F10:1 Ip A1:1 C420jpeg\n")
+	if !bytes.HasPrefix(y, header) || len(y) != len(header)+len(seq.Frames)*(len("FRAME\n")+b.Dx()*b.Dy()*3/2) {
+		t.Errorf("Y4M of %d frames of %v: %d bytes, header %q", len(seq.Frames), b, len(y), y[:min(len(y), 50)])
+	}
+}
