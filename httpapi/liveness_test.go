@@ -345,13 +345,13 @@ func TestLivenessChallengeUse(t *testing.T) {
 	createOperator(t, ts, operatorName, operatorPassword)
 	ob := newOperatorBrowser(t, ts)
 	ob.login(operatorName, operatorPassword)
-	item := ob.get("/console/verifications/" + f.id).wantStatus(t, http.StatusOK)
+	item := ob.get("/console/verifications/"+f.id).wantStatus(t, http.StatusOK)
 	for _, want := range []string{`/images/liveness_frame_1"`, `/images/liveness_frame_2"`, "Liveness challenge, frame 2"} {
 		if !strings.Contains(item.body, want) {
 			t.Errorf("the console's item lacks %q", want)
 		}
 	}
-	if im := ob.get("/console/verifications/" + f.id + "/images/liveness_frame_2").wantStatus(t, http.StatusOK); im.body != string(frames[1]) {
+	if im := ob.get("/console/verifications/"+f.id+"/images/liveness_frame_2").wantStatus(t, http.StatusOK); im.body != string(frames[1]) {
 		t.Error("the console serves another picture as the second frame")
 	}
 }
