@@ -110,7 +110,7 @@ func checkCapture(p *verifyd.Problems, in HostedSubmission) capture {
 		return c
 	}
 	if in.ManualStep != "" && !liveness.Step(in.ManualStep).Valid() {
-		p.Add(FieldLivenessManual, "must be one of the challenge's steps")
+		p.Add(FieldLivenessManual, "must be turn_left, turn_right, look_up, blink or closer")
 	}
 	c.use.ManualStep = liveness.Step(in.ManualStep)
 	switch {
