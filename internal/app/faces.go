@@ -75,9 +75,9 @@ type DescriptorCrop int
 const (
 	// ChipMirrored, the default: the mean of the descriptors of the face
 	// chip (see ChipOnly) and of its mirror image. Mirroring is the usual
-	// test-time augmentation of face verification; it halves the effect
-	// of lighting from one side and of a face turned slightly to one
-	// side, at the price of a second pass of the network.
+	// test-time augmentation of face verification: it evens out light
+	// from one side and a face turned slightly to one side, at the price
+	// of a second pass of the network.
 	ChipMirrored DescriptorCrop = iota
 	// ChipOnly: the descriptor of dlib's 150×150 face chip, the face
 	// rotated upright and scaled by its landmarks as dlib's model (which
@@ -136,7 +136,10 @@ func (m *FaceModels) HasLiveness() bool { return m.liveness != nil }
 // LivenessErr is why the liveness models were not loaded (nil when they were).
 func (m *FaceModels) LivenessErr() error { return m.livenessErr }
 
-// Faces implements engine.FaceAnalyzer.
+// Faces implements engine.FaceAnalyzer: the tiny detector at the sizes
+// of faceInputSizes, face-api's landmarks (engine.Face.Landmarks), and
+// the descriptor of the crop m was loaded with (ChipMirrored unless
+// LoadFaceModelsCrop said otherwise).
 func (m *FaceModels) Faces(ctx context.Context, img image.Image) ([]engine.Face, error) {
 	select {
 	case m.slots <- struct{}{}:
