@@ -1,9 +1,14 @@
 package app
 
 import (
+	"fmt"
+	"image"
 	"math"
+	"os"
+	"path/filepath"
 	"testing"
 
+	"github.com/verifyd/verifyd/internal/testdb"
 	"github.com/verifyd/verifyd/tfjs"
 	"github.com/verifyd/verifyd/tfjs/faceapi"
 )
@@ -101,5 +106,57 @@ func TestMirror(t *testing.T) {
 	h := halveTensor(tfjs.FromData([]float32{0, 4, 8, 12}, 2, 2, 1))
 	if len(h.Data) != 1 || h.Data[0] != 6 {
 		t.Fatalf("halveTensor = %v, want [6]", h.Data)
+	}
+}
+
+// TestChipMirroredDescriptor checks that the engine's descriptor is the
+// mean of the descriptors of dlib's chip and of its mirror image, and
+// that the other crops are what they say.
+func TestChipMirroredDescriptor(t *testing.T) {
+	dir := os.Getenv("VERIFYD_MODELS_DIR")
+	if dir == "" {
+		dir = filepath.Join(testdb.RepoRoot(t), faceapi.DefaultDir)
+	}
+	if err := faceapi.Check(dir); err != nil {
+		testdb.Skip(t, fmt.Sprintf("needs the face models (go run ./cmd/verifyd models fetch): %v", err))
+	}
+	m, err := LoadFaceModels(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.crop != ChipMirrored {
+		t.Fatalf("LoadFaceModels describes with crop %d, want ChipMirrored", m.crop)
+	}
+	// Any picture and landmarks will do: the test checks how the
+	// descriptor is composed, not what it says.
+	img := tfjs.New(400, 300, 3)
+	for i := range img.Data {
+		img.Data[i] = float32((i*7919)%256) * float32(1+i%3) / 3
+	}
+	f := faceapi.Face{
+		Landmarks: templateLandmarks(chipSize, chipPadding, similarity{a: 1.2, b: 0.2, tx: 60, ty: 80}),
+		Aligned:   faceapi.Box{X: 100, Y: 120, Width: 150, Height: 150},
+	}
+	chip := FaceChip(img, f.Landmarks, chipSize, chipPadding)
+	a, b := m.analyzer.Descriptor(chip), m.analyzer.Descriptor(mirror(chip))
+	got := m.descriptor(img, f)
+	var diff float64
+	for i := range got {
+		diff = math.Max(diff, math.Abs(float64(got[i]-(a[i]+b[i])/2)))
+	}
+	if diff > 1e-6 {
+		t.Errorf("ChipMirrored descriptor differs from the mean of the chip's and its mirror's by %g", diff)
+	}
+	if d := faceapi.Distance(a, b); d < 0.01 {
+		t.Fatalf("the chip and its mirror describe alike (%g): the test cannot tell them apart", d)
+	}
+	m.crop = ChipOnly
+	if d := faceapi.Distance(m.descriptor(img, f), a); d > 1e-6 {
+		t.Errorf("ChipOnly descriptor is %g from the chip's", d)
+	}
+	m.crop = FaceAPICrop
+	want := m.analyzer.Descriptor(faceapi.Crop(img, image.Rect(100, 120, 250, 270)))
+	if d := faceapi.Distance(m.descriptor(img, f), want); d > 1e-6 {
+		t.Errorf("FaceAPICrop descriptor is %g from the aligned box's", d)
 	}
 }
