@@ -11,9 +11,11 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/verifyd/verifyd"
@@ -93,6 +95,12 @@ type Config struct {
 	// carries several base64 images.
 	MaxBodyBytes       int64
 	MaxSubmissionBytes int64
+	// TrustedProxies are the addresses of the reverse proxies in front of
+	// the service: only from them are X-Forwarded-For and Forwarded
+	// believed (clientOf). Rate limits and lock-outs key on the result.
+	TrustedProxies []netip.Prefix
+	// Now is the clock of the rate limits (time.Now when nil).
+	Now func() time.Time
 	// MetricsToken, when set, serves /metrics to requests carrying
 	// "Authorization: Bearer TOKEN". Without it /metrics is served only
 	// in development mode: metrics name routes, volumes and failures,
@@ -130,6 +138,7 @@ type Server struct {
 	mounts  []mountHandler
 	ops     *http.ServeMux
 	metrics *httpMetrics
+	limits  anonymousLimits
 }
 
 type mountHandler struct {
@@ -145,7 +154,7 @@ func New(cfg Config, deps Deps) *Server {
 	if cfg.MaxSubmissionBytes == 0 {
 		cfg.MaxSubmissionBytes = 40 << 20
 	}
-	s := &Server{cfg: cfg, deps: deps, metrics: newHTTPMetrics(deps.Registry)}
+	s := &Server{cfg: cfg, deps: deps, metrics: newHTTPMetrics(deps.Registry), limits: newAnonymousLimits(cfg.Now)}
 	for _, m := range cfg.Mounts {
 		s.mounts = append(s.mounts, mountHandler{Mount: m, mux: s.mountRoutes(m)})
 	}
@@ -175,6 +184,13 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request) {
 		info.route = "unmatched"
 		s.writeError(w, r, errRouteNotFound)
 		return
+	}
+	if c := s.limits.class(rest); c != nil {
+		if ok, wait := c.allow(clientAddr(r)); !ok {
+			w.Header().Set("Retry-After", retryAfter(wait))
+			s.writeError(w, r, errTooManyRequests)
+			return
+		}
 	}
 	r2 := r.Clone(withMount(r.Context(), m.Mount, r))
 	r2.URL.Path = rest

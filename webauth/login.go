@@ -59,8 +59,10 @@ type Credential struct {
 	Name string
 }
 
-// clientKey is the limiter key of a client: its address, or its /64 for
+// ClientKey is the limiter key of a client: its address, or its /64 for
 // IPv6 (one IPv6 client usually holds a whole /64).
+func ClientKey(client netip.Addr) string { return clientKey(client) }
+
 func clientKey(client netip.Addr) string {
 	if client.Is6() && !client.Is4In6() {
 		p, _ := client.Prefix(64)

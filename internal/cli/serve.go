@@ -2,11 +2,13 @@ package cli
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"strings"
 	"time"
 
@@ -52,6 +54,10 @@ func (e *env) serve(ctx context.Context, args []string) error {
 		"serve /metrics on this separate address, e.g. 127.0.0.1:9090 (env VERIFYD_METRICS_LISTEN)")
 	metricsToken := fs.String("metrics-token", e.getenv("VERIFYD_METRICS_TOKEN"),
 		"serve /metrics on the main listener to requests with Authorization: Bearer TOKEN (env VERIFYD_METRICS_TOKEN)")
+	trustedProxies := fs.String("trusted-proxy", e.getenv("VERIFYD_TRUSTED_PROXIES"),
+		"comma-separated addresses or CIDRs of reverse proxies whose X-Forwarded-For / Forwarded headers give the client's address (env VERIFYD_TRUSTED_PROXIES)")
+	tlsCert := fs.String("tls-cert", e.getenv("VERIFYD_TLS_CERT"), "serve HTTPS with this PEM certificate (chain) file; needs --tls-key (env VERIFYD_TLS_CERT)")
+	tlsKey := fs.String("tls-key", e.getenv("VERIFYD_TLS_KEY"), "the PEM private key of --tls-cert (env VERIFYD_TLS_KEY)")
 	logFormat := fs.String("log-format", e.envOr("VERIFYD_LOG_FORMAT", ""), "json or text (default json, text with --dev) (env VERIFYD_LOG_FORMAT)")
 	bases := map[string]*string{}
 	for _, m := range mountFlags {
@@ -75,6 +81,25 @@ func (e *env) serve(ctx context.Context, args []string) error {
 	if err := th.Validate(); err != nil {
 		return err
 	}
+	proxies, err := parsePrefixes(*trustedProxies)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "verifyd serve: --trusted-proxy: %v\n", err)
+		return ErrUsage
+	}
+	if (*tlsCert == "") != (*tlsKey == "") {
+		fmt.Fprintln(e.stderr, "verifyd serve: --tls-cert and --tls-key go together")
+		return ErrUsage
+	}
+	var tlsConfig *tls.Config
+	if *tlsCert != "" {
+		// Loaded now, so that a wrong path or key fails the start, not the
+		// first connection.
+		cert, err := tls.LoadX509KeyPair(*tlsCert, *tlsKey)
+		if err != nil {
+			return fmt.Errorf("TLS certificate: %w", err)
+		}
+		tlsConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	}
 	faces, err := loadFaceModels(logger, *modelsDir)
 	if err != nil {
 		return err
@@ -90,6 +115,10 @@ func (e *env) serve(ctx context.Context, args []string) error {
 	}
 	defer ln.Close()
 	origin := "http://" + ln.Addr().String()
+	if tlsConfig != nil {
+		ln = tls.NewListener(ln, tlsConfig)
+		origin = "https://" + ln.Addr().String()
+	}
 	defaults, err := httpapi.DefaultMounts(origin)
 	if err != nil {
 		return err
@@ -114,7 +143,7 @@ func (e *env) serve(ctx context.Context, args []string) error {
 	a, err := app.New(ctx, db, sealer, app.Config{
 		BaseURLs: defaults, Dev: *dev, Now: e.now, Rand: e.rand, Logger: logger, Registry: reg,
 		Queue: queue.Config{PollInterval: *pollInterval, RescueAfter: *rescueAfter},
-		Faces: faces, FaceThresholds: th, OCR: text, MetricsToken: *metricsToken,
+		Faces: faces, FaceThresholds: th, OCR: text, MetricsToken: *metricsToken, TrustedProxies: proxies,
 	})
 	if err != nil {
 		return err
@@ -229,4 +258,26 @@ func (e *env) printDemo(ctx context.Context, tenants *tenant.Service, mounts []h
 		fmt.Fprintln(w)
 	}
 	return nil
+}
+
+// parsePrefixes reads a comma-separated list of addresses and CIDRs (an
+// address alone is its own /32 or /128).
+func parsePrefixes(list string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, f := range strings.Split(list, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		if p, err := netip.ParsePrefix(f); err == nil {
+			out = append(out, p.Masked())
+			continue
+		}
+		a, err := netip.ParseAddr(f)
+		if err != nil {
+			return nil, fmt.Errorf("%q is neither an address nor a CIDR", f)
+		}
+		out = append(out, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
+	}
+	return out, nil
 }
