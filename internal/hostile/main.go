@@ -111,7 +111,9 @@ func (s *server) rss() int {
 	return -1
 }
 
-func (s *server) alive() bool { return s.cmd.ProcessState == nil && s.cmd.Process.Signal(syscall.Signal(0)) == nil }
+func (s *server) alive() bool {
+	return s.cmd.ProcessState == nil && s.cmd.Process.Signal(syscall.Signal(0)) == nil
+}
 
 type creds struct {
 	Credentials []struct {
