@@ -390,17 +390,12 @@ func readDet(g *gray, d *detection, ts *templateSet, hint mrz.Format) (Result, e
 		res.Confidence[li] = make([]float64, n)
 		outside = append(outside, make([]bool, n))
 		cls := classes[format][li]
+		lg = renumber(g, ts, lg, cls, cells, patch)
+		geoms[li] = lg
 		var contrasts []float64
 		for k := 0; k < n; k++ {
-			cr := &cells[k]
-			*cr = cellResult{}
-			if !samplePatch(g, lg, k, patch) {
-				cr.outside = true
-			} else {
-				ts.match(patch, cr)
-				if !cr.empty {
-					contrasts = append(contrasts, float64(cr.contrast))
-				}
+			if cr := &cells[k]; !cr.outside && !cr.empty {
+				contrasts = append(contrasts, float64(cr.contrast))
 			}
 		}
 		rematchLine(g, ts, lg, cells, cls, patch)
@@ -517,6 +512,90 @@ func readDet(g *gray, d *detection, ts *templateSet, hint mrz.Format) (Result, e
 	maxX, maxY := max(tr.X, br.X), max(bl.Y, br.Y)
 	res.Band = image.Rect(minX, minY, maxX, maxY).Intersect(image.Rect(0, 0, g.w, g.h))
 	return res, nil
+}
+
+// renumber matches the cells of line lg, and the cell one pitch beyond
+// each end, and decides whether the line's cells are numbered one off: a
+// speck in the margin taken for the first glyph, or a last glyph lost in
+// noise, moves every cell of the line by one pitch, and the line then
+// reads as its own text shifted by one position, which no check digit of
+// a name line can catch. Each numbering (the found one and one pitch
+// either way) is scored by the evidence it explains: the sum over the
+// line's positions of the best correlation among the characters that
+// position allows (an empty cell explains nothing). A real MRZ line has
+// ink in every cell and its field classes (digits, letters, the document
+// code) where its text is, so the right numbering explains one glyph
+// more than either neighbour. Another numbering is taken only when it
+// explains at least half a typical glyph more, and never when a cell
+// involved lies outside the image (a cut line gains as much as it loses
+// by sliding). The cells' match results (the n of the chosen numbering)
+// are left in cells, and the line with the chosen numbering is returned.
+func renumber(g *gray, ts *templateSet, lg *lineGeom, cls string, cells []cellResult, patch []float32) *lineGeom {
+	n := len(lg.centres)
+	ext := extendCells(lg, 1)
+	all := make([]cellResult, n+2)
+	anyOut := false
+	for k := range all {
+		cr := &all[k]
+		if !samplePatch(g, ext, k, patch) {
+			cr.outside = true
+			anyOut = true
+			continue
+		}
+		ts.match(patch, cr)
+	}
+	explained := func(h int) (sum float64, per []float64) {
+		for k := 0; k < n; k++ {
+			cr := &all[k+1+h]
+			if cr.outside || cr.empty {
+				continue
+			}
+			_, _, s1, _ := top2(cr, allowed(cls[k]))
+			v := clamp01(float64(s1))
+			sum += v
+			per = append(per, v)
+		}
+		return sum, per
+	}
+	best := 0
+	if !anyOut {
+		s0, per := explained(0)
+		need := 0.5 * median(per)
+		top := s0
+		for _, h := range []int{-1, 1} {
+			if s, _ := explained(h); s > top && s > s0+need {
+				best, top = h, s
+			}
+		}
+	}
+	copy(cells, all[1+best:1+best+n])
+	if best == 0 {
+		return lg
+	}
+	out := *lg
+	out.centres = ext.centres[1+best : 1+best+n]
+	out.pitch = ext.pitch[1+best : 1+best+n]
+	return &out
+}
+
+// extendCells returns lg with e more cells before its first and after its
+// last, one local pitch apart.
+func extendCells(lg *lineGeom, e int) *lineGeom {
+	n := len(lg.centres)
+	out := *lg
+	out.centres = make([]float64, 0, n+2*e)
+	out.pitch = make([]float64, 0, n+2*e)
+	for j := e; j >= 1; j-- {
+		out.centres = append(out.centres, lg.centres[0]-float64(j)*lg.pitch[0])
+		out.pitch = append(out.pitch, lg.pitch[0])
+	}
+	out.centres = append(out.centres, lg.centres...)
+	out.pitch = append(out.pitch, lg.pitch...)
+	for j := 1; j <= e; j++ {
+		out.centres = append(out.centres, lg.centres[n-1]+float64(j)*lg.pitch[n-1])
+		out.pitch = append(out.pitch, lg.pitch[n-1])
+	}
+	return &out
 }
 
 // rematchLine matches the cells of a line a second time where the line's
