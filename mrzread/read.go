@@ -398,7 +398,6 @@ func readDet(g *gray, d *detection, ts *templateSet, hint mrz.Format) (Result, e
 				contrasts = append(contrasts, float64(cr.contrast))
 			}
 		}
-		rematchLine(g, ts, lg, cells, cls, patch)
 		// A glyph much fainter than its neighbours (glare, wear) is less
 		// certain even if it matches a template well.
 		typical := median(contrasts)
@@ -515,7 +514,8 @@ func readDet(g *gray, d *detection, ts *templateSet, hint mrz.Format) (Result, e
 }
 
 // renumber matches the cells of line lg, and the cell one pitch beyond
-// each end, and decides whether the line's cells are numbered one off: a
+// each end (first freely, then again where the line's glyphs sit, see
+// rematchLine), and decides whether the line's cells are numbered one off: a
 // speck in the margin taken for the first glyph, or a last glyph lost in
 // noise, moves every cell of the line by one pitch, and the line then
 // reads as its own text shifted by one position, which no check digit of
@@ -544,6 +544,12 @@ func renumber(g *gray, ts *templateSet, lg *lineGeom, cls string, cells []cellRe
 		}
 		ts.match(patch, cr)
 	}
+	// The numbering is judged on the best evidence the line gives: every
+	// cell matched again where the line's glyphs say it sits (cells at a
+	// line's end misplaced by a bent page match poorly before that, and
+	// would make a shift look cheap).
+	extCls := cls[:1] + cls + cls[n-1:]
+	rematchLine(g, ts, ext, all, extCls, patch)
 	explained := func(h int) (sum float64, per []float64) {
 		for k := 0; k < n; k++ {
 			cr := &all[k+1+h]
@@ -605,37 +611,67 @@ func extendCells(lg *lineGeom, e int) *lineGeom {
 // at its position) are scored again with the position fixed (see
 // rematch).
 func rematchLine(g *gray, ts *templateSet, lg *lineGeom, cells []cellResult, cls string, patch []float32) {
-	type obs struct{ k, dx, dy float64 }
-	var os []obs
-	for k := range cells {
-		cr := &cells[k]
-		if cr.outside || cr.empty {
-			continue
-		}
-		c1, _, s1, s2 := top2(cr, cell.Alphabet)
-		if s1 >= 0.8 && s1-s2 >= 0.05 && c1 != 0 {
-			os = append(os, obs{float64(k), float64(cr.dx), float64(cr.dy)})
-		}
-	}
-	if len(os) < 6 {
-		return
-	}
-	fitShift := func(get func(obs) float64) (a, b float64) {
-		a, b, _ = polyfit(os, false, func(o obs) (float64, float64) { return o.k, get(o) })
-		// Once more without the points more than a pixel off.
-		var in []obs
-		for _, o := range os {
-			if math.Abs(get(o)-(a+b*o.k)) <= 1 {
-				in = append(in, o)
+	// Where the glyphs sit in their cells drifts smoothly along the line
+	// and is not a straight function of the cell number: a bent page or
+	// lens distortion that the band's geometry did not quite remove
+	// leaves a bow, largest at the line's ends, where a straight fit is
+	// furthest off (a '<' read a tenth of a pitch too high or too far
+	// left takes in its neighbour's arms and matches K). So each cell's
+	// shift is a local straight fit through the confident glyphs near it.
+	fit := func() (sx, sy []float64, nobs int) {
+		var px, py [][2]float64
+		for k := range cells {
+			cr := &cells[k]
+			if cr.outside || cr.empty {
+				continue
+			}
+			c1, _, s1, s2 := top2(cr, cell.Alphabet)
+			if s1 >= 0.8 && s1-s2 >= 0.05 && c1 != 0 {
+				kk := float64(k)
+				px = append(px, [2]float64{kk, cr.sx + float64(cr.dx)})
+				py = append(py, [2]float64{kk, cr.sy + float64(cr.dy)})
 			}
 		}
-		if len(in) >= 6 {
-			a, b, _ = polyfit(in, false, func(o obs) (float64, float64) { return o.k, get(o) })
+		if len(px) < 6 {
+			return nil, nil, len(px)
 		}
-		return a, b
+		return localFit(px, len(cells)), localFit(py, len(cells)), len(px)
 	}
-	ax, bx := fitShift(func(o obs) float64 { return o.dx })
-	ay, by := fitShift(func(o obs) float64 { return o.dy })
+	sx, sy, _ := fit()
+	if sx == nil {
+		return
+	}
+	// A glyph further from its cell's centre than the free search reaches
+	// (cell.Margin template pixels; a strong bow, a steep tilt read
+	// without rectification) was never seen whole: such cells are
+	// searched again around where the fit puts their glyph, and the fit
+	// is repeated with what they show.
+	moved := false
+	for k := range cells {
+		cr := &cells[k]
+		if cr.outside || math.Max(math.Abs(sx[k]-cr.sx), math.Abs(sy[k]-cr.sy)) <= 1 {
+			continue
+		}
+		var again cellResult
+		if !samplePatchAt(g, lg, k, sx[k], sy[k], patch) {
+			continue
+		}
+		ts.match(patch, &again)
+		if again.empty {
+			continue
+		}
+		_, _, s0, _ := top2(cr, cell.Alphabet)
+		if _, _, s1, _ := top2(&again, cell.Alphabet); cr.empty || s1 > s0 {
+			again.sx, again.sy = sx[k], sy[k]
+			*cr = again
+			moved = true
+		}
+	}
+	if moved {
+		if x, y, _ := fit(); x != nil {
+			sx, sy = x, y
+		}
+	}
 	// The glyphs' width and height relative to the font's (another
 	// printer, another OCR-B): the scales at which the confident glyphs
 	// match their own class best. Judging O against 0 or < against K
@@ -669,8 +705,7 @@ func rematchLine(g *gray, ts *templateSet, lg *lineGeom, cells []cellResult, cls
 			score := func(w, h float64) float64 {
 				sum := 0.0
 				for _, c := range cf {
-					kk := float64(c.k)
-					if !samplePatchScaled(g, lg, c.k, ax+bx*kk, ay+by*kk, w, h, patch) {
+					if !samplePatchScaled(g, lg, c.k, sx[c.k], sy[c.k], w, h, patch) {
 						continue
 					}
 					one.score[c.c] = -2
@@ -698,8 +733,7 @@ func rematchLine(g *gray, ts *templateSet, lg *lineGeom, cells []cellResult, cls
 		if cr.outside || cr.empty {
 			continue
 		}
-		kk := float64(k)
-		if !samplePatchScaled(g, lg, k, ax+bx*kk, ay+by*kk, sw, sh, patch) {
+		if !samplePatchScaled(g, lg, k, sx[k], sy[k], sw, sh, patch) {
 			continue
 		}
 		for i := range order {
@@ -723,6 +757,100 @@ func rematchLine(g *gray, ts *templateSet, lg *lineGeom, cells []cellResult, cls
 			}
 		}
 	}
+}
+
+// localFit smooths observations (k, v) of a quantity that varies
+// smoothly along a line of n cells and returns its value at every cell:
+// a weighted straight-line fit (tricube weights) through the
+// observations near each cell, the neighbourhood reaching at least
+// localCells cells and at least localMin observations either way in
+// all, so that cells at the ends are extrapolated from the trend next
+// to them rather than from the far end of the line. Observations more
+// than a template pixel off their local fit (a glyph matched at the
+// wrong shift) are dropped and the fit repeated.
+func localFit(pts [][2]float64, n int) []float64 {
+	out := make([]float64, n)
+	use := make([]bool, len(pts))
+	for i := range use {
+		use[i] = true
+	}
+	for pass := 0; pass < 2; pass++ {
+		for k := 0; k < n; k++ {
+			out[k] = localAt(pts, use, float64(k))
+		}
+		if pass == 1 {
+			break
+		}
+		kept := 0
+		for i, p := range pts {
+			use[i] = math.Abs(p[1]-localAt(pts, use, p[0])) <= 1
+			if use[i] {
+				kept++
+			}
+		}
+		if kept < localMin {
+			for i := range use {
+				use[i] = true
+			}
+		}
+	}
+	return out
+}
+
+// The neighbourhood of localFit: wide enough to average the integer
+// shifts of several glyphs, narrow enough to follow a bow over a line.
+const (
+	localCells = 6
+	localMin   = 8
+)
+
+// localAt is the weighted straight-line fit of the points in use at k.
+func localAt(pts [][2]float64, use []bool, k float64) float64 {
+	var d []float64
+	for i, p := range pts {
+		if use[i] {
+			d = append(d, math.Abs(p[0]-k))
+		}
+	}
+	if len(d) == 0 {
+		return 0
+	}
+	sort.Float64s(d)
+	h := float64(localCells)
+	if len(d) > localMin {
+		h = math.Max(h, d[localMin-1])
+	} else {
+		h = math.Max(h, d[len(d)-1])
+	}
+	h++
+	var sw, st, sv, stt, stv float64
+	for i, p := range pts {
+		if !use[i] {
+			continue
+		}
+		u := math.Abs(p[0]-k) / h
+		if u >= 1 {
+			continue
+		}
+		w := 1 - u*u*u
+		w = w * w * w
+		t := p[0] - k
+		sw += w
+		st += w * t
+		sv += w * p[1]
+		stt += w * t * t
+		stv += w * t * p[1]
+	}
+	if sw == 0 {
+		return 0
+	}
+	den := sw*stt - st*st
+	if den <= 1e-9*sw*sw {
+		return sv / sw
+	}
+	// The value of the fit at t = 0, i.e. at k.
+	b := (sw*stv - st*sv) / den
+	return (sv - b*st) / sw
 }
 
 // chooseFormat picks the layout from the number of lines found and the
