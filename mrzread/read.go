@@ -77,8 +77,15 @@ type Span struct{ Line, Start, End int }
 type Correction struct {
 	Line, Pos int
 	From, To  byte
-	Field     string // mrz.Field* name
+	// Field is the mrz.Field* name of the check that the substitution
+	// made verify, or FieldNames for a filler restored in the name field
+	// (see fillNames).
+	Field string
 }
+
+// FieldNames is Correction.Field for a character of the name field
+// replaced by the filler that the field's layout requires there.
+const FieldNames = "names"
 
 // Parse parses the recognised lines with mrz.Parse.
 func (r *Result) Parse(opts ...mrz.Option) (mrz.Fields, error) {
@@ -438,6 +445,7 @@ func readDet(g *gray, d *detection, ts *templateSet, hint mrz.Format) (Result, e
 		return Result{}, errUnreadable
 	}
 	res.Corrections = correct(format, text, alt, margin, res.Confidence)
+	res.Corrections = append(res.Corrections, fillNames(format, text, alt, res.Confidence)...)
 	res.Alternatives = alt
 	for _, t := range text {
 		res.Lines = append(res.Lines, string(t))
@@ -1086,6 +1094,55 @@ func confidence(s1, s2 float32) float64 {
 }
 
 func clamp01(v float64) float64 { return math.Max(0, math.Min(1, v)) }
+
+// nameSpans is where the name field (primary and secondary identifiers)
+// of each format lies: line, start, end.
+var nameSpans = map[mrz.Format]span{
+	mrz.TD1: {2, 0, 30},
+	mrz.TD2: {0, 5, 36},
+	mrz.TD3: {0, 5, 44},
+}
+
+// fillNames enforces the one rule of the name field that a reading can
+// break without any check digit noticing: ICAO 9303 separates name
+// components by one filler and the primary from the secondary identifier
+// by two, so three fillers in a row can only be the trailing filler, and
+// everything after them is '<'. Names have no check digit, and the
+// characters misread there are mostly fillers at a line's end (a '<'
+// whose cell takes in its neighbour's arms reads as K or X), which would
+// otherwise give a valid reading of a wrong name. A character after the
+// trailing filler has begun becomes '<' when that is its runner-up (and
+// is reported as a correction, at most half confident) and unreadable
+// ('?', so the reading is not valid) when it is not: a letter there is
+// either a misread filler or evidence that the run of fillers was itself
+// misread.
+func fillNames(format mrz.Format, text, alt [][]byte, conf [][]float64) []Correction {
+	sp, ok := nameSpans[format]
+	if !ok || sp.line >= len(text) {
+		return nil
+	}
+	t := text[sp.line]
+	from := strings.Index(string(t[sp.start:sp.end]), "<<<")
+	if from < 0 {
+		return nil
+	}
+	var out []Correction
+	for k := sp.start + from + 3; k < sp.end; k++ {
+		if t[k] == '<' || t[k] == '?' {
+			continue
+		}
+		if alt[sp.line][k] == '<' {
+			out = append(out, Correction{Line: sp.line, Pos: k, From: t[k], To: '<', Field: FieldNames})
+			alt[sp.line][k] = t[k]
+			t[k] = '<'
+			conf[sp.line][k] = math.Min(conf[sp.line][k], 0.5)
+			continue
+		}
+		t[k] = '?'
+		conf[sp.line][k] = 0
+	}
+	return out
+}
 
 // correct applies check-digit corrections: when a field's check digit fails
 // and exactly one of its ambiguous characters (small margin over the
