@@ -188,3 +188,34 @@ func TestRematchBeyondSearch(t *testing.T) {
 		t.Errorf("renumbered: first cell at %.1f, want %.1f", got.centres[0], truth.centres[0])
 	}
 }
+
+// TestReadOtherLayout: a TD2 zone whose lines noise in low light made
+// look long enough for a TD3 is read as the TD2 it is (the TD3 reading
+// leaves cells unread, the TD2 one verifies with no correction), and a
+// TD3 passport whose empty personal number would verify as a TD2 once
+// its middle fillers are dropped is never read as one (its first glyph
+// is a P). The photos are the low-light set's (TestAccuracy) documents
+// 50004 and 1.
+func TestReadOtherLayout(t *testing.T) {
+	requireFont(t)
+	var lowlight variant
+	for _, v := range photoVariants {
+		if v.name == "lowlight" {
+			lowlight = v
+		}
+	}
+	o := evaluate(t, lowlight, 50004)
+	if o.format != mrz.TD2 {
+		t.Fatalf("document 50004 is a %v; the generator changed, pick another", o.format)
+	}
+	if o.err != nil || o.res.Format != mrz.TD2 || !o.res.Valid || strings.Join(o.res.Lines, "\n") != strings.Join(o.truth, "\n") {
+		t.Errorf("TD2 in low light: read %v %q (valid %v, %v), want %q", o.res.Format, o.res.Lines, o.res.Valid, o.err, o.truth)
+	}
+	o = evaluate(t, lowlight, 1)
+	if o.format != mrz.TD3 {
+		t.Fatalf("document 1 is a %v; the generator changed, pick another", o.format)
+	}
+	if o.err == nil && o.res.Format == mrz.TD2 {
+		t.Errorf("TD3 in low light read as TD2: %q (valid %v)", o.res.Lines, o.res.Valid)
+	}
+}

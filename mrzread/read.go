@@ -67,6 +67,11 @@ type Result struct {
 	// Valid reports that every character was read, every check digit
 	// verifies and the zone is not cut off.
 	Valid bool
+
+	// code0 is what the first glyph of the first line looks like most,
+	// whatever its position allows (the layout forces a P, or an A, C
+	// or I, there).
+	code0 byte
 }
 
 // Span is the positions [Start, End) of line Line (0-based).
@@ -121,7 +126,7 @@ func Read(img image.Image, hint mrz.Format) (Result, error) {
 		}
 		gr := g.rotate(rot)
 		d := detect(gr)
-		res, err := readDet(gr, d, ts, hint)
+		res, err := readZone(gr, d, ts, hint)
 		// The other orientations are rectified only while nothing good
 		// was found (an upside-down or sideways tilted zone); a cut or
 		// covered zone read the right way up is not read better so.
@@ -230,7 +235,47 @@ func (r *Result) mapBack(w, h int) {
 }
 
 func read(g *gray, ts *templateSet, hint mrz.Format) (Result, error) {
-	return readDet(g, detect(g), ts, hint)
+	return readZone(g, detect(g), ts, hint)
+}
+
+// readZone is readDet, and when the format was detected (no hint) and
+// the reading does not verify, the zone read again as the other format
+// of as many lines (TD2 and TD3 both have two): noise or a mark beyond
+// a line's end lengthens it, a faded end shortens it, and the length
+// alone then picks the wrong layout, which no cell can read right. The
+// other layout is taken only if its reading verifies: the check digits
+// decide between the hypotheses.
+func readZone(g *gray, d *detection, ts *templateSet, hint mrz.Format) (Result, error) {
+	res, err := readDet(g, d, ts, hint)
+	if err != nil || hint != 0 || res.Valid || res.CutOff {
+		return res, err
+	}
+	other := map[mrz.Format]mrz.Format{mrz.TD2: mrz.TD3, mrz.TD3: mrz.TD2}[res.Format]
+	if other == 0 {
+		return res, err
+	}
+	if other.Width() < res.Format.Width() {
+		// A narrower layout leaves cells of the wider one unread: it is
+		// tried only if the wider one found nothing readable in at least
+		// half of the cells it has beyond the narrower one on every line
+		// (otherwise there is ink the narrower layout would ignore).
+		for _, l := range res.Lines {
+			if strings.Count(l, "?") < (res.Format.Width()-other.Width())/2 {
+				return res, err
+			}
+		}
+	}
+	// The other layout must verify as read, with no character changed to
+	// make a check digit verify: a check digit that only a correction
+	// satisfies is one chance in ten, not evidence.
+	// And the document code must be one of that layout's: a passport
+	// whose personal number is empty verifies as a TD2 too, once its
+	// middle fillers are dropped, but its first glyph is a P.
+	if alt, aerr := readDet(g, d, ts, other); aerr == nil && alt.Valid && len(alt.Corrections) == 0 &&
+		strings.IndexByte(allowed(classes[other][0][0]), alt.code0) >= 0 {
+		return alt, nil
+	}
+	return res, err
 }
 
 // readDet is read with the detection-scale image already prepared.
@@ -414,6 +459,9 @@ func readDet(g *gray, d *detection, ts *templateSet, hint mrz.Format) (Result, e
 			if cr.outside || cr.empty {
 				text[li][k] = '?'
 				continue
+			}
+			if li == 0 && k == 0 {
+				res.code0, _, _, _ = top2(cr, cell.Alphabet)
 			}
 			c1, c2, s1, s2 := top2(cr, allowed(cls[k]))
 			if s1 < Unreadable {
