@@ -219,3 +219,32 @@ func TestReadOtherLayout(t *testing.T) {
 		t.Errorf("TD3 in low light read as TD2: %q (valid %v)", o.res.Lines, o.res.Valid)
 	}
 }
+
+// TestShiftFit: a line whose glyph shifts are straight within a pixel is
+// fitted straight (the whole line's average places cells most
+// precisely), one that bows by more follows the bow.
+func TestShiftFit(t *testing.T) {
+	const n = 30
+	var flat, bowed [][2]float64
+	for k := 0; k < n; k++ {
+		u := (float64(k) - 14.5) / 14.5
+		// Integer observations of a shift with a slight curve (under half
+		// a pixel) and alternating rounding noise.
+		flat = append(flat, [2]float64{float64(k), math.Round(1 + 0.4*u*u + 0.3*float64(k%2))})
+		bowed = append(bowed, [2]float64{float64(k), math.Round(-2 + 5*u*u)})
+	}
+	got := shiftFit(flat, n)
+	for k := 1; k < n; k++ {
+		d2 := got[k] - 2*got[k-1]
+		if k >= 2 {
+			d2 += got[k-2]
+		}
+		if k >= 2 && math.Abs(d2) > 1e-9 {
+			t.Fatalf("slightly curved shifts: fit not straight at cell %d (%v)", k, got)
+		}
+	}
+	got = shiftFit(bowed, n)
+	if math.Abs(got[0]-3) > 0.7 || math.Abs(got[n/2]+2) > 0.7 {
+		t.Errorf("bowed shifts: fit %.2f at the end, %.2f in the middle; want about 3 and -2", got[0], got[n/2])
+	}
+}

@@ -662,8 +662,9 @@ func extendCells(lg *lineGeom, e int) *lineGeom {
 
 // rematchLine matches the cells of a line a second time where the line's
 // confidently read glyphs say the glyphs sit: the best template shifts of
-// those glyphs are fitted by a straight line along the line, each cell is
-// resampled at the fitted shift, and its best classes (and the best allowed
+// those glyphs are fitted along the line (shiftFit), cells whose glyph the
+// fit puts beyond where they were searched are searched again there, each
+// cell is resampled at the fitted shift, and its best classes (and the best allowed
 // at its position) are scored again with the position fixed (see
 // rematch).
 func rematchLine(g *gray, ts *templateSet, lg *lineGeom, cells []cellResult, cls string, patch []float32) {
