@@ -29,6 +29,9 @@ const (
 	ETooLarge ErrorCode = "too_large"
 	// EMethodNotAllowed means the path exists but not for this method (405).
 	EMethodNotAllowed ErrorCode = "method_not_allowed"
+	// ETooManyRequests means the client sent more requests than it may
+	// (429); the response says when to try again.
+	ETooManyRequests ErrorCode = "too_many_requests"
 	// EUnavailable means a dependency is down and the caller may retry (503).
 	EUnavailable ErrorCode = "unavailable"
 	// EInternal is everything else; its details are logged, never sent (500).
@@ -47,6 +50,7 @@ const (
 	MsgMethodNotAllowed      = "method not allowed"
 	MsgTooLarge              = "request body too large"
 	MsgUnavailable           = "service unavailable"
+	MsgTooManyRequests       = "too many requests"
 )
 
 // FieldError names one field that failed validation and why. The list is

@@ -24,6 +24,8 @@ require (
 
 require gonum.org/v1/gonum v0.17.0
 
+require golang.org/x/time v0.16.0 // indirect
+
 require (
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect

@@ -84,31 +84,36 @@ type FaceThresholds struct {
 	SamePhotoDistance, SamePhotoDistanceReview float64
 }
 
-// DefaultFaceThresholds are calibrated in docs/accuracy.md ("Faces").
-// MatchDistance 0.40 lies 0.044 below the closest pair of different
-// people measured (0.444, a face-api sample selfie against another
-// sample person's composed document; internal/app TestFaceAccuracy) and
-// 0.087 below the closest in internal/faceeval (0.487); on genuine pairs
-// of different photographs it matches 56–57 % automatically, the rest go
-// to review (0.38 matched 42–43 %). MismatchDistance 0.75 is above all
-// but 5 of 164 genuine different-photograph pairs (all with one photo,
-// a face beside another, cut-off face; max 0.771); 0.65 failed 18 of
-// them with photo_mismatch.
+// DefaultFaceThresholds are calibrated in docs/accuracy.md ("Faces") for
+// the descriptors internal/app.FaceModels computes (dlib's face chip and
+// its mirror image, app.ChipMirrored; 2026-11-24). MatchDistance 0.36
+// lies 0.048 (12 %) below the closest pair of different people measured
+// (0.408: face-api sample people sample1#1 and sample3#0, in both
+// internal/app TestFaceAccuracy and internal/faceeval; the next closest
+// pair is 0.540); on genuine pairs of different photographs it matches
+// 54 % of document-vs-photo and 45 % of photo-vs-photo pairs
+// automatically, the rest go to review. MismatchDistance 0.70 lies 0.032
+// above the farthest genuine different-photograph pair (0.668) and fails
+// 94 % of the different-people pairs with photo_mismatch.
 var DefaultFaceThresholds = FaceThresholds{
-	MatchDistance:    0.40,
-	MismatchDistance: 0.75,
+	MatchDistance:    0.36,
+	MismatchDistance: 0.70,
 	MinFaceScore:     0.5,
 	MinFacePixels:    40,
 	LivenessPass:     0.3,
 	LivenessFail:     0.05,
-	// Measured 2026-11-24 (docs/accuracy.md "The document's own
-	// portrait as the selfie"): genuine pairs of different photographs
-	// differ in shape by 0.027 at least (106 pairs), frames of one video
-	// ≥ 10 s apart likewise; a mildly photographed document against the
-	// photograph it was made from by 0.009–0.053 (median 0.023).
+	// Measured 2026-11-24 with the chip-and-mirror descriptor
+	// (docs/accuracy.md "The document's own portrait as the selfie"):
+	// genuine pairs of different photographs differ in shape by 0.027 at
+	// least (106 pairs); a mildly photographed document against the
+	// photograph it was made from by 0.009–0.053 (median 0.023), at
+	// descriptor distances 0.10–0.23. The failing pair of bounds catches
+	// 15 of 54 such copies and no genuine pair, not even two frames of one
+	// video (320 pairs ≥ 10 s apart); with the review bounds 43 of 54 are
+	// stopped, and 4 of 106 genuine pairs go to review.
 	SamePhotoShape:          0.02,
 	SamePhotoShapeReview:    0.035,
-	SamePhotoDistance:       0.25,
+	SamePhotoDistance:       0.20,
 	SamePhotoDistanceReview: 0.30,
 }
 

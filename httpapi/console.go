@@ -9,9 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"html/template"
-	"net"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"slices"
 	"strconv"
@@ -309,17 +307,6 @@ func (s *Server) consoleLogin(w http.ResponseWriter, r *http.Request) {
 	}
 	s.logger(r).InfoContext(r.Context(), "console sign-in", "operator", op.Username)
 	consoleRedirect(w, r, safeNext(r.PostFormValue("next")))
-}
-
-// clientAddr is the address the request came from (the proxy's, behind
-// one; see docs/console.md).
-func clientAddr(r *http.Request) netip.Addr {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		host = r.RemoteAddr
-	}
-	a, _ := netip.ParseAddr(host)
-	return a
 }
 
 func (s *Server) consoleLogout(w http.ResponseWriter, r *http.Request, oc *operatorCtx) {

@@ -37,6 +37,8 @@ func statusOf(code verifyd.ErrorCode) int {
 		return http.StatusRequestEntityTooLarge
 	case verifyd.EUnavailable:
 		return http.StatusServiceUnavailable
+	case verifyd.ETooManyRequests:
+		return http.StatusTooManyRequests
 	}
 	return http.StatusInternalServerError
 }

@@ -10,12 +10,14 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/verifyd/verifyd"
 	"github.com/verifyd/verifyd/internal/testserver"
 	"github.com/verifyd/verifyd/signature"
+	"github.com/verifyd/verifyd/webhook"
 )
 
 // received is one webhook request as a receiver saw it.
@@ -433,5 +435,40 @@ func TestWebhookSignedWithCreatingKey(t *testing.T) {
 	got := rc.waitFor("started", hasStatuses(id, "started:"))
 	if got[0].key != first.APIKey {
 		t.Fatalf("signed with %s, want the creating key %s", got[0].key, first.APIKey)
+	}
+}
+
+// TestSlowReceiverDoesNotHoldOthersBack: a receiver that does not answer
+// holds only its share of the queue's workers; events for another
+// receiver are delivered meanwhile.
+func TestSlowReceiverDoesNotHoldOthersBack(t *testing.T) {
+	t.Parallel()
+	ts := testserver.Start(t, "sqlite", testserver.Options{Dev: true})
+	release := make(chan struct{})
+	var slowCalls atomic.Int32
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		slowCalls.Add(1)
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer slow.Close()
+	defer close(release)
+	c := newClient(t, ts, idp, sbx)
+	// More slow events than the queue has workers (10 on SQLite).
+	for range 14 {
+		startVerification(t, c, slow.URL+"/hook")
+	}
+	rc := newReceiver(t, ts.Credential(idp, sbx))
+	var fast []string
+	for range 3 {
+		fast = append(fast, startVerification(t, c, rc.url()))
+	}
+	for _, id := range fast {
+		rc.waitFor("a fast receiver's event while the slow one hangs", hasStatuses(id, "started:"))
+	}
+	if n := slowCalls.Load(); n > int32(webhook.DefaultPerDestination) {
+		t.Errorf("the slow receiver had %d attempts in flight, want at most %d", n, webhook.DefaultPerDestination)
 	}
 }

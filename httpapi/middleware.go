@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"regexp"
 	"runtime/debug"
 	"strconv"
@@ -27,6 +28,8 @@ type reqInfo struct {
 	route string
 	// apiKey is the key that authenticated the request, for the logs.
 	apiKey string
+	// client is the client's address (Server.clientOf).
+	client netip.Addr
 }
 
 type infoKey struct{}
@@ -76,7 +79,7 @@ var requestIDPattern = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
 // and records a log line and metrics for every request.
 func (s *Server) observe(w http.ResponseWriter, r *http.Request, next http.HandlerFunc) {
 	start := time.Now()
-	info := &reqInfo{id: r.Header.Get("X-Request-Id")}
+	info := &reqInfo{id: r.Header.Get("X-Request-Id"), client: s.clientOf(r)}
 	if !requestIDPattern.MatchString(info.id) {
 		var b [12]byte
 		_, _ = rand.Read(b[:])
@@ -112,6 +115,7 @@ func (s *Server) observe(w http.ResponseWriter, r *http.Request, next http.Handl
 		s.logger(r).LogAttrs(r.Context(), slog.LevelInfo, "request",
 			slog.String("method", r.Method), slog.String("path", path),
 			slog.String("mount", info.mount), slog.String("route", info.route), slog.String("api_key", info.apiKey),
+			slog.String("client", info.client.String()),
 			slog.Int("status", status), slog.Int("bytes", rec.bytes),
 			slog.Duration("duration", elapsed))
 	}()

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"crypto/subtle"
 	"net/http"
 	"time"
 )
@@ -11,8 +12,24 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 }
 
-// readyz answers 200 only when the database answers, so a load balancer
+// readyz answers 200 only when the database answers and accepts writes
+// (verifyd.Store.Ping), so a load balancer
 // stops sending traffic to a replica that lost its database.
+// metricsGuard asks for the metrics token when one is configured.
+func (s *Server) metricsGuard(next http.Handler) http.Handler {
+	if s.cfg.MetricsToken == "" {
+		return next
+	}
+	want := []byte("Bearer " + s.cfg.MetricsToken)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), want) != 1 {
+			s.writeError(w, r, errInvalidAuth)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
 func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 	defer cancel()

@@ -97,8 +97,8 @@ func (s *Server) opsRoutes() *http.ServeMux {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", s.healthz)
 	mux.HandleFunc("GET /readyz", s.readyz)
-	if s.deps.Registry != nil {
-		mux.Handle("GET /metrics", promhttp.HandlerFor(s.deps.Registry, promhttp.HandlerOpts{}))
+	if s.deps.Registry != nil && (s.cfg.Dev || s.cfg.MetricsToken != "") {
+		mux.Handle("GET /metrics", s.metricsGuard(promhttp.HandlerFor(s.deps.Registry, promhttp.HandlerOpts{})))
 	}
 	if s.deps.Console != nil {
 		// The review console, with its own routes below.

@@ -11,11 +11,15 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"golang.org/x/sync/semaphore"
+
 	"github.com/verifyd/verifyd"
 	"github.com/verifyd/verifyd/age"
 	"github.com/verifyd/verifyd/agehosted"
@@ -93,6 +97,25 @@ type Config struct {
 	// carries several base64 images.
 	MaxBodyBytes       int64
 	MaxSubmissionBytes int64
+	// MaxBodiesInFlight bounds the bytes of the large request bodies
+	// (above MaxBodyBytes: B2's images) being read and handled at once,
+	// 128 MiB when zero. A body holds about three times its size while it
+	// is parsed and stored, so sixteen 40 MiB submissions at once would
+	// otherwise take gigabytes; past the bound a request waits for its
+	// turn (within the server's read timeout).
+	MaxBodiesInFlight int64
+	// TrustedProxies are the addresses of the reverse proxies in front of
+	// the service: only from them are X-Forwarded-For and Forwarded
+	// believed (clientOf). Rate limits and lock-outs key on the result.
+	TrustedProxies []netip.Prefix
+	// Now is the clock of the rate limits (time.Now when nil).
+	Now func() time.Time
+	// MetricsToken, when set, serves /metrics to requests carrying
+	// "Authorization: Bearer TOKEN". Without it /metrics is served only
+	// in development mode: metrics name routes, volumes and failures,
+	// which are nobody's business on the public listener (verifyd serve
+	// --metrics-listen serves them on a private one).
+	MetricsToken string
 }
 
 // Pinger reports whether a dependency is ready.
@@ -124,6 +147,9 @@ type Server struct {
 	mounts  []mountHandler
 	ops     *http.ServeMux
 	metrics *httpMetrics
+	limits  anonymousLimits
+	// bodies is MaxBodiesInFlight's semaphore.
+	bodies *semaphore.Weighted
 }
 
 type mountHandler struct {
@@ -139,7 +165,11 @@ func New(cfg Config, deps Deps) *Server {
 	if cfg.MaxSubmissionBytes == 0 {
 		cfg.MaxSubmissionBytes = 40 << 20
 	}
-	s := &Server{cfg: cfg, deps: deps, metrics: newHTTPMetrics(deps.Registry)}
+	if cfg.MaxBodiesInFlight == 0 {
+		cfg.MaxBodiesInFlight = 128 << 20
+	}
+	s := &Server{cfg: cfg, deps: deps, metrics: newHTTPMetrics(deps.Registry), limits: newAnonymousLimits(cfg.Now),
+		bodies: semaphore.NewWeighted(cfg.MaxBodiesInFlight)}
 	for _, m := range cfg.Mounts {
 		s.mounts = append(s.mounts, mountHandler{Mount: m, mux: s.mountRoutes(m)})
 	}
@@ -169,6 +199,13 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request) {
 		info.route = "unmatched"
 		s.writeError(w, r, errRouteNotFound)
 		return
+	}
+	if c := s.limits.class(rest); c != nil {
+		if ok, wait := c.allow(clientAddr(r)); !ok {
+			w.Header().Set("Retry-After", retryAfter(wait))
+			s.writeError(w, r, errTooManyRequests)
+			return
+		}
 	}
 	r2 := r.Clone(withMount(r.Context(), m.Mount, r))
 	r2.URL.Path = rest

@@ -63,14 +63,24 @@ func TestBodyLimits(t *testing.T) {
 
 func TestOperationalEndpoints(t *testing.T) {
 	t.Parallel()
-	ts := testserver.Start(t, "sqlite", testserver.Options{})
+	// In production without a token /metrics is not served at all.
+	closed := testserver.Start(t, "sqlite", testserver.Options{})
+	if res, err := http.Get(closed.HTTP.URL + "/metrics"); err != nil || res.StatusCode != 404 {
+		t.Fatalf("/metrics without a token in production: %v %v", res.StatusCode, err)
+	}
+	ts := testserver.Start(t, "sqlite", testserver.Options{MetricsToken: "s3cret"})
+	if res, err := http.Get(ts.HTTP.URL + "/metrics"); err != nil || res.StatusCode != 401 {
+		t.Fatalf("/metrics without the token: %v %v", res.StatusCode, err)
+	}
 	newClient(t, ts, idp, prd).do("GET", "/api/v1/identity-verification/x", nil, "") // one request to count
 	for path, want := range map[string]string{
 		"/healthz": `"ok"`,
 		"/readyz":  `"ready"`,
 		"/metrics": `verifyd_http_requests_total{code="401",method="GET",mount="identity-production",route="/api/v1/identity-verification/{id}"} 1`,
 	} {
-		res, err := http.Get(ts.HTTP.URL + path)
+		req, _ := http.NewRequest("GET", ts.HTTP.URL+path, nil)
+		req.Header.Set("Authorization", "Bearer s3cret")
+		res, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}

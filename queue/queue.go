@@ -150,6 +150,8 @@ func (c Config) withDefaults(dialect sqlstore.Dialect) Config {
 type Queue struct {
 	client *river.Client[*sql.Tx]
 	cfg    Config
+	db     *sqlstore.DB
+	works  bool // built with handlers
 	// retryAfter remembers a receiver's Retry-After between a failed Work
 	// call and River asking the same worker for the next retry time.
 	retryAfter sync.Map // job id → time.Time
@@ -179,7 +181,7 @@ func Migrate(ctx context.Context, db *sqlstore.DB) error {
 // started.
 func New(db *sqlstore.DB, cfg Config, h *Handlers) (*Queue, error) {
 	cfg = cfg.withDefaults(db.Dialect())
-	q := &Queue{cfg: cfg}
+	q := &Queue{cfg: cfg, db: db, works: h != nil}
 	rc := &river.Config{
 		Logger:            cfg.Logger,
 		PollOnly:          true,
@@ -212,7 +214,26 @@ func New(db *sqlstore.DB, cfg Config, h *Handlers) (*Queue, error) {
 }
 
 // Start starts working jobs.
-func (q *Queue) Start(ctx context.Context) error { return q.client.Start(ctx) }
+//
+// On SQLite only one serving process uses the database (several replicas
+// need PostgreSQL, docs/operations.md), so a job still marked running at
+// start was left by a process that died: it is made available at once.
+// Otherwise it would wait RescueAfter plus River's rescue interval (about
+// three minutes) before it runs again, and the verification's later
+// webhooks behind it. On PostgreSQL another replica may be working the
+// job, and River's rescuer decides.
+func (q *Queue) Start(ctx context.Context) error {
+	if q.works && q.db.Dialect() == sqlstore.SQLite {
+		res, err := q.db.SQL().ExecContext(ctx, `UPDATE river_job SET state = 'available' WHERE state = 'running'`)
+		if err != nil {
+			return fmt.Errorf("rescue the jobs of a stopped process: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n > 0 {
+			q.cfg.Logger.InfoContext(ctx, "jobs left running by a stopped process made available", "jobs", n)
+		}
+	}
+	return q.client.Start(ctx)
+}
 
 // Stop waits for running jobs to finish, or until ctx is done.
 func (q *Queue) Stop(ctx context.Context) error {

@@ -43,6 +43,28 @@ func TestQueue(t *testing.T) {
 	runOnDialects(t, tests)
 }
 
+// TestSQLiteRescuesAtStart: a job a dead process left running runs as soon
+// as the next process starts, not after the two-minute rescue delay.
+func TestSQLiteRescuesAtStart(t *testing.T) {
+	t.Parallel()
+	db := openDB(t, "sqlite")
+	newQueue(t, db, fast, nil) // enqueues only, like the process that died
+	v := seed(t, db, "vrf_dead", time.Now().Add(time.Hour))
+	if _, err := db.TransitionVerification(bounded(t), start(v.ID), "evt_dead"); err != nil {
+		t.Fatalf("TransitionVerification: %v", err)
+	}
+	// The dead process had fetched it.
+	if _, err := db.SQL().ExecContext(t.Context(), `UPDATE river_job SET state = 'running', attempt = 1, attempted_at = CURRENT_TIMESTAMP`); err != nil {
+		t.Fatal(err)
+	}
+	var deliveries, expiries calls
+	cfg := fast
+	cfg.RescueAfter = 2 * time.Minute
+	newQueue(t, db, cfg, handlers(&deliveries, &expiries, nil, nil))
+	deliveries.wait(t, 1, 10*time.Second)
+	jobState(t, db, "webhook_delivery", "completed", 10*time.Second)
+}
+
 // runOnDialects runs every test on both dialects, each on a fresh database
 // (openDB), in parallel.
 func runOnDialects(t *testing.T, tests map[string]func(*testing.T, *sqlstore.DB)) {

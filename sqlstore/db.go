@@ -192,7 +192,16 @@ func pingRetryBusy(ctx context.Context, db *sql.DB) error {
 }
 
 // Ping reports whether the database answers.
-func (db *DB) Ping(ctx context.Context) error { return db.write.PingContext(ctx) }
+//
+// A database that answers but cannot write (a full disk, a read-only
+// replica after a failover) cannot take a single submission, so Ping
+// writes: it commits one small row. /readyz calls it every few seconds;
+// the row is overwritten in place.
+func (db *DB) Ping(ctx context.Context) error {
+	_, err := db.write.ExecContext(ctx, `INSERT INTO settings (name, value) VALUES ('readyz_write_probe', $1)
+		ON CONFLICT (name) DO UPDATE SET value = excluded.value`, []byte("ok"))
+	return err
+}
 
 // Close closes both pools.
 func (db *DB) Close() error {

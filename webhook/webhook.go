@@ -18,7 +18,10 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"strconv"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -82,7 +85,17 @@ type Config struct {
 	Now      func() time.Time
 	Logger   *slog.Logger
 	Registry prometheus.Registerer
+	// PerDestination bounds the attempts in flight to one receiver (host
+	// and port) in this process (DefaultPerDestination when zero).
+	PerDestination int
 }
+
+// DefaultPerDestination is how many attempts one receiver gets at once.
+// A slow receiver (one that answers after nine seconds) then holds two of
+// the queue's workers, not all of them: the other tenants' events keep
+// flowing. Two rather than one, so that a receiver's second verification
+// does not wait behind the first one's slow answer.
+const DefaultPerDestination = 2
 
 // Sender delivers webhook events.
 type Sender struct {
@@ -91,6 +104,9 @@ type Sender struct {
 	cfg     Config
 	client  *http.Client
 	metrics *metrics
+
+	mu       sync.Mutex
+	inFlight map[string]int // destination → attempts running
 }
 
 // New returns a Sender.
@@ -100,6 +116,9 @@ func New(store Store, secrets Secrets, cfg Config) *Sender {
 	}
 	if cfg.Timeout == 0 {
 		cfg.Timeout = AttemptTimeout
+	}
+	if cfg.PerDestination == 0 {
+		cfg.PerDestination = DefaultPerDestination
 	}
 	if cfg.Resolver == nil {
 		cfg.Resolver = net.DefaultResolver
@@ -169,6 +188,13 @@ func (s *Sender) Deliver(ctx context.Context, eventID string, attempt int, final
 	if now.Sub(ev.CreatedAt) > Deadline {
 		final = true
 	}
+	// A receiver already busy with its share of attempts: wait a moment
+	// (without using an attempt) and leave the worker to other receivers.
+	dest := destination(ev.URL)
+	if !s.take(dest) {
+		return &WaitError{After: 500 * time.Millisecond}
+	}
+	defer s.done(dest)
 	secret, err := s.secrets.SigningSecret(ctx, ev.APIKey)
 	if err != nil {
 		return fmt.Errorf("signing secret for %s: %w", ev.APIKey, err)
@@ -328,5 +354,36 @@ func (m *metrics) observe(outcome string, d time.Duration, state verifyd.Webhook
 	m.attempt.Observe(d.Seconds())
 	if state == verifyd.WebhookDelivered {
 		m.latency.Observe(sinceChange.Seconds())
+	}
+}
+
+// destination is the receiver a webhook URL names: its host and port.
+func destination(webhook string) string {
+	u, err := url.Parse(webhook)
+	if err != nil {
+		return webhook
+	}
+	return strings.ToLower(u.Host)
+}
+
+// take claims one of the destination's attempt slots.
+func (s *Sender) take(dest string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.inFlight == nil {
+		s.inFlight = map[string]int{}
+	}
+	if s.inFlight[dest] >= s.cfg.PerDestination {
+		return false
+	}
+	s.inFlight[dest]++
+	return true
+}
+
+func (s *Sender) done(dest string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.inFlight[dest]--; s.inFlight[dest] <= 0 {
+		delete(s.inFlight, dest)
 	}
 }

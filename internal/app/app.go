@@ -11,6 +11,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -57,6 +58,12 @@ type Config struct {
 	// OCR reads the printed data of documents (the visual zone, driver
 	// licences); without it those verifications go to review.
 	OCR ocr.Engine
+	// MetricsToken guards /metrics on the service's listener
+	// (httpapi.Config.MetricsToken).
+	MetricsToken string
+	// TrustedProxies are the reverse proxies whose forwarding headers are
+	// believed (httpapi.Config.TrustedProxies).
+	TrustedProxies []netip.Prefix
 }
 
 // App is the assembled service.
@@ -138,7 +145,8 @@ func New(ctx context.Context, db *sqlstore.DB, sealer *seal.Sealer, cfg Config) 
 	if err != nil {
 		return nil, fmt.Errorf("age flow: %w", err)
 	}
-	a.Handler = httpapi.New(httpapi.Config{Mounts: mounts, Dev: cfg.Dev}, httpapi.Deps{
+	a.Handler = httpapi.New(httpapi.Config{Mounts: mounts, Dev: cfg.Dev, MetricsToken: cfg.MetricsToken,
+		TrustedProxies: cfg.TrustedProxies, Now: cfg.Now}, httpapi.Deps{
 		Tenants: a.Tenants, Identity: a.Identity, Ready: db, Logger: cfg.Logger, Registry: cfg.Registry,
 		Console: a.Console, Age: a.Age, AgeFlow: a.AgeFlow,
 	})

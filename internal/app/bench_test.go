@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/verifyd/verifyd/internal/app"
 	"github.com/verifyd/verifyd/internal/docgen"
 	"github.com/verifyd/verifyd/internal/facetest"
 	"github.com/verifyd/verifyd/internal/noderef"
@@ -222,4 +223,31 @@ func median(v []float64) float64 {
 	s := slices.Clone(v)
 	slices.Sort(s)
 	return s[len(s)/2]
+}
+
+// BenchmarkFacesCrop measures FaceModels.Faces on one selfie (one face)
+// with each descriptor crop; the differences are the cost per face of
+// the chip and of the mirror image's second pass of the recognition
+// network (docs/faces.md "Speed"):
+//
+//	go test -run '^$' -bench BenchmarkFacesCrop -cpu 1 -benchtime 20x ./internal/app
+func BenchmarkFacesCrop(b *testing.B) {
+	dir := facetest.ModelsDir(b)
+	selfie := facetest.People(b)[0].Selfie()
+	for _, c := range []struct {
+		name string
+		crop app.DescriptorCrop
+	}{{"faceapi", app.FaceAPICrop}, {"chip", app.ChipOnly}, {"chip-mirrored", app.ChipMirrored}} {
+		m, err := app.LoadFaceModelsCrop(dir, c.crop)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(c.name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				if _, err := m.Faces(context.Background(), selfie); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

@@ -14,6 +14,7 @@ import (
 	xdraw "golang.org/x/image/draw"
 
 	"github.com/verifyd/verifyd/engine"
+	"github.com/verifyd/verifyd/tfjs"
 	"github.com/verifyd/verifyd/tfjs/faceapi"
 	"github.com/verifyd/verifyd/tfjs/human"
 )
@@ -45,6 +46,7 @@ var faceInputSizes = []int{800, 608, 416, 320}
 // shared by all verifications.
 type FaceModels struct {
 	analyzer *faceapi.Analyzer
+	crop     DescriptorCrop
 	// slots bounds concurrent inferences: each uses all cores already
 	// (tfjs splits its matrix products), so running more at once only
 	// multiplies memory.
@@ -66,11 +68,41 @@ type FaceModels struct {
 // files are absent or altered: the face checks then go to review.
 var ErrNoFaceModels = errors.New("face models unavailable")
 
+// DescriptorCrop is what the recognition network is given to compute a
+// face's descriptor.
+type DescriptorCrop int
+
+const (
+	// ChipMirrored, the default: the mean of the descriptors of the face
+	// chip (see ChipOnly) and of its mirror image. Mirroring is the usual
+	// test-time augmentation of face verification: it evens out light
+	// from one side and a face turned slightly to one side, at the price
+	// of a second pass of the network.
+	ChipMirrored DescriptorCrop = iota
+	// ChipOnly: the descriptor of dlib's 150×150 face chip, the face
+	// rotated upright and scaled by its landmarks as dlib's model (which
+	// face-api's recognition network is a port of) was trained on; see
+	// facechip.go.
+	ChipOnly
+	// FaceAPICrop: face-api's own crop (faceapi.Analyzer.Faces), an
+	// unrotated square around the eyes and mouth, one pass. The engine
+	// used it until 2026-11-24; kept to compare against
+	// (docs/accuracy.md "Faces").
+	FaceAPICrop
+)
+
 // LoadFaceModels loads the face networks from a models directory written
 // by `verifyd models fetch`; it fails (ErrNoFaceModels) when they are
 // absent or altered. The liveness models are optional: LivenessErr says
-// why they were not loaded.
+// why they were not loaded. Descriptors are computed with ChipMirrored.
 func LoadFaceModels(dir string) (*FaceModels, error) {
+	return LoadFaceModelsCrop(dir, ChipMirrored)
+}
+
+// LoadFaceModelsCrop is LoadFaceModels computing descriptors from crop;
+// the engine's thresholds (engine.DefaultFaceThresholds) are calibrated
+// for ChipMirrored only.
+func LoadFaceModelsCrop(dir string, crop DescriptorCrop) (*FaceModels, error) {
 	if err := faceapi.Check(dir); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrNoFaceModels, err)
 	}
@@ -78,7 +110,7 @@ func LoadFaceModels(dir string) (*FaceModels, error) {
 	if err != nil {
 		return nil, fmt.Errorf("face models: %w", err)
 	}
-	m := &FaceModels{analyzer: a, slots: make(chan struct{}, max(1, runtime.GOMAXPROCS(0)/2)), dir: dir}
+	m := &FaceModels{analyzer: a, crop: crop, slots: make(chan struct{}, max(1, runtime.GOMAXPROCS(0)/2)), dir: dir}
 	// The liveness models are a separate package; without them face
 	// matching still runs and liveness goes to review.
 	if m.livenessErr = human.Check(dir); m.livenessErr == nil {
@@ -104,7 +136,10 @@ func (m *FaceModels) HasLiveness() bool { return m.liveness != nil }
 // LivenessErr is why the liveness models were not loaded (nil when they were).
 func (m *FaceModels) LivenessErr() error { return m.livenessErr }
 
-// Faces implements engine.FaceAnalyzer.
+// Faces implements engine.FaceAnalyzer: the tiny detector at the sizes
+// of faceInputSizes, face-api's landmarks (engine.Face.Landmarks), and
+// the descriptor of the crop m was loaded with (ChipMirrored unless
+// LoadFaceModelsCrop said otherwise).
 func (m *FaceModels) Faces(ctx context.Context, img image.Image) ([]engine.Face, error) {
 	select {
 	case m.slots <- struct{}{}:
@@ -124,7 +159,7 @@ func (m *FaceModels) Faces(ctx context.Context, img image.Image) ([]engine.Face,
 			break
 		}
 	}
-	found := m.analyzer.Describe(t, dets)
+	found := m.analyzer.Locate(t, dets)
 	b := img.Bounds()
 	out := make([]engine.Face, len(found))
 	for i, f := range found {
@@ -138,10 +173,27 @@ func (m *FaceModels) Faces(ctx context.Context, img image.Image) ([]engine.Face,
 			Box: image.Rect(b.Min.X+int(math.Round(d.X*scale)), b.Min.Y+int(math.Round(d.Y*scale)),
 				b.Min.X+int(math.Round(d.Right()*scale)), b.Min.Y+int(math.Round(d.Bottom()*scale))).Intersect(b),
 			Score:      f.Detection.Score,
-			Descriptor: f.Descriptor,
+			Descriptor: m.descriptor(t, f),
 		}
 	}
 	return out, nil
+}
+
+// descriptor computes the descriptor of face f of t as m.crop says.
+func (m *FaceModels) descriptor(t *tfjs.Tensor, f faceapi.Face) []float32 {
+	if m.crop == FaceAPICrop {
+		a := f.Aligned
+		return m.analyzer.Descriptor(faceapi.Crop(t, image.Rect(int(a.X), int(a.Y), int(a.X+a.Width), int(a.Y+a.Height))))
+	}
+	chip := FaceChip(t, f.Landmarks, chipSize, chipPadding)
+	d := m.analyzer.Descriptor(chip)
+	if m.crop == ChipOnly {
+		return d
+	}
+	for i, v := range m.analyzer.Descriptor(mirror(chip)) {
+		d[i] = (d[i] + v) / 2
+	}
+	return d
 }
 
 // shrink scales img so its long side is at most maxSide, returning the

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -129,6 +130,13 @@ func TestBusinessAndKeys(t *testing.T) {
 			if statuses["active"] != 4 || statuses["revoked"] != 1 {
 				t.Fatalf("key list statuses %v", statuses)
 			}
+			stdout, _, err = run(t, env, "business", "set", "--business", b.ID, "--direct-liveness", "review")
+			if err != nil || !strings.Contains(stdout, `"direct_liveness": "review"`) {
+				t.Fatalf("business set: %v %s", err, stdout)
+			}
+			if _, _, err := run(t, env, "business", "set", "--business", b.ID, "--direct-liveness", "maybe"); !errors.Is(err, cli.ErrUsage) {
+				t.Fatalf("business set with an unknown policy: %v", err)
+			}
 			if _, _, err := run(t, env, "key", "list", "--business", "biz_unknown"); err == nil || !strings.Contains(err.Error(), "not found") {
 				t.Fatalf("unknown business: %v", err)
 			}
@@ -138,7 +146,7 @@ func TestBusinessAndKeys(t *testing.T) {
 
 func TestUsageAndHelp(t *testing.T) {
 	t.Parallel()
-	cmds := [][]string{{"serve"}, {"business", "create"}, {"business", "list"}, {"key", "create"}, {"key", "list"}, {"key", "revoke"},
+	cmds := [][]string{{"serve"}, {"business", "create"}, {"business", "list"}, {"business", "set"}, {"key", "create"}, {"key", "list"}, {"key", "revoke"},
 		{"verification", "show"}, {"webhooks", "list"}, {"webhooks", "resend"}, {"webhooks", "receive"},
 		{"sandbox", "simulate"}, {"sandbox", "advance-time"}}
 	for _, c := range cmds {
@@ -163,6 +171,13 @@ func TestServeDemoWithCLIAlongside(t *testing.T) {
 	t.Parallel()
 	env := testEnv(t, "sqlite")
 	env["VERIFYD_LISTEN"] = "127.0.0.1:0"
+	// A free port for the metrics listener.
+	free, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env["VERIFYD_METRICS_LISTEN"] = free.Addr().String()
+	free.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	var out testserver.Buffer
 	done := make(chan error, 1)
@@ -194,6 +209,15 @@ func TestServeDemoWithCLIAlongside(t *testing.T) {
 		t.Fatalf("healthz: %v %v", err, res)
 	}
 	res.Body.Close()
+	res, err = http.Get("http://" + env["VERIFYD_METRICS_LISTEN"] + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	metrics, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != 200 || !strings.Contains(string(metrics), "go_goroutines") {
+		t.Fatalf("--metrics-listen: %d %.200s", res.StatusCode, metrics)
+	}
 
 	if stdout, stderr, err := run(t, env, "business", "create", "--name", "Alongside"); err != nil || !strings.Contains(stdout, "Alongside") {
 		t.Fatalf("business create next to a running server: %v\n%s%s", err, stdout, stderr)

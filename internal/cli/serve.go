@@ -2,16 +2,22 @@ package cli
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
+	"net/netip"
+	"runtime/debug"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/verifyd/verifyd"
 	"github.com/verifyd/verifyd/engine"
 	"github.com/verifyd/verifyd/httpapi"
@@ -47,6 +53,16 @@ func (e *env) serve(ctx context.Context, args []string) error {
 		"how often idle workers look for due jobs (webhook deliveries, expiries)")
 	rescueAfter := fs.Duration("queue-rescue-after", 2*time.Minute,
 		"how long a job may run before it is assumed lost with a crashed process and run again")
+	metricsListen := fs.String("metrics-listen", e.getenv("VERIFYD_METRICS_LISTEN"),
+		"serve /metrics on this separate address, e.g. 127.0.0.1:9090 (env VERIFYD_METRICS_LISTEN)")
+	metricsToken := fs.String("metrics-token", e.getenv("VERIFYD_METRICS_TOKEN"),
+		"serve /metrics on the main listener to requests with Authorization: Bearer TOKEN (env VERIFYD_METRICS_TOKEN)")
+	trustedProxies := fs.String("trusted-proxy", e.getenv("VERIFYD_TRUSTED_PROXIES"),
+		"comma-separated addresses or CIDRs of reverse proxies whose X-Forwarded-For / Forwarded headers give the client's address (env VERIFYD_TRUSTED_PROXIES)")
+	tlsCert := fs.String("tls-cert", e.getenv("VERIFYD_TLS_CERT"), "serve HTTPS with this PEM certificate (chain) file; needs --tls-key (env VERIFYD_TLS_CERT)")
+	tlsKey := fs.String("tls-key", e.getenv("VERIFYD_TLS_KEY"), "the PEM private key of --tls-cert (env VERIFYD_TLS_KEY)")
+	memoryLimit := fs.String("memory-limit", e.envOr("VERIFYD_MEMORY_LIMIT", "1GiB"),
+		"soft limit of the Go heap (e.g. 1GiB, 512MiB; 0 for none): the collector works harder near it instead of growing the heap to twice what is live; GOMEMLIMIT, when set, wins (env VERIFYD_MEMORY_LIMIT)")
 	logFormat := fs.String("log-format", e.envOr("VERIFYD_LOG_FORMAT", ""), "json or text (default json, text with --dev) (env VERIFYD_LOG_FORMAT)")
 	bases := map[string]*string{}
 	for _, m := range mountFlags {
@@ -70,6 +86,33 @@ func (e *env) serve(ctx context.Context, args []string) error {
 	if err := th.Validate(); err != nil {
 		return err
 	}
+	limit, err := parseBytes(*memoryLimit)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "verifyd serve: --memory-limit: %v\n", err)
+		return ErrUsage
+	}
+	if limit > 0 && e.getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(limit)
+	}
+	proxies, err := parsePrefixes(*trustedProxies)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "verifyd serve: --trusted-proxy: %v\n", err)
+		return ErrUsage
+	}
+	if (*tlsCert == "") != (*tlsKey == "") {
+		fmt.Fprintln(e.stderr, "verifyd serve: --tls-cert and --tls-key go together")
+		return ErrUsage
+	}
+	var tlsConfig *tls.Config
+	if *tlsCert != "" {
+		// Loaded now, so that a wrong path or key fails the start, not the
+		// first connection.
+		cert, err := tls.LoadX509KeyPair(*tlsCert, *tlsKey)
+		if err != nil {
+			return fmt.Errorf("TLS certificate: %w", err)
+		}
+		tlsConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	}
 	faces, err := loadFaceModels(logger, *modelsDir)
 	if err != nil {
 		return err
@@ -85,6 +128,10 @@ func (e *env) serve(ctx context.Context, args []string) error {
 	}
 	defer ln.Close()
 	origin := "http://" + ln.Addr().String()
+	if tlsConfig != nil {
+		ln = tls.NewListener(ln, tlsConfig)
+		origin = "https://" + ln.Addr().String()
+	}
 	defaults, err := httpapi.DefaultMounts(origin)
 	if err != nil {
 		return err
@@ -109,7 +156,7 @@ func (e *env) serve(ctx context.Context, args []string) error {
 	a, err := app.New(ctx, db, sealer, app.Config{
 		BaseURLs: defaults, Dev: *dev, Now: e.now, Rand: e.rand, Logger: logger, Registry: reg,
 		Queue: queue.Config{PollInterval: *pollInterval, RescueAfter: *rescueAfter},
-		Faces: faces, FaceThresholds: th, OCR: text,
+		Faces: faces, FaceThresholds: th, OCR: text, MetricsToken: *metricsToken, TrustedProxies: proxies,
 	})
 	if err != nil {
 		return err
@@ -135,6 +182,19 @@ func (e *env) serve(ctx context.Context, args []string) error {
 	}
 	logger.Info("verifyd listening", "addr", ln.Addr().String(), "database", string(db.Dialect()), "dev", *dev)
 	fmt.Fprintf(e.stdout, "verifyd listening on %s\n", origin)
+
+	if *metricsListen != "" {
+		mln, err := net.Listen("tcp", *metricsListen)
+		if err != nil {
+			return fmt.Errorf("metrics listener: %w", err)
+		}
+		msrv := &http.Server{Handler: promhttp.HandlerFor(reg, promhttp.HandlerOpts{}), ReadHeaderTimeout: 10 * time.Second}
+		go msrv.Serve(mln)
+		defer msrv.Close()
+		logger.Info("metrics listening", "addr", mln.Addr().String())
+	} else if *metricsToken == "" && !*dev {
+		logger.Info("metrics are not served: set --metrics-listen or --metrics-token")
+	}
 
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
@@ -211,4 +271,47 @@ func (e *env) printDemo(ctx context.Context, tenants *tenant.Service, mounts []h
 		fmt.Fprintln(w)
 	}
 	return nil
+}
+
+// parsePrefixes reads a comma-separated list of addresses and CIDRs (an
+// address alone is its own /32 or /128).
+func parsePrefixes(list string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, f := range strings.Split(list, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		if p, err := netip.ParsePrefix(f); err == nil {
+			out = append(out, p.Masked())
+			continue
+		}
+		a, err := netip.ParseAddr(f)
+		if err != nil {
+			return nil, fmt.Errorf("%q is neither an address nor a CIDR", f)
+		}
+		out = append(out, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
+	}
+	return out, nil
+}
+
+// parseBytes reads a size such as "1GiB", "512MiB", "300MB" or "0".
+func parseBytes(v string) (int64, error) {
+	v = strings.TrimSpace(v)
+	units := []struct {
+		suffix string
+		n      int64
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}, {"GB", 1e9}, {"MB", 1e6}, {"KB", 1e3}, {"B", 1}}
+	mul := int64(1)
+	for _, u := range units {
+		if strings.HasSuffix(v, u.suffix) {
+			v, mul = strings.TrimSpace(strings.TrimSuffix(v, u.suffix)), u.n
+			break
+		}
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 || n > math.MaxInt64/mul {
+		return 0, fmt.Errorf("%q is not a size such as 1GiB or 512MiB", v)
+	}
+	return n * mul, nil
 }

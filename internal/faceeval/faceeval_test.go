@@ -27,15 +27,21 @@ var (
 	pairs = flag.Bool("faces.pairs", false, "TestThresholdsOnDifferentPhotos: print every genuine pair and the closest impostor pairs")
 )
 
-// The floors the defaults must reach on this data (measured 2026-11-22;
-// docs/accuracy.md "Faces"): the share of genuine pairs matched
-// automatically. They sit below the measured shares so that a change of
-// pipeline or threshold that loses matches fails the test; they are not
-// targets.
+// The floors the defaults must reach on this data (measured 2026-11-24
+// with the engine's descriptor, app.ChipMirrored; docs/accuracy.md
+// "Faces"): the share of genuine pairs matched automatically. They sit
+// below the measured shares so that a change of pipeline or threshold
+// that loses matches fails the test; they are not targets.
 const (
-	floorDifferentPhotos = 0.50 // photo vs photo and document vs photo: 57 % and 56 % measured
-	floorVideo           = 0.75 // 81 % measured
+	floorPhotos    = 0.40 // photo vs photo: 45 % measured (57 % with face-api's crop and 0.40, before 2026-11-24)
+	floorDocuments = 0.50 // document vs photo: 54 % measured (56 % before)
+	floorVideo     = 0.75 // 78 % measured (81 % before)
 )
+
+// minMargin is the least distance the closest pair of different people
+// must keep above the match threshold: the threshold is not allowed to
+// creep up to the impostors (0.048 measured, 0.408 − 0.36).
+const minMargin = 0.04
 
 // minGap is the time between two frames of one video for them to count
 // as a genuine pair: adjacent frames are nearly the same photograph.
@@ -112,8 +118,14 @@ func TestThresholdsOnDifferentPhotos(t *testing.T) {
 			ps[0].d, q(0.1), q(0.5), q(0.9), ps[len(ps)-1].d, o.pass, o.review, o.fail)
 		if strings.HasPrefix(n, "impostor") && o.pass > 0 {
 			t.Errorf("%s: %d of %d pairs of different people matched (closest %.3f %s — %s)", n, o.pass, len(ps), ps[0].d, ps[0].a, ps[0].b)
+		} else if strings.HasPrefix(n, "impostor") && ps[0].d-th.MatchDistance < minMargin {
+			t.Errorf("%s: the closest pair of different people (%.3f %s — %s) is within %.2f of the match distance %.2f",
+				n, ps[0].d, ps[0].a, ps[0].b, minMargin, th.MatchDistance)
 		}
-		floor := map[string]float64{genPhotos: floorDifferentPhotos, genDocs: floorDifferentPhotos, genVideo: floorVideo}[n]
+		if (n == genPhotos || n == genDocs) && o.fail > 0 {
+			t.Errorf("%s: %d of %d genuine pairs would fail with photo_mismatch (≥ %.2f; farthest %.3f)", n, o.fail, len(ps), th.MismatchDistance, ps[len(ps)-1].d)
+		}
+		floor := map[string]float64{genPhotos: floorPhotos, genDocs: floorDocuments, genVideo: floorVideo}[n]
 		if got := float64(o.pass) / float64(len(ps)); got < floor {
 			t.Errorf("%s: %.0f %% of %d genuine pairs matched automatically, below the floor of %.0f %%", n, 100*got, len(ps), 100*floor)
 		}
@@ -160,7 +172,7 @@ func TestThresholdsOnDifferentPhotos(t *testing.T) {
 		for _, n := range []string{impPhotos, impDocs} {
 			imps = append(imps, sets[n]...)
 		}
-		for _, md := range []float64{0.60, 0.65, 0.70, 0.75, 0.80, 0.85} {
+		for _, md := range []float64{0.60, 0.65, 0.68, 0.70, 0.72, 0.75, 0.80, 0.85} {
 			f := func(ps []pair) string {
 				o := classify(ps, 0, md)
 				return fmt.Sprintf("%d / %d (%.0f %%)", o.fail, len(ps), 100*float64(o.fail)/float64(max(1, len(ps))))

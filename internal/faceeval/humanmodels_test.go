@@ -201,7 +201,7 @@ func TestHumanModelsOnDifferentPhotos(t *testing.T) {
 			median(sets[genPhotos]), median(imps))
 
 		fmt.Fprintf(&detail, "\n%s: closest impostor %.3f (%s — %s)\n", v.name, closest, cp.a, cp.b)
-		fmt.Fprintln(&detail, "| pairs | n | min | 10 % | median | 90 % | max | matched at 0.90× closest impostor | face-api matched at 0.40 |")
+		fmt.Fprintf(&detail, "| pairs | n | min | 10 %% | median | 90 %% | max | matched at 0.90× closest impostor | engine matched at %.2f |\n", engine.DefaultFaceThresholds.MatchDistance)
 		fmt.Fprintln(&detail, "|---|---:|---:|---:|---:|---:|---:|---:|---:|")
 		for _, n := range []string{genPhotos, genDocs, genVideo, genSame, impPhotos, impDocs} {
 			ps := sets[n]

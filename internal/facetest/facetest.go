@@ -177,11 +177,24 @@ var (
 )
 
 // Models returns the face models for app.Config.Faces, loaded once per
-// test binary.
+// test binary. They compute descriptors as the engine does
+// (app.ChipMirrored) unless VERIFYD_FACE_CROP says otherwise: "chip"
+// (app.ChipOnly) or "faceapi" (app.FaceAPICrop), to measure the
+// alternatives (docs/accuracy.md "Faces").
 func Models(t testing.TB) *app.FaceModels {
 	t.Helper()
 	dir := ModelsDir(t)
-	modelsOnce.Do(func() { models, modelsErr = app.LoadFaceModels(dir) })
+	crop := app.ChipMirrored
+	switch v := os.Getenv("VERIFYD_FACE_CROP"); v {
+	case "", "chip-mirrored":
+	case "chip":
+		crop = app.ChipOnly
+	case "faceapi":
+		crop = app.FaceAPICrop
+	default:
+		t.Fatalf("VERIFYD_FACE_CROP=%q: want chip-mirrored, chip or faceapi", v)
+	}
+	modelsOnce.Do(func() { models, modelsErr = app.LoadFaceModelsCrop(dir, crop) })
 	if modelsErr != nil {
 		t.Fatal(modelsErr)
 	}

@@ -49,6 +49,10 @@ type Options struct {
 	WebhookTimeout time.Duration
 	// Pipeline replaces the production verification pipeline.
 	Pipeline *engine.Pipeline
+	// MetricsToken is the server's --metrics-token.
+	MetricsToken string
+	// TrustedProxies is the server's --trusted-proxy.
+	TrustedProxies []netip.Prefix
 	// Faces runs the production pipeline's face checks (see
 	// internal/facetest); without it they go to review.
 	Faces *app.FaceModels
@@ -137,7 +141,7 @@ func Start(t testing.TB, dialect string, opts Options) *Server {
 	a, err := app.New(ctx, db, sealer, app.Config{
 		BaseURLs: s.BaseURLs, Dev: opts.Dev, Now: opts.Now, Rand: rand.Reader, Logger: opts.Logger,
 		Registry: s.Registry, Resolver: opts.Resolver, WebhookTimeout: opts.WebhookTimeout, Pipeline: opts.Pipeline,
-		Faces: opts.Faces, OCR: opts.OCR,
+		Faces: opts.Faces, OCR: opts.OCR, MetricsToken: opts.MetricsToken, TrustedProxies: opts.TrustedProxies,
 		Queue: queue.Config{PollInterval: 20 * time.Millisecond, RescueAfter: opts.RescueAfter,
 			MaxAttempts: opts.MaxAttempts, Backoff: FastBackoff, ProcessBackoff: FastBackoff},
 	})

@@ -116,6 +116,17 @@ func (a *Analyzer) FacesSSD(img *tfjs.Tensor, opts SSDOptions) ([]Face, error) {
 // Describe runs steps 2–4 of Faces (landmarks, alignment, descriptor) on
 // detections of img, as returned by Detect.
 func (a *Analyzer) Describe(img *tfjs.Tensor, dets []Detection) []Face {
+	faces := a.Locate(img, dets)
+	for i, f := range faces {
+		faces[i].Descriptor = a.recognition.Descriptor(Crop(img, rect(f.Aligned)))
+	}
+	return faces
+}
+
+// Locate runs steps 2–3 of Faces (landmarks and the aligned box) on
+// detections of img, leaving Descriptor nil: for callers that compute
+// the descriptor from another crop of the face (see Descriptor).
+func (a *Analyzer) Locate(img *tfjs.Tensor, dets []Detection) []Face {
 	h, w, _ := img.HWC()
 	imgW, imgH := float64(w), float64(h)
 	faces := make([]Face, 0, len(dets))
@@ -140,13 +151,19 @@ func (a *Analyzer) Describe(img *tfjs.Tensor, dets []Detection) []Face {
 			continue
 		}
 		faces = append(faces, Face{
-			Detection:  Detection{Box: box, Score: d.Score},
-			Landmarks:  pts,
-			Aligned:    aligned,
-			Descriptor: a.recognition.Descriptor(Crop(img, rect(aligned))),
+			Detection: Detection{Box: box, Score: d.Score},
+			Landmarks: pts,
+			Aligned:   aligned,
 		})
 	}
 	return faces
+}
+
+// Descriptor runs the recognition network alone (step 4 of Faces without
+// the crop) on a face image, a [H, W, 3] RGB tensor in 0..255: see
+// RecognitionNet.Descriptor.
+func (a *Analyzer) Descriptor(face *tfjs.Tensor) []float32 {
+	return a.recognition.Descriptor(face)
 }
 
 // rescaleRoundTrip is face-api's ObjectDetection relativeBox followed by

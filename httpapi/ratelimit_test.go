@@ -1,0 +1,64 @@
+package httpapi_test
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/netip"
+	"testing"
+
+	"github.com/verifyd/verifyd"
+	"github.com/verifyd/verifyd/internal/testserver"
+)
+
+// TestAnonymousFloodIsLimited: one client flooding the age flow's
+// authorize endpoint meets a 429 with Retry-After after its burst, in
+// SPEC's error body; another client behind the trusted proxy is still
+// served, and so is the integrator's API.
+func TestAnonymousFloodIsLimited(t *testing.T) {
+	t.Parallel()
+	ts := testserver.Start(t, "sqlite", testserver.Options{Dev: true,
+		TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}})
+	authorize := ts.BaseURL(verifyd.InterfaceAge, prd) + "/oauth/authorize?client_id=nobody&response_type=code&redirect_uri=https://x.example/cb"
+	get := func(forwardedFor string) *http.Response {
+		req, _ := http.NewRequest("GET", authorize, nil)
+		req.Header.Set("X-Forwarded-For", forwardedFor)
+		res, err := (&http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}).Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	var limited *http.Response
+	for i := range 200 {
+		res := get("198.51.100.1")
+		if res.StatusCode == http.StatusTooManyRequests {
+			limited = res
+			t.Logf("limited after %d requests", i)
+			break
+		}
+		res.Body.Close()
+	}
+	if limited == nil {
+		t.Fatal("200 authorize requests from one client were all served")
+	}
+	var body struct {
+		Message    string `json:"message"`
+		StatusCode int    `json:"status_code"`
+	}
+	raw, _ := io.ReadAll(limited.Body)
+	limited.Body.Close()
+	if err := json.Unmarshal(raw, &body); err != nil || body.Message != verifyd.MsgTooManyRequests || body.StatusCode != 429 ||
+		limited.Header.Get("Retry-After") == "" {
+		t.Fatalf("429 answer: %s %v", raw, limited.Header)
+	}
+	if res := get("198.51.100.2"); res.StatusCode == http.StatusTooManyRequests {
+		t.Fatal("another client behind the proxy was limited too")
+	} else {
+		res.Body.Close()
+	}
+	c := newClient(t, ts, idp, prd)
+	if res := c.send("POST", "/api/v1/identity-verification", createBody(newCustomerID(), "https://h.example.com/", "")); res.status != 201 {
+		t.Fatalf("the integrator's B1 during the flood: %d %s", res.status, res.raw)
+	}
+}
