@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"image"
+	"image/color"
 	"sync"
 
 	xdraw "golang.org/x/image/draw"
@@ -10,10 +11,12 @@ import (
 )
 
 // DefaultDecodeBudget is the memory the decodes of all running
-// verifications may take together: three photos of the largest kind
-// admitted (verifyd.MaxDecodeBytes each) at once, while ordinary 12 MP
-// phone photos (50–110 MiB each) decode several verifications at a time.
-const DefaultDecodeBudget = 768 << 20
+// verifications may take together: two photos of the largest kind
+// admitted (verifyd.MaxDecodeBytes each) at once, or the photo sets of
+// several verifications of ordinary 12 MP phone photos (18–50 MiB
+// each, decoded). scripts/hostile-load measures the process with it
+// (docs/reliability.md).
+const DefaultDecodeBudget = 512 << 20
 
 // WorkingSide is the long side a decoded photo is kept at: larger photos
 // are scaled down at once and their full-size pixels dropped. No check
@@ -102,12 +105,20 @@ func imageBytes(img image.Image) int64 {
 	return int64(b.Dx()) * int64(b.Dy()) * 8
 }
 
-// toWorkingSide scales img down so that its long side is WorkingSide.
+// toWorkingSide scales img down so that its long side is WorkingSide,
+// and keeps it in at most four bytes a pixel: a 16-bit PNG's or a CMYK
+// JPEG's pixels are converted, since no check reads more than 8 bits.
 func toWorkingSide(img image.Image) image.Image {
 	b := img.Bounds()
 	long := max(b.Dx(), b.Dy())
 	if long <= WorkingSide {
-		return img
+		switch img.(type) {
+		case *image.YCbCr, *image.Gray, *image.RGBA, *image.NRGBA, *image.NYCbCrA:
+			return img
+		}
+		dst := image.NewRGBA(image.Rect(0, 0, b.Dx(), b.Dy()))
+		xdraw.Draw(dst, dst.Bounds(), img, b.Min, xdraw.Src)
+		return dst
 	}
 	w := max(1, b.Dx()*WorkingSide/long)
 	h := max(1, b.Dy()*WorkingSide/long)
@@ -122,12 +133,17 @@ func toWorkingSide(img image.Image) image.Image {
 	return dst
 }
 
-// workingCopyBytes is what toWorkingSide allocates for a photo of w×h
-// pixels: nothing when it is kept as decoded.
-func workingCopyBytes(w, h int) int64 {
+// workingCopyBytes is what toWorkingSide allocates for a photo with the
+// header cfg: nothing when it is kept as decoded.
+func workingCopyBytes(cfg image.Config) int64 {
+	w, h := cfg.Width, cfg.Height
 	long := max(w, h)
 	if long <= WorkingSide {
-		return 0
+		switch cfg.ColorModel {
+		case color.YCbCrModel, color.GrayModel, color.RGBAModel, color.NRGBAModel, color.NYCbCrAModel:
+			return 0
+		}
+		return int64(w) * int64(h) * 4 // a 16-bit, CMYK or paletted photo's 4-byte copy
 	}
 	return int64(w*WorkingSide/long) * int64(h*WorkingSide/long) * 4
 }

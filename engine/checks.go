@@ -81,7 +81,7 @@ func (c DecodeCheck) Run(ctx context.Context, in *Input) Result {
 		}
 		cfg, _, _ := image.DecodeConfig(bytes.NewReader(im.Bytes))
 		images = append(images, im)
-		shares = append(shares, cost+workingCopyBytes(cfg.Width, cfg.Height))
+		shares = append(shares, cost+workingCopyBytes(cfg))
 		total += shares[len(shares)-1]
 	}
 	reserved, err := c.Budget.acquire(ctx, total)

@@ -52,6 +52,18 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, o authOpts
 	if cred.Interface != m.Interface || cred.Environment != m.Environment {
 		return o.unknownKey
 	}
+	if o.maxBody > s.cfg.MaxBodyBytes {
+		// A large body (B2): wait for room among the bodies in flight.
+		n := r.ContentLength
+		if n < 0 || n > o.maxBody {
+			n = o.maxBody
+		}
+		n = min(max(n, 1), s.cfg.MaxBodiesInFlight)
+		if err := s.bodies.Acquire(r.Context(), n); err != nil {
+			return errServiceUnavailable
+		}
+		defer s.bodies.Release(n)
+	}
 	body, err := readBody(w, r, o.maxBody)
 	if err != nil {
 		return err

@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"golang.org/x/sync/semaphore"
+
 	"github.com/verifyd/verifyd"
 	"github.com/verifyd/verifyd/age"
 	"github.com/verifyd/verifyd/agehosted"
@@ -95,6 +97,13 @@ type Config struct {
 	// carries several base64 images.
 	MaxBodyBytes       int64
 	MaxSubmissionBytes int64
+	// MaxBodiesInFlight bounds the bytes of the large request bodies
+	// (above MaxBodyBytes: B2's images) being read and handled at once,
+	// 128 MiB when zero. A body holds about three times its size while it
+	// is parsed and stored, so sixteen 40 MiB submissions at once would
+	// otherwise take gigabytes; past the bound a request waits for its
+	// turn (within the server's read timeout).
+	MaxBodiesInFlight int64
 	// TrustedProxies are the addresses of the reverse proxies in front of
 	// the service: only from them are X-Forwarded-For and Forwarded
 	// believed (clientOf). Rate limits and lock-outs key on the result.
@@ -139,6 +148,8 @@ type Server struct {
 	ops     *http.ServeMux
 	metrics *httpMetrics
 	limits  anonymousLimits
+	// bodies is MaxBodiesInFlight's semaphore.
+	bodies *semaphore.Weighted
 }
 
 type mountHandler struct {
@@ -154,7 +165,11 @@ func New(cfg Config, deps Deps) *Server {
 	if cfg.MaxSubmissionBytes == 0 {
 		cfg.MaxSubmissionBytes = 40 << 20
 	}
-	s := &Server{cfg: cfg, deps: deps, metrics: newHTTPMetrics(deps.Registry), limits: newAnonymousLimits(cfg.Now)}
+	if cfg.MaxBodiesInFlight == 0 {
+		cfg.MaxBodiesInFlight = 128 << 20
+	}
+	s := &Server{cfg: cfg, deps: deps, metrics: newHTTPMetrics(deps.Registry), limits: newAnonymousLimits(cfg.Now),
+		bodies: semaphore.NewWeighted(cfg.MaxBodiesInFlight)}
 	for _, m := range cfg.Mounts {
 		s.mounts = append(s.mounts, mountHandler{Mount: m, mux: s.mountRoutes(m)})
 	}

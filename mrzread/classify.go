@@ -140,6 +140,10 @@ type cellResult struct {
 	// dx, dy is the best shift of the templates in the patch (template
 	// pixels, 0 = centred).
 	dx, dy int
+	// sx, sy is where the patch was sampled, relative to the cell
+	// (template pixels): a cell searched again around where the line's
+	// glyphs say its glyph sits.
+	sx, sy float64
 }
 
 // match scores patch (pw×ph darkness values) against every class: all

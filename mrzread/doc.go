@@ -35,12 +35,23 @@
 //     37 MRZ characters at 4 blurs × 2 stroke weights, with small shifts;
 //     then matched again with the position fixed where the line's confident
 //     glyphs sit, so that size and position within the cell count (the
-//     digit 0 is taller than the letter O).
+//     digit 0 is taller than the letter O). Where the glyphs sit is a
+//     straight fit along the line, or a local fit where the line bows by
+//     more than a template pixel (bent page, lens); cells whose glyph the
+//     fit puts beyond the free search are searched again around it. The
+//     cell one pitch beyond either end is matched too, and the line's
+//     cells are renumbered one pitch either way when that explains
+//     clearly more glyph evidence (a speck taken for the first glyph).
 //  7. Each position takes the best character its field allows (digits in
 //     dates and check digits, letters in names and codes: O→0, I→1, B→8…
 //     or the reverse). A failing check digit is repaired when exactly one
 //     ambiguous character's runner-up makes it verify (reported in
-//     Corrections).
+//     Corrections). In the name field, a letter after three fillers in a
+//     row (which only the trailing filler can be) becomes '<' when that
+//     is its runner-up and unreadable otherwise. A two-line zone that does
+//     not verify is also read as the other two-line layout (TD2 ↔ TD3),
+//     taken only if it verifies without corrections and its first glyph
+//     is that layout's document code.
 //  8. If the result does not verify (or verifies with more than two
 //     low-confidence characters), the zone is read again from a rectified
 //     band: the text direction (±45°) is the mode of the directions

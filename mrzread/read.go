@@ -67,6 +67,11 @@ type Result struct {
 	// Valid reports that every character was read, every check digit
 	// verifies and the zone is not cut off.
 	Valid bool
+
+	// code0 is what the first glyph of the first line looks like most,
+	// whatever its position allows (the layout forces a P, or an A, C
+	// or I, there).
+	code0 byte
 }
 
 // Span is the positions [Start, End) of line Line (0-based).
@@ -77,8 +82,15 @@ type Span struct{ Line, Start, End int }
 type Correction struct {
 	Line, Pos int
 	From, To  byte
-	Field     string // mrz.Field* name
+	// Field is the mrz.Field* name of the check that the substitution
+	// made verify, or FieldNames for a filler restored in the name field
+	// (see fillNames).
+	Field string
 }
+
+// FieldNames is Correction.Field for a character of the name field
+// replaced by the filler that the field's layout requires there.
+const FieldNames = "names"
 
 // Parse parses the recognised lines with mrz.Parse.
 func (r *Result) Parse(opts ...mrz.Option) (mrz.Fields, error) {
@@ -114,7 +126,7 @@ func Read(img image.Image, hint mrz.Format) (Result, error) {
 		}
 		gr := g.rotate(rot)
 		d := detect(gr)
-		res, err := readDet(gr, d, ts, hint)
+		res, err := readZone(gr, d, ts, hint)
 		// The other orientations are rectified only while nothing good
 		// was found (an upside-down or sideways tilted zone); a cut or
 		// covered zone read the right way up is not read better so.
@@ -223,7 +235,47 @@ func (r *Result) mapBack(w, h int) {
 }
 
 func read(g *gray, ts *templateSet, hint mrz.Format) (Result, error) {
-	return readDet(g, detect(g), ts, hint)
+	return readZone(g, detect(g), ts, hint)
+}
+
+// readZone is readDet, and when the format was detected (no hint) and
+// the reading does not verify, the zone read again as the other format
+// of as many lines (TD2 and TD3 both have two): noise or a mark beyond
+// a line's end lengthens it, a faded end shortens it, and the length
+// alone then picks the wrong layout, which no cell can read right. The
+// other layout is taken only if its reading verifies: the check digits
+// decide between the hypotheses.
+func readZone(g *gray, d *detection, ts *templateSet, hint mrz.Format) (Result, error) {
+	res, err := readDet(g, d, ts, hint)
+	if err != nil || hint != 0 || res.Valid || res.CutOff {
+		return res, err
+	}
+	other := map[mrz.Format]mrz.Format{mrz.TD2: mrz.TD3, mrz.TD3: mrz.TD2}[res.Format]
+	if other == 0 {
+		return res, err
+	}
+	if other.Width() < res.Format.Width() {
+		// A narrower layout leaves cells of the wider one unread: it is
+		// tried only if the wider one found nothing readable in at least
+		// half of the cells it has beyond the narrower one on every line
+		// (otherwise there is ink the narrower layout would ignore).
+		for _, l := range res.Lines {
+			if strings.Count(l, "?") < (res.Format.Width()-other.Width())/2 {
+				return res, err
+			}
+		}
+	}
+	// The other layout must verify as read, with no character changed to
+	// make a check digit verify: a check digit that only a correction
+	// satisfies is one chance in ten, not evidence.
+	// And the document code must be one of that layout's: a passport
+	// whose personal number is empty verifies as a TD2 too, once its
+	// middle fillers are dropped, but its first glyph is a P.
+	if alt, aerr := readDet(g, d, ts, other); aerr == nil && alt.Valid && len(alt.Corrections) == 0 &&
+		strings.IndexByte(allowed(classes[other][0][0]), alt.code0) >= 0 {
+		return alt, nil
+	}
+	return res, err
 }
 
 // readDet is read with the detection-scale image already prepared.
@@ -390,20 +442,14 @@ func readDet(g *gray, d *detection, ts *templateSet, hint mrz.Format) (Result, e
 		res.Confidence[li] = make([]float64, n)
 		outside = append(outside, make([]bool, n))
 		cls := classes[format][li]
+		lg = renumber(g, ts, lg, cls, cells, patch)
+		geoms[li] = lg
 		var contrasts []float64
 		for k := 0; k < n; k++ {
-			cr := &cells[k]
-			*cr = cellResult{}
-			if !samplePatch(g, lg, k, patch) {
-				cr.outside = true
-			} else {
-				ts.match(patch, cr)
-				if !cr.empty {
-					contrasts = append(contrasts, float64(cr.contrast))
-				}
+			if cr := &cells[k]; !cr.outside && !cr.empty {
+				contrasts = append(contrasts, float64(cr.contrast))
 			}
 		}
-		rematchLine(g, ts, lg, cells, cls, patch)
 		// A glyph much fainter than its neighbours (glare, wear) is less
 		// certain even if it matches a template well.
 		typical := median(contrasts)
@@ -413,6 +459,9 @@ func readDet(g *gray, d *detection, ts *templateSet, hint mrz.Format) (Result, e
 			if cr.outside || cr.empty {
 				text[li][k] = '?'
 				continue
+			}
+			if li == 0 && k == 0 {
+				res.code0, _, _, _ = top2(cr, cell.Alphabet)
 			}
 			c1, c2, s1, s2 := top2(cr, allowed(cls[k]))
 			if s1 < Unreadable {
@@ -444,6 +493,7 @@ func readDet(g *gray, d *detection, ts *templateSet, hint mrz.Format) (Result, e
 		return Result{}, errUnreadable
 	}
 	res.Corrections = correct(format, text, alt, margin, res.Confidence)
+	res.Corrections = append(res.Corrections, fillNames(format, text, alt, res.Confidence)...)
 	res.Alternatives = alt
 	for _, t := range text {
 		res.Lines = append(res.Lines, string(t))
@@ -519,44 +569,166 @@ func readDet(g *gray, d *detection, ts *templateSet, hint mrz.Format) (Result, e
 	return res, nil
 }
 
+// renumber matches the cells of line lg, and the cell one pitch beyond
+// each end (first freely, then again where the line's glyphs sit, see
+// rematchLine), and decides whether the line's cells are numbered one off: a
+// speck in the margin taken for the first glyph, or a last glyph lost in
+// noise, moves every cell of the line by one pitch, and the line then
+// reads as its own text shifted by one position, which no check digit of
+// a name line can catch. Each numbering (the found one and one pitch
+// either way) is scored by the evidence it explains: the sum over the
+// line's positions of the best correlation among the characters that
+// position allows (an empty cell explains nothing). A real MRZ line has
+// ink in every cell and its field classes (digits, letters, the document
+// code) where its text is, so the right numbering explains one glyph
+// more than either neighbour. Another numbering is taken only when it
+// explains at least half a typical glyph more, and never when a cell
+// involved lies outside the image (a cut line gains as much as it loses
+// by sliding). The cells' match results (the n of the chosen numbering)
+// are left in cells, and the line with the chosen numbering is returned.
+func renumber(g *gray, ts *templateSet, lg *lineGeom, cls string, cells []cellResult, patch []float32) *lineGeom {
+	n := len(lg.centres)
+	ext := extendCells(lg, 1)
+	all := make([]cellResult, n+2)
+	anyOut := false
+	for k := range all {
+		cr := &all[k]
+		if !samplePatch(g, ext, k, patch) {
+			cr.outside = true
+			anyOut = true
+			continue
+		}
+		ts.match(patch, cr)
+	}
+	// The numbering is judged on the best evidence the line gives: every
+	// cell matched again where the line's glyphs say it sits (cells at a
+	// line's end misplaced by a bent page match poorly before that, and
+	// would make a shift look cheap).
+	extCls := cls[:1] + cls + cls[n-1:]
+	rematchLine(g, ts, ext, all, extCls, patch)
+	explained := func(h int) (sum float64, per []float64) {
+		for k := 0; k < n; k++ {
+			cr := &all[k+1+h]
+			if cr.outside || cr.empty {
+				continue
+			}
+			_, _, s1, _ := top2(cr, allowed(cls[k]))
+			v := clamp01(float64(s1))
+			sum += v
+			per = append(per, v)
+		}
+		return sum, per
+	}
+	best := 0
+	if !anyOut {
+		s0, per := explained(0)
+		need := 0.5 * median(per)
+		top := s0
+		for _, h := range []int{-1, 1} {
+			if s, _ := explained(h); s > top && s > s0+need {
+				best, top = h, s
+			}
+		}
+	}
+	copy(cells, all[1+best:1+best+n])
+	if best == 0 {
+		return lg
+	}
+	out := *lg
+	out.centres = ext.centres[1+best : 1+best+n]
+	out.pitch = ext.pitch[1+best : 1+best+n]
+	return &out
+}
+
+// extendCells returns lg with e more cells before its first and after its
+// last, one local pitch apart.
+func extendCells(lg *lineGeom, e int) *lineGeom {
+	n := len(lg.centres)
+	out := *lg
+	out.centres = make([]float64, 0, n+2*e)
+	out.pitch = make([]float64, 0, n+2*e)
+	for j := e; j >= 1; j-- {
+		out.centres = append(out.centres, lg.centres[0]-float64(j)*lg.pitch[0])
+		out.pitch = append(out.pitch, lg.pitch[0])
+	}
+	out.centres = append(out.centres, lg.centres...)
+	out.pitch = append(out.pitch, lg.pitch...)
+	for j := 1; j <= e; j++ {
+		out.centres = append(out.centres, lg.centres[n-1]+float64(j)*lg.pitch[n-1])
+		out.pitch = append(out.pitch, lg.pitch[n-1])
+	}
+	return &out
+}
+
 // rematchLine matches the cells of a line a second time where the line's
 // confidently read glyphs say the glyphs sit: the best template shifts of
-// those glyphs are fitted by a straight line along the line, each cell is
-// resampled at the fitted shift, and its best classes (and the best allowed
+// those glyphs are fitted along the line (shiftFit), cells whose glyph the
+// fit puts beyond where they were searched are searched again there, each
+// cell is resampled at the fitted shift, and its best classes (and the best allowed
 // at its position) are scored again with the position fixed (see
 // rematch).
 func rematchLine(g *gray, ts *templateSet, lg *lineGeom, cells []cellResult, cls string, patch []float32) {
-	type obs struct{ k, dx, dy float64 }
-	var os []obs
-	for k := range cells {
-		cr := &cells[k]
-		if cr.outside || cr.empty {
-			continue
-		}
-		c1, _, s1, s2 := top2(cr, cell.Alphabet)
-		if s1 >= 0.8 && s1-s2 >= 0.05 && c1 != 0 {
-			os = append(os, obs{float64(k), float64(cr.dx), float64(cr.dy)})
-		}
-	}
-	if len(os) < 6 {
-		return
-	}
-	fitShift := func(get func(obs) float64) (a, b float64) {
-		a, b, _ = polyfit(os, false, func(o obs) (float64, float64) { return o.k, get(o) })
-		// Once more without the points more than a pixel off.
-		var in []obs
-		for _, o := range os {
-			if math.Abs(get(o)-(a+b*o.k)) <= 1 {
-				in = append(in, o)
+	// Where the glyphs sit in their cells drifts smoothly along the line
+	// and is not a straight function of the cell number: a bent page or
+	// lens distortion that the band's geometry did not quite remove
+	// leaves a bow, largest at the line's ends, where a straight fit is
+	// furthest off (a '<' read a tenth of a pitch too high or too far
+	// left takes in its neighbour's arms and matches K). So each cell's
+	// shift is a local straight fit through the confident glyphs near it.
+	fit := func() (sx, sy []float64, nobs int) {
+		var px, py [][2]float64
+		for k := range cells {
+			cr := &cells[k]
+			if cr.outside || cr.empty {
+				continue
+			}
+			c1, _, s1, s2 := top2(cr, cell.Alphabet)
+			if s1 >= 0.8 && s1-s2 >= 0.05 && c1 != 0 {
+				kk := float64(k)
+				px = append(px, [2]float64{kk, cr.sx + float64(cr.dx)})
+				py = append(py, [2]float64{kk, cr.sy + float64(cr.dy)})
 			}
 		}
-		if len(in) >= 6 {
-			a, b, _ = polyfit(in, false, func(o obs) (float64, float64) { return o.k, get(o) })
+		if len(px) < 6 {
+			return nil, nil, len(px)
 		}
-		return a, b
+		return shiftFit(px, len(cells)), shiftFit(py, len(cells)), len(px)
 	}
-	ax, bx := fitShift(func(o obs) float64 { return o.dx })
-	ay, by := fitShift(func(o obs) float64 { return o.dy })
+	sx, sy, _ := fit()
+	if sx == nil {
+		return
+	}
+	// A glyph further from its cell's centre than the free search reaches
+	// (cell.Margin template pixels; a strong bow, a steep tilt read
+	// without rectification) was never seen whole: such cells are
+	// searched again around where the fit puts their glyph, and the fit
+	// is repeated with what they show.
+	moved := false
+	for k := range cells {
+		cr := &cells[k]
+		if cr.outside || math.Max(math.Abs(sx[k]-cr.sx), math.Abs(sy[k]-cr.sy)) <= 1 {
+			continue
+		}
+		var again cellResult
+		if !samplePatchAt(g, lg, k, sx[k], sy[k], patch) {
+			continue
+		}
+		ts.match(patch, &again)
+		if again.empty {
+			continue
+		}
+		_, _, s0, _ := top2(cr, cell.Alphabet)
+		if _, _, s1, _ := top2(&again, cell.Alphabet); cr.empty || s1 > s0 {
+			again.sx, again.sy = sx[k], sy[k]
+			*cr = again
+			moved = true
+		}
+	}
+	if moved {
+		if x, y, _ := fit(); x != nil {
+			sx, sy = x, y
+		}
+	}
 	// The glyphs' width and height relative to the font's (another
 	// printer, another OCR-B): the scales at which the confident glyphs
 	// match their own class best. Judging O against 0 or < against K
@@ -590,8 +762,7 @@ func rematchLine(g *gray, ts *templateSet, lg *lineGeom, cells []cellResult, cls
 			score := func(w, h float64) float64 {
 				sum := 0.0
 				for _, c := range cf {
-					kk := float64(c.k)
-					if !samplePatchScaled(g, lg, c.k, ax+bx*kk, ay+by*kk, w, h, patch) {
+					if !samplePatchScaled(g, lg, c.k, sx[c.k], sy[c.k], w, h, patch) {
 						continue
 					}
 					one.score[c.c] = -2
@@ -619,8 +790,7 @@ func rematchLine(g *gray, ts *templateSet, lg *lineGeom, cells []cellResult, cls
 		if cr.outside || cr.empty {
 			continue
 		}
-		kk := float64(k)
-		if !samplePatchScaled(g, lg, k, ax+bx*kk, ay+by*kk, sw, sh, patch) {
+		if !samplePatchScaled(g, lg, k, sx[k], sy[k], sw, sh, patch) {
 			continue
 		}
 		for i := range order {
@@ -644,6 +814,131 @@ func rematchLine(g *gray, ts *templateSet, lg *lineGeom, cells []cellResult, cls
 			}
 		}
 	}
+}
+
+// shiftFit fits the shifts (k, v) of a line's glyphs in their cells and
+// returns the fit at each of n cells: a straight fit along the line
+// (dropping observations more than a template pixel off and fitting
+// again) where it stays within a pixel of the local fit everywhere, the
+// local fit where it does not. The straight fit averages the whole
+// line, so it places cells more precisely (the digit 0 is told from the
+// letter O by about a pixel of height); the local one follows a bow
+// that the straight one would miss by more than that.
+func shiftFit(pts [][2]float64, n int) []float64 {
+	local := localFit(pts, n)
+	xy := func(p [2]float64) (float64, float64) { return p[0], p[1] }
+	a, b, _ := polyfit(pts, false, xy)
+	var in [][2]float64
+	for _, p := range pts {
+		if math.Abs(p[1]-(a+b*p[0])) <= 1 {
+			in = append(in, p)
+		}
+	}
+	if len(in) >= 6 {
+		a, b, _ = polyfit(in, false, xy)
+	}
+	straight := make([]float64, n)
+	for k := range straight {
+		straight[k] = a + b*float64(k)
+		if math.Abs(straight[k]-local[k]) > 1 {
+			return local
+		}
+	}
+	return straight
+}
+
+// localFit smooths observations (k, v) of a quantity that varies
+// smoothly along a line of n cells and returns its value at every cell:
+// a weighted straight-line fit (tricube weights) through the
+// observations near each cell, the neighbourhood reaching at least
+// localCells cells and at least localMin observations either way in
+// all, so that cells at the ends are extrapolated from the trend next
+// to them rather than from the far end of the line. Observations more
+// than a template pixel off their local fit (a glyph matched at the
+// wrong shift) are dropped and the fit repeated.
+func localFit(pts [][2]float64, n int) []float64 {
+	out := make([]float64, n)
+	use := make([]bool, len(pts))
+	for i := range use {
+		use[i] = true
+	}
+	for pass := 0; pass < 2; pass++ {
+		for k := 0; k < n; k++ {
+			out[k] = localAt(pts, use, float64(k))
+		}
+		if pass == 1 {
+			break
+		}
+		kept := 0
+		for i, p := range pts {
+			use[i] = math.Abs(p[1]-localAt(pts, use, p[0])) <= 1
+			if use[i] {
+				kept++
+			}
+		}
+		if kept < localMin {
+			for i := range use {
+				use[i] = true
+			}
+		}
+	}
+	return out
+}
+
+// The neighbourhood of localFit: wide enough to average the integer
+// shifts of several glyphs, narrow enough to follow a bow over a line.
+const (
+	localCells = 6
+	localMin   = 8
+)
+
+// localAt is the weighted straight-line fit of the points in use at k.
+func localAt(pts [][2]float64, use []bool, k float64) float64 {
+	var d []float64
+	for i, p := range pts {
+		if use[i] {
+			d = append(d, math.Abs(p[0]-k))
+		}
+	}
+	if len(d) == 0 {
+		return 0
+	}
+	sort.Float64s(d)
+	h := float64(localCells)
+	if len(d) > localMin {
+		h = math.Max(h, d[localMin-1])
+	} else {
+		h = math.Max(h, d[len(d)-1])
+	}
+	h++
+	var sw, st, sv, stt, stv float64
+	for i, p := range pts {
+		if !use[i] {
+			continue
+		}
+		u := math.Abs(p[0]-k) / h
+		if u >= 1 {
+			continue
+		}
+		w := 1 - u*u*u
+		w = w * w * w
+		t := p[0] - k
+		sw += w
+		st += w * t
+		sv += w * p[1]
+		stt += w * t * t
+		stv += w * t * p[1]
+	}
+	if sw == 0 {
+		return 0
+	}
+	den := sw*stt - st*st
+	if den <= 1e-9*sw*sw {
+		return sv / sw
+	}
+	// The value of the fit at t = 0, i.e. at k.
+	b := (sw*stv - st*sv) / den
+	return (sv - b*st) / sw
 }
 
 // chooseFormat picks the layout from the number of lines found and the
@@ -879,6 +1174,55 @@ func confidence(s1, s2 float32) float64 {
 }
 
 func clamp01(v float64) float64 { return math.Max(0, math.Min(1, v)) }
+
+// nameSpans is where the name field (primary and secondary identifiers)
+// of each format lies: line, start, end.
+var nameSpans = map[mrz.Format]span{
+	mrz.TD1: {2, 0, 30},
+	mrz.TD2: {0, 5, 36},
+	mrz.TD3: {0, 5, 44},
+}
+
+// fillNames enforces the one rule of the name field that a reading can
+// break without any check digit noticing: ICAO 9303 separates name
+// components by one filler and the primary from the secondary identifier
+// by two, so three fillers in a row can only be the trailing filler, and
+// everything after them is '<'. Names have no check digit, and the
+// characters misread there are mostly fillers at a line's end (a '<'
+// whose cell takes in its neighbour's arms reads as K or X), which would
+// otherwise give a valid reading of a wrong name. A character after the
+// trailing filler has begun becomes '<' when that is its runner-up (and
+// is reported as a correction, at most half confident) and unreadable
+// ('?', so the reading is not valid) when it is not: a letter there is
+// either a misread filler or evidence that the run of fillers was itself
+// misread.
+func fillNames(format mrz.Format, text, alt [][]byte, conf [][]float64) []Correction {
+	sp, ok := nameSpans[format]
+	if !ok || sp.line >= len(text) {
+		return nil
+	}
+	t := text[sp.line]
+	from := strings.Index(string(t[sp.start:sp.end]), "<<<")
+	if from < 0 {
+		return nil
+	}
+	var out []Correction
+	for k := sp.start + from + 3; k < sp.end; k++ {
+		if t[k] == '<' || t[k] == '?' {
+			continue
+		}
+		if alt[sp.line][k] == '<' {
+			out = append(out, Correction{Line: sp.line, Pos: k, From: t[k], To: '<', Field: FieldNames})
+			alt[sp.line][k] = t[k]
+			t[k] = '<'
+			conf[sp.line][k] = math.Min(conf[sp.line][k], 0.5)
+			continue
+		}
+		t[k] = '?'
+		conf[sp.line][k] = 0
+	}
+	return out
+}
 
 // correct applies check-digit corrections: when a field's check digit fails
 // and exactly one of its ambiguous characters (small margin over the

@@ -337,7 +337,7 @@ func readRectified(g *gray, d *detection, ts *templateSet, hint mrz.Format) (Res
 	}
 	rd := detectR(rect, 2*rectPitch)
 	rd.maxH = 3 * rectPitch
-	res, err := readDet(rect, rd, ts, hint)
+	res, err := readZone(rect, rd, ts, hint)
 	if err != nil {
 		return Result{}, err
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"sync"
 	"time"
 
 	"github.com/verifyd/verifyd"
@@ -11,9 +12,14 @@ import (
 
 // LoginConfig describes one kind of sign-in (operators, age accounts).
 type LoginConfig struct {
-	// UserLimit and ClientLimit are how many attempts an account and a
-	// client address get per Window (defaults 5, 20 and 15 min).
-	UserLimit, ClientLimit int
+	// UserLimit is how many attempts one client address gets on one
+	// account, ClientLimit how many one address gets on all accounts, and
+	// AccountLimit how many an account gets from addresses that never
+	// signed in to it, all per Window (defaults 5, 20, 10 × UserLimit and
+	// 15 min). Failures from a stranger's address therefore never lock
+	// the owner out of their own devices: an address the account signed
+	// in from before is held to UserLimit alone.
+	UserLimit, ClientLimit, AccountLimit int
 	Window                 time.Duration
 	Now                    func() time.Time
 	// BadLogin is the one answer to an unknown account, a wrong password
@@ -26,10 +32,17 @@ type LoginConfig struct {
 // Logins checks passwords at sign-in, with attempts limited per account
 // and per client address.
 type Logins struct {
-	cfg     LoginConfig
-	users   *Limiter
-	clients *Limiter
+	cfg      LoginConfig
+	users    *Limiter // account and address
+	clients  *Limiter // address
+	accounts *Limiter // account, from unknown addresses
+
+	mu    sync.Mutex
+	known map[string]time.Time // account|address that signed in → when
 }
+
+// maxKnown bounds the remembered good sign-ins; the oldest are forgotten.
+const maxKnown = 100_000
 
 // NewLogins returns the sign-in checks of cfg.
 func NewLogins(cfg LoginConfig) *Logins {
@@ -42,9 +55,17 @@ func NewLogins(cfg LoginConfig) *Logins {
 	if cfg.Window == 0 {
 		cfg.Window = 15 * time.Minute
 	}
+	if cfg.AccountLimit == 0 {
+		cfg.AccountLimit = 10 * cfg.UserLimit
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
 	return &Logins{cfg: cfg,
-		users:   NewLimiter(cfg.UserLimit, cfg.Window, cfg.Now),
-		clients: NewLimiter(cfg.ClientLimit, cfg.Window, cfg.Now)}
+		users:    NewLimiter(cfg.UserLimit, cfg.Window, cfg.Now),
+		clients:  NewLimiter(cfg.ClientLimit, cfg.Window, cfg.Now),
+		accounts: NewLimiter(cfg.AccountLimit, cfg.Window, cfg.Now),
+		known:    map[string]time.Time{}}
 }
 
 // Credential is what a sign-in needs to know of an account.
@@ -95,16 +116,25 @@ func (l *Logins) TakeClient(client netip.Addr) error {
 // wrong password, and passwords are compared in constant time.
 func (l *Logins) LogIn(userKey string, client netip.Addr, password string, lookup func() (Credential, error)) error {
 	ipKey := clientKey(client)
-	okUser, waitUser := l.users.Take(userKey)
+	pairKey := userKey + "|" + ipKey
+	known := l.isKnown(pairKey)
+	okUser, waitUser := l.users.Take(pairKey)
 	okIP, waitIP := l.clients.Take(ipKey)
-	if !okUser || !okIP {
+	okAcct, waitAcct := true, time.Duration(0)
+	if !known {
+		okAcct, waitAcct = l.accounts.Take(userKey)
+	}
+	if !okUser || !okIP || !okAcct {
 		if okUser {
-			l.users.Forgive(userKey)
+			l.users.Forgive(pairKey)
 		}
 		if okIP {
 			l.clients.Forgive(ipKey)
 		}
-		return l.cfg.Limited(max(waitUser, waitIP))
+		if okAcct && !known {
+			l.accounts.Forgive(userKey)
+		}
+		return l.cfg.Limited(max(waitUser, waitIP, waitAcct))
 	}
 	c, err := lookup()
 	if errors.Is(err, verifyd.ErrNotFound) {
@@ -121,7 +151,35 @@ func (l *Logins) LogIn(userKey string, client netip.Addr, password string, looku
 	if err != nil {
 		return fmt.Errorf("%s: %w", c.Name, err)
 	}
-	l.users.Reset(userKey)
+	l.users.Reset(pairKey)
 	l.clients.Forgive(ipKey)
+	if !known {
+		l.accounts.Forgive(userKey)
+	}
+	l.remember(pairKey)
 	return nil
+}
+
+// isKnown reports whether the account signed in from the address within
+// the last 90 days.
+func (l *Logins) isKnown(pairKey string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	at, ok := l.known[pairKey]
+	return ok && l.cfg.Now().Sub(at) < 90*24*time.Hour
+}
+
+func (l *Logins) remember(pairKey string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.known) >= maxKnown {
+		oldestKey, oldest := "", time.Time{}
+		for k, at := range l.known {
+			if oldestKey == "" || at.Before(oldest) {
+				oldestKey, oldest = k, at
+			}
+		}
+		delete(l.known, oldestKey)
+	}
+	l.known[pairKey] = l.cfg.Now()
 }

@@ -3,6 +3,7 @@ package webauth_test
 import (
 	"crypto/rand"
 	"errors"
+	"fmt"
 	"net/netip"
 	"strings"
 	"testing"
@@ -65,10 +66,14 @@ func TestLogIn(t *testing.T) {
 			t.Fatalf("wrong password: %v", err)
 		}
 	}
-	if err := logIn("ada", password, "192.0.2.2"); !limited(err) {
-		t.Fatalf("ada over her limit: %v", err)
+	if err := logIn("ada", password, "192.0.2.1"); !limited(err) {
+		t.Fatalf("ada over her limit from that address: %v", err)
 	}
-	// The client 192.0.2.1 has 2 failures; one more reaches its limit.
+	// A stranger's failures do not lock the owner out elsewhere.
+	if err := logIn("ada", password, "192.0.2.2"); err != nil {
+		t.Fatalf("ada from another address: %v", err)
+	}
+	// The client 192.0.2.1 has 3 attempts that count; one more reaches its limit.
 	if err := logIn("nobody", password, "192.0.2.1"); err != badLogin {
 		t.Fatalf("unknown user: %v", err)
 	}
@@ -93,5 +98,40 @@ func TestLogIn(t *testing.T) {
 	c.add(time.Hour + time.Second)
 	if err := logIn("ada", password, "192.0.2.1"); err != nil {
 		t.Fatalf("after the window: %v", err)
+	}
+}
+
+// TestLogInAccountLimit: guessing one account from many addresses meets
+// the account's own limit, but the owner's known address still signs in.
+func TestLogInAccountLimit(t *testing.T) {
+	t.Parallel()
+	const password = "correct horse battery staple"
+	hash, err := webauth.HashPasswordWith(password, cheap, rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	badLogin := errors.New("bad login")
+	c := newClock()
+	l := webauth.NewLogins(webauth.LoginConfig{UserLimit: 2, ClientLimit: 10, AccountLimit: 3, Window: time.Hour, Now: c.now,
+		BadLogin: badLogin, Limited: func(wait time.Duration) error { return &limitedError{wait} }})
+	logIn := func(pw, addr string) error {
+		return l.LogIn("user:ada", netip.MustParseAddr(addr), pw, func() (webauth.Credential, error) {
+			return webauth.Credential{PasswordHash: hash, Name: "ada"}, nil
+		})
+	}
+	if err := logIn(password, "192.0.2.9"); err != nil { // the owner's device
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		if err := logIn("guess", fmt.Sprintf("198.51.100.%d", i+1)); err != badLogin {
+			t.Fatalf("guess %d: %v", i+1, err)
+		}
+	}
+	var le *limitedError
+	if err := logIn(password, "198.51.100.50"); !errors.As(err, &le) {
+		t.Fatalf("a new address after the account's limit: %v", err)
+	}
+	if err := logIn(password, "192.0.2.9"); err != nil {
+		t.Fatalf("the owner's known address: %v", err)
 	}
 }

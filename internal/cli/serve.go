@@ -6,9 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"net/netip"
+	"runtime/debug"
+	"strconv"
 	"strings"
 	"time"
 
@@ -58,6 +61,8 @@ func (e *env) serve(ctx context.Context, args []string) error {
 		"comma-separated addresses or CIDRs of reverse proxies whose X-Forwarded-For / Forwarded headers give the client's address (env VERIFYD_TRUSTED_PROXIES)")
 	tlsCert := fs.String("tls-cert", e.getenv("VERIFYD_TLS_CERT"), "serve HTTPS with this PEM certificate (chain) file; needs --tls-key (env VERIFYD_TLS_CERT)")
 	tlsKey := fs.String("tls-key", e.getenv("VERIFYD_TLS_KEY"), "the PEM private key of --tls-cert (env VERIFYD_TLS_KEY)")
+	memoryLimit := fs.String("memory-limit", e.envOr("VERIFYD_MEMORY_LIMIT", "1GiB"),
+		"soft limit of the Go heap (e.g. 1GiB, 512MiB; 0 for none): the collector works harder near it instead of growing the heap to twice what is live; GOMEMLIMIT, when set, wins (env VERIFYD_MEMORY_LIMIT)")
 	logFormat := fs.String("log-format", e.envOr("VERIFYD_LOG_FORMAT", ""), "json or text (default json, text with --dev) (env VERIFYD_LOG_FORMAT)")
 	bases := map[string]*string{}
 	for _, m := range mountFlags {
@@ -80,6 +85,14 @@ func (e *env) serve(ctx context.Context, args []string) error {
 	logger := e.serverLogger(*logFormat, *dev)
 	if err := th.Validate(); err != nil {
 		return err
+	}
+	limit, err := parseBytes(*memoryLimit)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "verifyd serve: --memory-limit: %v\n", err)
+		return ErrUsage
+	}
+	if limit > 0 && e.getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(limit)
 	}
 	proxies, err := parsePrefixes(*trustedProxies)
 	if err != nil {
@@ -280,4 +293,25 @@ func parsePrefixes(list string) ([]netip.Prefix, error) {
 		out = append(out, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
 	}
 	return out, nil
+}
+
+// parseBytes reads a size such as "1GiB", "512MiB", "300MB" or "0".
+func parseBytes(v string) (int64, error) {
+	v = strings.TrimSpace(v)
+	units := []struct {
+		suffix string
+		n      int64
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}, {"GB", 1e9}, {"MB", 1e6}, {"KB", 1e3}, {"B", 1}}
+	mul := int64(1)
+	for _, u := range units {
+		if strings.HasSuffix(v, u.suffix) {
+			v, mul = strings.TrimSpace(strings.TrimSuffix(v, u.suffix)), u.n
+			break
+		}
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 || n > math.MaxInt64/mul {
+		return 0, fmt.Errorf("%q is not a size such as 1GiB or 512MiB", v)
+	}
+	return n * mul, nil
 }

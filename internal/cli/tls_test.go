@@ -103,3 +103,16 @@ func TestServeTLS(t *testing.T) {
 		t.Fatalf("--tls-cert alone: %v", err)
 	}
 }
+
+func TestParseBytes(t *testing.T) {
+	for in, want := range map[string]int64{"1GiB": 1 << 30, "512MiB": 512 << 20, "300MB": 300e6, "0": 0, "4096": 4096, " 2 GiB ": 2 << 30} {
+		if got, err := cli.ParseBytes(in); err != nil || got != want {
+			t.Errorf("%q: %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "lots", "-1MiB", "9999999999GiB", "1.5GiB"} {
+		if _, err := cli.ParseBytes(in); err == nil {
+			t.Errorf("%q accepted", in)
+		}
+	}
+}

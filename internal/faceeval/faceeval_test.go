@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/verifyd/verifyd/engine"
+	"github.com/verifyd/verifyd/liveness"
 	"github.com/verifyd/verifyd/internal/app"
 	"github.com/verifyd/verifyd/internal/docgen"
 	"github.com/verifyd/verifyd/internal/faceeval"
@@ -62,6 +63,7 @@ func TestThresholdsOnDifferentPhotos(t *testing.T) {
 	m := facetest.Models(t)
 	th := engine.DefaultFaceThresholds
 	items, noFace, docsOK, elapsed := collect(t, m)
+	t.Run("SamePhotoBounds", func(t *testing.T) { testSamePhotoBounds(t, items, th) })
 
 	type pair struct {
 		a, b string
@@ -332,4 +334,68 @@ func pairSet(a, b item) (set string, clmOnly bool) {
 	default:
 		return genSame, false
 	}
+}
+
+// testSamePhotoBounds measures the face check's same-photo rule
+// (engine.FaceThresholds.SamePhoto*): a composed document against the very
+// photograph its portrait was cut from is the document's own portrait
+// presented as a selfie; against another photograph of the person it is
+// a genuine pair, and so are two frames of one video ≥ 10 s apart. No
+// genuine pair may fall in the failing bounds. The table of
+// docs/accuracy.md ("The document's own portrait as the selfie") is
+// logged.
+func testSamePhotoBounds(t *testing.T, items []item, th engine.FaceThresholds) {
+	type counts struct{ n, fail, review int }
+	var copies, genuine, video counts
+	band := func(c *counts, a, b item) {
+		c.n++
+		if len(a.face.Landmarks) != 68 || len(b.face.Landmarks) != 68 {
+			return
+		}
+		shape, _ := liveness.Deformation(points(a.face.Landmarks), points(b.face.Landmarks))
+		d := engine.Distance(a.face.Descriptor, b.face.Descriptor)
+		switch {
+		case shape < th.SamePhotoShape && d < th.SamePhotoDistance:
+			c.fail++
+		case shape < th.SamePhotoShapeReview && d < th.SamePhotoDistanceReview:
+			c.review++
+		}
+	}
+	for _, a := range items {
+		for _, b := range items {
+			if a.photo.Person != b.photo.Person || a.photo.Name == b.photo.Name {
+				continue
+			}
+			switch {
+			case a.doc && !b.doc && a.photo.Name == b.photo.Name+" (document)":
+				band(&copies, a, b)
+			case a.doc && !b.doc && a.photo.Session != b.photo.Session:
+				band(&genuine, a, b)
+			case !a.doc && !b.doc && a.photo.Session == b.photo.Session && strings.HasSuffix(a.photo.Session, "video") &&
+				a.photo.Name < b.photo.Name && math.Abs(a.photo.Seconds-b.photo.Seconds) >= 10:
+				band(&video, a, b)
+			}
+		}
+	}
+	t.Logf("\n| pairs | n | potential_fraud | review | through |\n|---|---:|---:|---:|---:|\n"+
+		"| the document against the photo its portrait was cut from | %d | %d | %d | %d |\n"+
+		"| genuine: the document against another photograph | %d | %d | %d | %d |\n"+
+		"| genuine: two frames of one video ≥ 10 s apart | %d | %d | %d | %d |",
+		copies.n, copies.fail, copies.review, copies.n-copies.fail-copies.review,
+		genuine.n, genuine.fail, genuine.review, genuine.n-genuine.fail-genuine.review,
+		video.n, video.fail, video.review, video.n-video.fail-video.review)
+	if genuine.fail+video.fail > 0 {
+		t.Errorf("%d genuine pairs would fail as the document's own portrait", genuine.fail+video.fail)
+	}
+	if copies.n > 0 && copies.fail+copies.review == 0 {
+		t.Errorf("none of %d documents against their own photograph was caught", copies.n)
+	}
+}
+
+func points(pts []engine.Point) []liveness.Point {
+	out := make([]liveness.Point, len(pts))
+	for i, p := range pts {
+		out[i] = liveness.Point(p)
+	}
+	return out
 }

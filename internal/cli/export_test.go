@@ -1,0 +1,4 @@
+package cli
+
+// ParseBytes exposes parseBytes to the tests.
+var ParseBytes = parseBytes
