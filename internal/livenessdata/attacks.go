@@ -86,13 +86,37 @@ func (s *Set) attack(sp Species, steps []liveness.Step, rng *rand.Rand, tm clock
 	case Portrait:
 		return s.flat(sp, person, steps, rng, tm)
 	case Replay:
-		return s.replay(person, steps, rng, tm)
+		return s.replay(performer(person, len(steps), rng), steps, rng, tm)
 	case Frozen:
 		return s.frozen(person, steps, rng, tm)
 	case Reuse:
-		return s.reuse(person, steps, rng, tm)
+		return s.reuse(performer(person, len(steps), rng), steps, rng, tm)
 	}
 	return Sequence{}, fmt.Errorf("livenessdata: unknown species %q", sp)
+}
+
+// performer is person when their videos can perform some challenge of n
+// steps (a recording of one is what a replay or a reused attempt needs),
+// else another person who can: franck never turns right or looks up, so
+// he performs no three-step challenge once blinks are not drawn.
+func performer(person string, n int, rng *rand.Rand) string {
+	can := func(p string) bool {
+		for range 200 {
+			if CanPerform(p, liveness.Draw(rng.IntN, n)) {
+				return true
+			}
+		}
+		return false
+	}
+	if can(person) {
+		return person
+	}
+	for _, p := range Persons() {
+		if can(p) {
+			return p
+		}
+	}
+	return person
 }
 
 // otherChallenge draws a challenge of n steps that person performs and
@@ -353,7 +377,7 @@ func (s *Set) flat(sp Species, person string, steps []liveness.Step, rng *rand.R
 			// Tilting the display moves the reflection across it.
 			return screenShown(pic, displayW, sub, grid, bezel, tone, gx+1.2*p.yaw, gy-1.2*p.pitch, gr)
 		}
-		if rng.IntN(2) == 0 {
+		if rng.IntN(2) == 0 || performer(person, len(steps), rng) != person {
 			img, _, err := s.neutralStill(person, rng)
 			if err != nil {
 				return Sequence{}, err
