@@ -20,10 +20,14 @@ import (
 // the printed birth date, or who writes a valid MRZ for an adult under a
 // minor's printed data, is caught here, not by the check digits.
 //
-// A printed field that contradicts the MRZ fails with potential_fraud; a
-// difference that one misread character explains, a low-confidence
-// reading, or a field that could not be read sends the verification to a
-// person (never to approval). Only when every field is found as the MRZ
+// A printed date or number that contradicts the MRZ fails with
+// potential_fraud. A surname that contradicts it goes to a person: the
+// MRZ's name field carries no check digit, so a reading of it can be
+// wrong and still verify (a genuine card's DUBOIS was read OMBCTB from a
+// tilted photo, docs/accuracy.md), and a fraud verdict must not rest on
+// it. A difference that one misread character explains, a
+// low-confidence reading, or a field that could not be read also sends
+// the verification to a person (never to approval). Only when every field is found as the MRZ
 // says does the check pass.
 type VisualZoneCheck struct {
 	// OCR reads the printed text; nil sends every verification to review.
@@ -49,13 +53,12 @@ func (c VisualZoneCheck) Run(ctx context.Context, in *Input) Result {
 		return Errored(err, nil)
 	}
 	cmp := viz.Compare(z, fields)
-	if loc.Doubtful {
-		// The MRZ's names and number may be the misread side: a difference
-		// there is only uncertain (dates carry their own check digits).
-		for i, f := range cmp {
-			if f.Status == viz.Mismatch && (f.Name == "surname" || f.Name == "document_number") {
-				cmp[i].Status = viz.Uncertain
-			}
+	for i, f := range cmp {
+		// The MRZ's name is never protected by a check digit; its number
+		// is, except in a reading already doubtful: a difference there is
+		// only uncertain (dates carry their own check digits).
+		if f.Status == viz.Mismatch && (f.Name == "surname" || (loc.Doubtful && f.Name == "document_number")) {
+			cmp[i].Status = viz.Uncertain
 		}
 	}
 	ev := map[string]any{"printed": cmp, "text": zoneText(z), "mrz_doubtful": loc.Doubtful}

@@ -86,7 +86,11 @@ func TestVisualZoneCheck(t *testing.T) {
 		{"one digit off: review, not fraud", page("17 MAY 1991", "01 JAN 2030", "123456789", "DOE"), nil, engine.Review, ""},
 		{"nothing legible: review", printed{"PASSPORT"}, nil, engine.Review, ""},
 		{"another surname, doubtful MRZ: review", page("17 MAY 1990", "01 JAN 2030", "123456789", "WINTERBOTTOM"), nil, engine.Review, ""},
-		{"another surname, confident MRZ: fraud", page("17 MAY 1990", "01 JAN 2030", "123456789", "WINTERBOTTOM"), nil, engine.Fail, verifyd.ReasonPotentialFraud},
+		// The MRZ's name has no check digit: even a confident reading of it
+		// does not make a fraud verdict alone.
+		{"another surname, confident MRZ: review", page("17 MAY 1990", "01 JAN 2030", "123456789", "WINTERBOTTOM"), nil, engine.Review, ""},
+		{"another number, confident MRZ: fraud", page("17 MAY 1990", "01 JAN 2030", "987654321", "DOE"), nil, engine.Fail, verifyd.ReasonPotentialFraud},
+		{"another number, doubtful MRZ: review", page("17 MAY 1990", "01 JAN 2030", "987654321", "DOE"), nil, engine.Review, ""},
 		{"corrected MRZ says expired, printed expiry confirms", page("17 MAY 1990", "01 JAN 2030", "123456789", "DOE"),
 			&engine.Result{Outcome: engine.Fail, Reason: verifyd.ReasonExpiredID, Detail: "expired", Evidence: map[string]any{}}, engine.Fail, verifyd.ReasonExpiredID},
 		{"corrected MRZ says expired, printed expiry unread", page("17 MAY 1990", "0? J#N 20?0", "123456789", "DOE"),
