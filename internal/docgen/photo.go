@@ -289,6 +289,12 @@ func (h hom) apply(p Point) Point {
 	return Point{(h[0]*p.X + h[1]*p.Y + h[2]) / w, (h[3]*p.X + h[4]*p.Y + h[5]) / w}
 }
 
+// Homography returns the homography (row-major 3×3, last entry 1) that
+// maps the four points from onto the four points to (no three
+// collinear), solving the 8×8 linear system by Gauss–Jordan elimination
+// with partial pivoting. The generators of test data share it.
+func Homography(from, to [4]Point) [9]float64 { return homography(from, to) }
+
 // homography maps the four points from onto the four points to.
 func homography(from, to [4]Point) hom {
 	var a [8][9]float64

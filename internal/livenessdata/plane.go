@@ -6,6 +6,8 @@ import (
 	"image/draw"
 	"math"
 	"math/rand/v2"
+
+	"github.com/verifyd/verifyd/internal/docgen"
 )
 
 // This file moves a flat picture (a print, a phone, an ID card) in front
@@ -34,38 +36,14 @@ func (h mat3) inverse() mat3 {
 }
 
 // homography returns the homography taking src[i] to dst[i] (four
-// points, no three collinear), solving the 8×8 linear system.
+// points, no three collinear): docgen's solver.
 func homography(src, dst [4][2]float64) mat3 {
-	var a [8][9]float64
-	for i := 0; i < 4; i++ {
-		x, y, u, v := src[i][0], src[i][1], dst[i][0], dst[i][1]
-		a[2*i] = [9]float64{x, y, 1, 0, 0, 0, -u * x, -u * y, u}
-		a[2*i+1] = [9]float64{0, 0, 0, x, y, 1, -v * x, -v * y, v}
+	var from, to [4]docgen.Point
+	for i := range 4 {
+		from[i] = docgen.Point{X: src[i][0], Y: src[i][1]}
+		to[i] = docgen.Point{X: dst[i][0], Y: dst[i][1]}
 	}
-	for c := 0; c < 8; c++ {
-		p := c
-		for r := c + 1; r < 8; r++ {
-			if math.Abs(a[r][c]) > math.Abs(a[p][c]) {
-				p = r
-			}
-		}
-		a[c], a[p] = a[p], a[c]
-		for r := 0; r < 8; r++ {
-			if r == c || a[c][c] == 0 {
-				continue
-			}
-			m := a[r][c] / a[c][c]
-			for k := c; k < 9; k++ {
-				a[r][k] -= m * a[c][k]
-			}
-		}
-	}
-	var h mat3
-	for i := 0; i < 8; i++ {
-		h[i] = a[i][8] / a[i][i]
-	}
-	h[8] = 1
-	return h
+	return mat3(docgen.Homography(from, to))
 }
 
 // pose is where the hand holds the flat medium. Angles are in radians:
