@@ -20,8 +20,8 @@ type LoginConfig struct {
 	// the owner out of their own devices: an address the account signed
 	// in from before is held to UserLimit alone.
 	UserLimit, ClientLimit, AccountLimit int
-	Window                 time.Duration
-	Now                    func() time.Time
+	Window                               time.Duration
+	Now                                  func() time.Time
 	// BadLogin is the one answer to an unknown account, a wrong password
 	// and a disabled account, so the answer does not tell which.
 	BadLogin error

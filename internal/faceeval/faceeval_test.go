@@ -14,12 +14,12 @@ import (
 	"time"
 
 	"github.com/verifyd/verifyd/engine"
-	"github.com/verifyd/verifyd/liveness"
 	"github.com/verifyd/verifyd/internal/app"
 	"github.com/verifyd/verifyd/internal/docgen"
 	"github.com/verifyd/verifyd/internal/faceeval"
 	"github.com/verifyd/verifyd/internal/facetest"
 	"github.com/verifyd/verifyd/internal/testdb"
+	"github.com/verifyd/verifyd/liveness"
 	"github.com/verifyd/verifyd/mrz"
 )
 
