@@ -142,6 +142,25 @@ type clientBuckets struct {
 	mu        sync.Mutex
 	buckets   map[string]*rate.Limiter
 	lastSweep time.Time
+	// logged is when a client's refusal was last logged.
+	logged map[string]time.Time
+}
+
+// firstRefusal reports whether a refusal of client should be logged: the
+// first in a minute.
+func (c *clientBuckets) firstRefusal(client netip.Addr) bool {
+	key := webauth.ClientKey(client)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	now := c.now()
+	if at, ok := c.logged[key]; ok && now.Sub(at) < time.Minute {
+		return false
+	}
+	if len(c.logged) >= maxBuckets {
+		clear(c.logged)
+	}
+	c.logged[key] = now
+	return true
 }
 
 // maxBuckets bounds the memory of one class: beyond it, full (idle)
@@ -152,7 +171,7 @@ func newClientBuckets(limit rate.Limit, burst int, now func() time.Time) *client
 	if now == nil {
 		now = time.Now
 	}
-	return &clientBuckets{limit: limit, burst: burst, now: now, buckets: map[string]*rate.Limiter{}}
+	return &clientBuckets{limit: limit, burst: burst, now: now, buckets: map[string]*rate.Limiter{}, logged: map[string]time.Time{}}
 }
 
 // allow takes one token of the client's bucket, or says how long to wait.

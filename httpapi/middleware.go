@@ -30,6 +30,10 @@ type reqInfo struct {
 	apiKey string
 	// client is the client's address (Server.clientOf).
 	client netip.Addr
+	// quiet leaves the request out of the logs (a rate-limited flood:
+	// one line per refused request would make the flood cost CPU and
+	// disk; the limiter logs one line per client and minute instead).
+	quiet bool
 }
 
 type infoKey struct{}
@@ -111,6 +115,9 @@ func (s *Server) observe(w http.ResponseWriter, r *http.Request, next http.Handl
 		path := r.URL.Path
 		if strings.Contains(info.route, "{token}") || strings.HasPrefix(info.route, "/flow/{id}") {
 			path = info.route
+		}
+		if info.quiet {
+			return
 		}
 		s.logger(r).LogAttrs(r.Context(), slog.LevelInfo, "request",
 			slog.String("method", r.Method), slog.String("path", path),

@@ -3,8 +3,10 @@ package httpapi_test
 import (
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/netip"
+	"strings"
 	"testing"
 
 	"github.com/verifyd/verifyd"
@@ -17,7 +19,8 @@ import (
 // served, and so is the integrator's API.
 func TestAnonymousFloodIsLimited(t *testing.T) {
 	t.Parallel()
-	ts := testserver.Start(t, "sqlite", testserver.Options{Dev: true,
+	var logs testserver.Buffer
+	ts := testserver.Start(t, "sqlite", testserver.Options{Dev: true, Logger: slog.New(slog.NewJSONHandler(&logs, nil)),
 		TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}})
 	authorize := ts.BaseURL(verifyd.InterfaceAge, prd) + "/oauth/authorize?client_id=nobody&response_type=code&redirect_uri=https://x.example/cb"
 	get := func(forwardedFor string) *http.Response {
@@ -31,11 +34,19 @@ func TestAnonymousFloodIsLimited(t *testing.T) {
 	}
 	var limited *http.Response
 	for i := range 200 {
+		if limited != nil {
+			break
+		}
 		res := get("198.51.100.1")
 		if res.StatusCode == http.StatusTooManyRequests {
 			limited = res
 			t.Logf("limited after %d requests", i)
-			break
+			// A few more refusals: they must not be logged one by one.
+			for range 5 {
+				r := get("198.51.100.1")
+				r.Body.Close()
+			}
+			continue
 		}
 		res.Body.Close()
 	}
@@ -56,6 +67,12 @@ func TestAnonymousFloodIsLimited(t *testing.T) {
 		t.Fatal("another client behind the proxy was limited too")
 	} else {
 		res.Body.Close()
+	}
+	if n := strings.Count(logs.String(), `"status":429`); n != 0 {
+		t.Errorf("%d refused requests were logged one by one", n)
+	}
+	if n := strings.Count(logs.String(), "client rate-limited"); n != 1 {
+		t.Errorf("the limited client was logged %d times, want once", n)
 	}
 	c := newClient(t, ts, idp, prd)
 	if res := c.send("POST", "/api/v1/identity-verification", createBody(newCustomerID(), "https://h.example.com/", "")); res.status != 201 {

@@ -202,6 +202,10 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request) {
 	}
 	if c := s.limits.class(rest); c != nil {
 		if ok, wait := c.allow(clientAddr(r)); !ok {
+			info.quiet = true
+			if c.firstRefusal(clientAddr(r)) {
+				s.logger(r).WarnContext(r.Context(), "client rate-limited", "client", clientAddr(r).String(), "path", rest)
+			}
 			w.Header().Set("Retry-After", retryAfter(wait))
 			s.writeError(w, r, errTooManyRequests)
 			return
