@@ -21,6 +21,7 @@ package tfjs
 
 import (
 	"fmt"
+	"math"
 	"runtime"
 )
 
@@ -89,4 +90,34 @@ func threads() int {
 		return Threads
 	}
 	return runtime.GOMAXPROCS(0)
+}
+
+// WarpSimilarity returns a size×size crop of img (an [H, W, C] tensor):
+// output pixel (x, y) samples img bilinearly at
+// (a·x − b·y + tx, b·x + a·y + ty), pixel centres at whole coordinates,
+// zero outside img. The face pipelines cut aligned face chips with it.
+func WarpSimilarity(img *Tensor, a, b, tx, ty float64, size int) *Tensor {
+	h, w, c := img.HWC()
+	out := New(size, size, c)
+	at := func(x, y, ch int) float64 {
+		if x < 0 || y < 0 || x >= w || y >= h {
+			return 0
+		}
+		return float64(img.Data[(y*w+x)*c+ch])
+	}
+	for oy := 0; oy < size; oy++ {
+		for ox := 0; ox < size; ox++ {
+			px := a*float64(ox) - b*float64(oy) + tx
+			py := b*float64(ox) + a*float64(oy) + ty
+			x0, y0 := math.Floor(px), math.Floor(py)
+			fx, fy := px-x0, py-y0
+			ix, iy := int(x0), int(y0)
+			for ch := 0; ch < c; ch++ {
+				v := (1-fy)*((1-fx)*at(ix, iy, ch)+fx*at(ix+1, iy, ch)) +
+					fy*((1-fx)*at(ix, iy+1, ch)+fx*at(ix+1, iy+1, ch))
+				out.Data[(oy*size+ox)*c+ch] = float32(v)
+			}
+		}
+	}
+	return out
 }

@@ -132,28 +132,7 @@ func faceChip(img *tfjs.Tensor, m similarity, size int) *tfjs.Tensor {
 // warp samples img at m(x, y) for each pixel (x, y) of a size×size
 // output, bilinearly (pixel centres at whole coordinates), black outside.
 func warp(img *tfjs.Tensor, m similarity, size int) *tfjs.Tensor {
-	h, w, c := img.HWC()
-	out := tfjs.New(size, size, c)
-	at := func(x, y, ch int) float64 {
-		if x < 0 || y < 0 || x >= w || y >= h {
-			return 0
-		}
-		return float64(img.Data[(y*w+x)*c+ch])
-	}
-	for oy := 0; oy < size; oy++ {
-		for ox := 0; ox < size; ox++ {
-			px, py := m.apply(float64(ox), float64(oy))
-			x0, y0 := math.Floor(px), math.Floor(py)
-			fx, fy := px-x0, py-y0
-			ix, iy := int(x0), int(y0)
-			for ch := 0; ch < c; ch++ {
-				v := (1-fy)*((1-fx)*at(ix, iy, ch)+fx*at(ix+1, iy, ch)) +
-					fy*((1-fx)*at(ix, iy+1, ch)+fx*at(ix+1, iy+1, ch))
-				out.Data[(oy*size+ox)*c+ch] = float32(v)
-			}
-		}
-	}
-	return out
+	return tfjs.WarpSimilarity(img, m.a, m.b, m.tx, m.ty, size)
 }
 
 // halveTensor returns t at half its size, each value the mean of a 2×2

@@ -1,7 +1,6 @@
 package faceeval
 
 import (
-	"math"
 
 	"github.com/verifyd/verifyd/tfjs"
 	"github.com/verifyd/verifyd/tfjs/faceapi"
@@ -96,26 +95,5 @@ func AlignFace(img *tfjs.Tensor, pts []faceapi.Point, size int) *tfjs.Tensor {
 // Warp samples img at inv(x, y) for each pixel (x, y) of a size×size
 // output, bilinearly, with zeros outside img.
 func Warp(img *tfjs.Tensor, inv Similarity, size int) *tfjs.Tensor {
-	h, w, c := img.HWC()
-	out := tfjs.New(size, size, c)
-	at := func(x, y, ch int) float64 {
-		if x < 0 || y < 0 || x >= w || y >= h {
-			return 0
-		}
-		return float64(img.Data[(y*w+x)*c+ch])
-	}
-	for oy := 0; oy < size; oy++ {
-		for ox := 0; ox < size; ox++ {
-			p := inv.Apply(faceapi.Point{X: float64(ox), Y: float64(oy)})
-			x0, y0 := math.Floor(p.X), math.Floor(p.Y)
-			fx, fy := p.X-x0, p.Y-y0
-			ix, iy := int(x0), int(y0)
-			for ch := 0; ch < c; ch++ {
-				v := (1-fy)*((1-fx)*at(ix, iy, ch)+fx*at(ix+1, iy, ch)) +
-					fy*((1-fx)*at(ix, iy+1, ch)+fx*at(ix+1, iy+1, ch))
-				out.Data[(oy*size+ox)*c+ch] = float32(v)
-			}
-		}
-	}
-	return out
+	return tfjs.WarpSimilarity(img, inv.A, inv.B, inv.TX, inv.TY, size)
 }
