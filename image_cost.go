@@ -44,23 +44,32 @@ var ErrTruncated = errors.New("the image data is incomplete")
 // after its first scan, a PNG's IEND chunk after its data, a WebP's RIFF
 // length.
 func DecodeCost(raw []byte) (int64, error) {
+	_, cost, err := DecodeCostConfig(raw)
+	return cost, err
+}
+
+// DecodeCostConfig is DecodeCost with the header it read.
+func DecodeCostConfig(raw []byte) (image.Config, int64, error) {
 	cfg, format, err := image.DecodeConfig(bytes.NewReader(raw))
 	if errors.Is(err, io.ErrUnexpectedEOF) {
-		return 0, ErrTruncated
+		return cfg, 0, ErrTruncated
 	}
 	if err != nil {
-		return 0, err
+		return cfg, 0, err
 	}
 	px := int64(cfg.Width) * int64(cfg.Height)
+	var cost int64
 	switch format {
 	case "jpeg":
-		return jpegCost(raw, px)
+		cost, err = jpegCost(raw, px)
 	case "png":
-		return pngCost(raw, cfg, px)
+		cost, err = pngCost(raw, cfg, px)
 	case "webp":
-		return webpCost(raw, px)
+		cost, err = webpCost(raw, px)
+	default:
+		err = errors.New("unsupported format " + format)
 	}
-	return 0, errors.New("unsupported format " + format)
+	return cfg, cost, err
 }
 
 func jpegCost(raw []byte, px int64) (int64, error) {

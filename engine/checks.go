@@ -72,14 +72,13 @@ func (c DecodeCheck) Run(ctx context.Context, in *Input) Result {
 		}
 		// Submissions were checked when they arrived; photos stored before
 		// those checks existed, and tools, meet them here.
-		cost, err := verifyd.DecodeCost(im.Bytes)
+		cfg, cost, err := verifyd.DecodeCostConfig(im.Bytes)
 		if err != nil {
 			return Failed(verifyd.ReasonPoorIDScanError, fmt.Sprintf("%s cannot be decoded: %v", im.Kind, err), ev)
 		}
 		if cost > verifyd.MaxDecodeBytes {
 			return Failed(verifyd.ReasonPoorIDScanError, fmt.Sprintf("%s would take %d MiB to decode, more than the %d MiB allowed", im.Kind, cost>>20, verifyd.MaxDecodeBytes>>20), ev)
 		}
-		cfg, _, _ := image.DecodeConfig(bytes.NewReader(im.Bytes))
 		images = append(images, im)
 		shares = append(shares, cost+workingCopyBytes(cfg))
 		total += shares[len(shares)-1]
