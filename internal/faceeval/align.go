@@ -1,7 +1,6 @@
 package faceeval
 
 import (
-
 	"github.com/verifyd/verifyd/tfjs"
 	"github.com/verifyd/verifyd/tfjs/faceapi"
 )
