@@ -55,17 +55,20 @@ func (s *Server) ageToken(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Pragma", "no-cache")
 	eb := s.errorBody(r, err)
 	eb.OAuthError, eb.OAuthDescription = tokenErrorOf(err, eb.StatusCode)
-	if eb.StatusCode == http.StatusUnauthorized {
-		// RFC 6749 §5.2 asks for the scheme after a failed HTTP Basic;
-		// RFC 9110 §15.5.2 for every 401, which SPEC also gives to body
-		// credentials and to a redirect_uri mismatch.
+	if eb.StatusCode == http.StatusUnauthorized && eb.OAuthError != "invalid_grant" {
+		// A client that failed to authenticate is told the scheme: RFC 6749
+		// §5.2 asks for it after HTTP Basic, RFC 9110 §15.5.2 on every 401.
+		// Not on SPEC's 401 for a redirect_uri mismatch, which is no
+		// authentication failure: clients that read a challenge first
+		// (openid-client) would report it instead of invalid_grant.
 		w.Header().Set("WWW-Authenticate", `Basic realm="verifyd", charset="UTF-8"`)
 	}
 	writeJSON(w, eb.StatusCode, eb)
 }
 
 // tokenError is an RFC 6749 §5.2 error: its code and a description for
-// the integrator's developer (printable ASCII without '"' or '\').
+// the integrator's developer, in the characters RFC 6749 allows there
+// (printable ASCII but the double quote and the backslash).
 type tokenError struct{ code, description string }
 
 // tokenErrors gives each error of the token endpoint its RFC 6749 code.

@@ -313,7 +313,7 @@ func TestAgeAuthorizeErrors(t *testing.T) {
 
 // wantTokenError asserts SPEC's error body of the token endpoint with RFC
 // 6749 §5.2's error code next to it, a description in the characters RFC
-// 6749 allows, and WWW-Authenticate on every 401.
+// 6749 allows, and WWW-Authenticate on the 401s of client authentication.
 func wantTokenError(t *testing.T, res response, status int, message, code string) {
 	t.Helper()
 	m := res.wantError(t, status, message)
@@ -324,7 +324,7 @@ func wantTokenError(t *testing.T, res response, status int, message, code string
 	if desc == "" || strings.ContainsFunc(desc, func(r rune) bool { return r < 0x20 || r > 0x7e || r == '"' || r == '\\' }) {
 		t.Fatalf("error_description %q is empty or outside RFC 6749's characters", desc)
 	}
-	if got := res.header.Get("WWW-Authenticate"); (status == http.StatusUnauthorized) != strings.HasPrefix(got, "Basic ") {
+	if got := res.header.Get("WWW-Authenticate"); (status == http.StatusUnauthorized && code != "invalid_grant") != strings.HasPrefix(got, "Basic ") {
 		t.Fatalf("status %d with WWW-Authenticate %q", status, got)
 	}
 	if res.header.Get("Cache-Control") != "no-store" || res.header.Get("Pragma") != "no-cache" {
