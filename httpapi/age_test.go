@@ -572,8 +572,8 @@ func TestAgeCodeReplay(t *testing.T) {
 		wantUser(t, f.user(tok.AccessToken), true, "ver_adult_1")
 		_, err = cfg.Exchange(ctx, code)
 		var re *oauth2.RetrieveError
-		if !errors.As(err, &re) || re.Response.StatusCode != 400 || !strings.Contains(string(re.Body), `"invalid code"`) {
-			t.Fatalf("replayed Exchange: %v, want 400 invalid code", err)
+		if !errors.As(err, &re) || re.Response.StatusCode != 400 || !strings.Contains(string(re.Body), `"invalid code"`) || re.ErrorCode != "invalid_grant" {
+			t.Fatalf("replayed Exchange: %v, want 400 invalid code, invalid_grant", err)
 		}
 		f.user(tok.AccessToken).wantError(t, 400, "malformed token")
 		wantUser(t, f.user(kept), true, "ver_adult_1")
