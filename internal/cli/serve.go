@@ -38,7 +38,8 @@ const demoBusinessName = "Demo"
 
 func (e *env) serve(ctx context.Context, args []string) error {
 	fs := e.flags("serve", "serve [--listen ADDR] [--database URL] [--dev] [--demo] [options]",
-		lines("Runs the verifyd HTTP service. Schema migrations run at start.",
+		lines("Runs the verifyd HTTP service. Schema migrations run at start, and the pinned face and liveness",
+			"models are fetched into --models-dir when they are absent (--models-fetch=false forbids it).",
 			"By default the four interfaces share one listener under these base URLs:",
 			"  http://ADDR/identity          identity, production",
 			"  http://ADDR/sandbox/identity  identity, sandbox",
@@ -75,7 +76,7 @@ func (e *env) serve(ctx context.Context, args []string) error {
 		return ErrUsage
 	}
 	modelsFetch := fs.Bool("models-fetch", fetchDefault,
-		"at start, fetch the pinned face and liveness model files that --models-dir lacks, as `verifyd models fetch` does "+
+		"at start, fetch the pinned face and liveness model files that --models-dir lacks, as verifyd models fetch does "+
 			"(integrity-checked); false on air-gapped sites (env VERIFYD_MODELS_FETCH=false)")
 	modelsRegistry := fs.String("models-registry", e.envOr("VERIFYD_NPM_REGISTRY", defaultRegistry),
 		"npm registry the model files are fetched from (env VERIFYD_NPM_REGISTRY)")
