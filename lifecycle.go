@@ -21,6 +21,9 @@ const (
 	// CauseAccountDeleted: the age account the internal verification was
 	// made for was deleted while it was under way.
 	CauseAccountDeleted Cause = "account_deleted"
+	// CauseRedaction: the integrator redacted the verification while it
+	// was under way (docs/api.md "Retention and redaction").
+	CauseRedaction Cause = "redaction"
 )
 
 // CanTransition reports whether a verification may move from one status to

@@ -20,6 +20,7 @@ type Store interface {
 	AgeAccountStore
 	RetentionStore
 	LivenessStore
+	AuditStore
 	// Ping reports whether the database answers; /readyz uses it.
 	Ping(ctx context.Context) error
 	Close() error
@@ -28,12 +29,21 @@ type Store interface {
 // BusinessStore persists businesses.
 type BusinessStore interface {
 	// CreateBusiness stores a business together with its first credentials,
-	// atomically.
+	// atomically. A business starts with the default policies
+	// (DirectLivenessAuto, DefaultRetentionDays) whatever b says, as
+	// Business shows them once stored; SetDirectLiveness and
+	// SetRetentionDays change them.
 	CreateBusiness(ctx context.Context, b Business, creds []StoredCredential) error
 	Business(ctx context.Context, id string) (Business, error)
 	// SetDirectLiveness changes a business's policy for direct
 	// submissions; ErrNotFound when there is no such business.
 	SetDirectLiveness(ctx context.Context, id string, p DirectLiveness) error
+	// SetRetentionDays changes a business's retention (ErrNotFound when
+	// there is no such business) and, in the same transaction, enqueues a
+	// purge job at the new due time (Verification.RetentionDue) for each
+	// of its finished identity-API verifications not purged yet, so a
+	// shorter retention takes effect without waiting for the old one.
+	SetRetentionDays(ctx context.Context, id string, days int) error
 	// Businesses lists all businesses, oldest first.
 	Businesses(ctx context.Context) ([]Business, error)
 }
@@ -166,19 +176,28 @@ type EngineStore interface {
 }
 
 // RetentionStore deletes what a decided verification no longer needs (data
-// minimisation, docs/age.md).
+// minimisation, docs/age.md; retention and redaction, docs/api.md).
 type RetentionStore interface {
-	// PurgeVerification deletes the images of a finished internal
-	// verification (Verification.Internal), replaces the sealed results of
+	// PurgeVerification deletes the images of a finished verification
+	// (internal, or of the identity API once its retention is over),
+	// replaces the sealed results of
 	// its check runs by the ones in runs (one per stored run, matched by
 	// Run; the other fields are ignored), clears its document hash and sets
 	// PurgedAt to at, all in one transaction. Its status, reason, history
 	// and UpdatedAt are kept. Purging a verification already purged changes
 	// nothing and returns it as it is. It fails with ErrNotFound for an
 	// unknown id, and with an EConflict error, changing nothing, when the
-	// verification is not internal, not finished, or runs does not name
-	// exactly its stored runs (one was recorded meanwhile).
+	// verification is not finished, or runs does not name exactly its
+	// stored runs (one was recorded meanwhile).
 	PurgeVerification(ctx context.Context, id string, runs []CheckRun, at time.Time) (Verification, error)
+	// RedactVerification does what PurgeVerification does unless the
+	// verification was purged before (then runs is ignored: its evidence
+	// is summaries already) and also deletes the customer's
+	// e-mail and phone, the declared document type and country and the
+	// hosted-page token, and sets RedactedAt to at. Redacting a redacted
+	// verification changes nothing and returns it as it is. Errors as for
+	// PurgeVerification.
+	RedactVerification(ctx context.Context, id string, runs []CheckRun, at time.Time) (Verification, error)
 }
 
 // OperatorStore persists review-console operators and browser sessions.

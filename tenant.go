@@ -65,7 +65,21 @@ type Business struct {
 	// DirectLiveness is what happens to the business's production direct
 	// submissions (SPEC B2), which carry one selfie and no live capture.
 	DirectLiveness DirectLiveness `json:"direct_liveness"`
+	// RetentionDays is how many days after its decision an identity-API
+	// verification keeps its images and identifying evidence (0: they are
+	// deleted at once). Unfinished verifications lose them when they
+	// expire. See RetentionDue.
+	RetentionDays int `json:"retention_days"`
 }
+
+// DefaultRetentionDays is the retention of a business that chose none.
+const DefaultRetentionDays = 30
+
+// MaxRetentionDays bounds the retention setting (ten years).
+const MaxRetentionDays = 3650
+
+// ValidRetentionDays reports whether days is an acceptable retention.
+func ValidRetentionDays(days int) bool { return days >= 0 && days <= MaxRetentionDays }
 
 // DirectLiveness is a business's choice for direct submissions: a single
 // selfie sent by the integrator proves nothing about a live person in

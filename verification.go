@@ -128,13 +128,32 @@ type Verification struct {
 	// internal verification were deleted (data minimisation, docs/age.md);
 	// nil while they are kept.
 	PurgedAt *time.Time
+	// RedactedAt is when the integrator redacted the verification (its
+	// images, evidence and the customer's e-mail and phone were deleted,
+	// docs/api.md "Retention and redaction"); nil when it was not.
+	RedactedAt *time.Time
+}
+
+// RetentionDue returns when the images and identifying evidence of a
+// finished identity-API verification are deleted, on the real clock: days
+// after its decision on the verification's own clock (a sandbox
+// verification's clock may have been advanced), or at once for one that
+// expired unfinished. ok is false for an unfinished verification.
+func (v Verification) RetentionDue(days int) (due time.Time, ok bool) {
+	if !v.Status.Terminal() {
+		return time.Time{}, false
+	}
+	if v.Status == StatusExpired {
+		return v.UpdatedAt, true
+	}
+	return v.UpdatedAt.Add(time.Duration(days)*24*time.Hour - v.ClockOffset), true
 }
 
 // Internal reports whether v is an internal verification (the age flow's
 // document method, identity.CreateInternal): it has no webhook and no
 // hosted-page token, which every verification of the identity API has.
-// Internal verifications are purged once finished; the identity API's are
-// not (integrators own that retention).
+// Internal verifications are purged once finished; the identity API's
+// after their business's retention (Business.RetentionDays).
 func (v Verification) Internal() bool { return v.Webhook == "" && v.HostedTokenHash == nil }
 
 // ReviewState is where a verification stands in the review queue.

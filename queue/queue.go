@@ -53,7 +53,7 @@ type processArgs struct {
 func (processArgs) Kind() string { return "verification_process" }
 
 // purgeArgs is the job that deletes the images and identifying evidence of a
-// finished internal verification (data minimisation).
+// finished verification (data minimisation, retention).
 type purgeArgs struct {
 	VerificationID string `json:"verification_id"`
 }
@@ -85,7 +85,9 @@ type Handlers struct {
 	// tried again, so a failure must be decided (idv_error) now.
 	Process func(ctx context.Context, verificationID string, attempt int, final bool) error
 	// Purge deletes the images and identifying evidence of a finished
-	// internal verification; it must be idempotent (the job may run again).
+	// verification; it must be idempotent (the job may run again). An
+	// error with a NotDueUntil() time.Time method means "not yet" (the
+	// retention of an identity-API verification is not over).
 	Purge func(ctx context.Context, verificationID string) error
 }
 
@@ -369,5 +371,12 @@ func (w *purgeWorker) Work(ctx context.Context, job *river.Job[purgeArgs]) error
 	if w.purge == nil {
 		return errNoPurge
 	}
-	return w.purge(ctx, job.Args.VerificationID)
+	err := w.purge(ctx, job.Args.VerificationID)
+	var notDue interface{ NotDueUntil() time.Time }
+	if errors.As(err, &notDue) {
+		// The retention is not over (it was lengthened since the job was
+		// scheduled): look again when it is. Snoozing uses up no attempt.
+		return river.JobSnooze(max(time.Until(notDue.NotDueUntil()), 0))
+	}
+	return err
 }

@@ -111,6 +111,20 @@ func (db *DB) transitionTx(ctx context.Context, tx *sql.Tx, v verifyd.Verificati
 	if err != nil {
 		return v, err
 	}
+	// A finished verification of the identity API loses its images and
+	// evidence when its business's retention is over; the job commits with
+	// the decision.
+	if t.To.Terminal() && !v.Internal() {
+		days, err := retentionDays(ctx, tx, v.BusinessID)
+		if err != nil {
+			return v, err
+		}
+		if job, ok := retentionJob(v, days); ok {
+			if err := db.enqueue(ctx, tx, job); err != nil {
+				return v, err
+			}
+		}
+	}
 	if v.Webhook == "" {
 		// An internal verification (the age flow's document method)
 		// has nobody to notify. Once decided, its images and evidence
@@ -176,6 +190,16 @@ func (db *DB) AdvanceClock(ctx context.Context, id string, by time.Duration, now
 			return err
 		}
 		if v.Status.Terminal() {
+			// The retention runs on the verification's clock too, so
+			// integrators can watch it end in the sandbox.
+			days, err := retentionDays(ctx, tx, v.BusinessID)
+			if err != nil {
+				return err
+			}
+			if job, ok := retentionJob(v, days); ok {
+				job.RunAt = later(job.RunAt, now)
+				return db.enqueue(ctx, tx, job)
+			}
 			return nil
 		}
 		return db.enqueue(ctx, tx, Job{Kind: JobExpireVerification, Subject: id, RunAt: later(v.DueAt(), now)})

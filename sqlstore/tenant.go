@@ -12,8 +12,8 @@ import (
 func (db *DB) CreateBusiness(ctx context.Context, b verifyd.Business, creds []verifyd.StoredCredential) error {
 	return db.inTx(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx,
-			`INSERT INTO businesses (id, name, created_at, direct_liveness) VALUES ($1, $2, $3, $4)`,
-			b.ID, b.Name, micros(b.CreatedAt), string(directLiveness(b.DirectLiveness))); err != nil {
+			`INSERT INTO businesses (id, name, created_at, direct_liveness, retention_days) VALUES ($1, $2, $3, $4, $5)`,
+			b.ID, b.Name, micros(b.CreatedAt), string(directLiveness(b.DirectLiveness)), verifyd.DefaultRetentionDays); err != nil {
 			return err
 		}
 		for _, c := range creds {
@@ -38,15 +38,15 @@ func directLiveness(p verifyd.DirectLiveness) verifyd.DirectLiveness {
 func (db *DB) Business(ctx context.Context, id string) (verifyd.Business, error) {
 	var b verifyd.Business
 	var created int64
-	err := db.read.QueryRowContext(ctx, `SELECT id, name, created_at, direct_liveness FROM businesses WHERE id = $1`, id).
-		Scan(&b.ID, &b.Name, &created, &b.DirectLiveness)
+	err := db.read.QueryRowContext(ctx, `SELECT id, name, created_at, direct_liveness, retention_days FROM businesses WHERE id = $1`, id).
+		Scan(&b.ID, &b.Name, &created, &b.DirectLiveness, &b.RetentionDays)
 	b.CreatedAt = fromMicros(created)
 	return b, notFound(err)
 }
 
 // Businesses lists all businesses, oldest first.
 func (db *DB) Businesses(ctx context.Context) ([]verifyd.Business, error) {
-	rows, err := db.read.QueryContext(ctx, `SELECT id, name, created_at, direct_liveness FROM businesses ORDER BY created_at, id`)
+	rows, err := db.read.QueryContext(ctx, `SELECT id, name, created_at, direct_liveness, retention_days FROM businesses ORDER BY created_at, id`)
 	if err != nil {
 		return nil, err
 	}
@@ -55,13 +55,78 @@ func (db *DB) Businesses(ctx context.Context) ([]verifyd.Business, error) {
 	for rows.Next() {
 		var b verifyd.Business
 		var created int64
-		if err := rows.Scan(&b.ID, &b.Name, &created, &b.DirectLiveness); err != nil {
+		if err := rows.Scan(&b.ID, &b.Name, &created, &b.DirectLiveness, &b.RetentionDays); err != nil {
 			return nil, err
 		}
 		b.CreatedAt = fromMicros(created)
 		out = append(out, b)
 	}
 	return out, rows.Err()
+}
+
+// SetRetentionDays changes a business's retention and reschedules the
+// purge of its finished identity-API verifications not purged yet.
+func (db *DB) SetRetentionDays(ctx context.Context, id string, days int) error {
+	if !verifyd.ValidRetentionDays(days) {
+		return verifyd.Errorf(verifyd.EInvalid, "retention must be 0 to %d days", verifyd.MaxRetentionDays)
+	}
+	return db.inTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE businesses SET retention_days = $1 WHERE id = $2`, days, id)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n == 0 {
+			return verifyd.ErrNotFound
+		}
+		rows, err := tx.QueryContext(ctx, `SELECT `+verificationColumns+` FROM verifications
+			WHERE business_id = $1 AND purged_at IS NULL AND status IN ('approved', 'failed', 'expired')
+			ORDER BY updated_at, id`, id)
+		if err != nil {
+			return err
+		}
+		var jobs []Job
+		for rows.Next() {
+			v, err := scanVerification(rows)
+			if err != nil {
+				rows.Close()
+				return err
+			}
+			if job, ok := retentionJob(v, days); ok {
+				jobs = append(jobs, job)
+			}
+		}
+		if err := rows.Close(); err != nil {
+			return err
+		}
+		if len(jobs) == 0 {
+			return nil
+		}
+		return db.enqueue(ctx, tx, jobs...)
+	})
+}
+
+// retentionJob is the purge job of a finished identity-API verification,
+// due when its business's retention of days is over; ok is false for a
+// verification that gets none (internal ones are purged at once by
+// transitionTx, unfinished ones when they finish).
+func retentionJob(v verifyd.Verification, days int) (Job, bool) {
+	if v.Internal() || v.PurgedAt != nil {
+		return Job{}, false
+	}
+	due, ok := v.RetentionDue(days)
+	if !ok {
+		return Job{}, false
+	}
+	return Job{Kind: JobPurgeVerification, Subject: v.ID, RunAt: due}, true
+}
+
+// retentionDays reads a business's retention inside tx.
+func retentionDays(ctx context.Context, tx *sql.Tx, businessID string) (int, error) {
+	var days int
+	err := tx.QueryRowContext(ctx, `SELECT retention_days FROM businesses WHERE id = $1`, businessID).Scan(&days)
+	return days, notFound(err)
 }
 
 // SetDirectLiveness changes a business's policy for direct submissions.

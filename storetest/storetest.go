@@ -243,7 +243,8 @@ func fourCredentials(bizID string, created time.Time) []verifyd.StoredCredential
 }
 
 func newBusiness(id string, created time.Time) verifyd.Business {
-	return verifyd.Business{ID: id, Name: "Business " + id + " — Ünïcode & Co.", CreatedAt: created, DirectLiveness: verifyd.DirectLivenessAuto}
+	return verifyd.Business{ID: id, Name: "Business " + id + " — Ünïcode & Co.", CreatedAt: created, DirectLiveness: verifyd.DirectLivenessAuto,
+		RetentionDays: verifyd.DefaultRetentionDays}
 }
 
 // createBusiness stores a business with the four usual credentials.
