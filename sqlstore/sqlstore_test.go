@@ -460,3 +460,99 @@ func TestSQLitePathNeedingEscapes(t *testing.T) {
 		t.Errorf("database file is not where the URL names it: %v", err)
 	}
 }
+
+// TestRedactionIsInTheDatabase looks into the tables themselves: after a
+// redaction no image row of the verification is left, the customer's
+// e-mail is gone from its row, and a store opened again on the same
+// database (a restart) still shows it redacted, with its status and
+// reason.
+func TestRedactionIsInTheDatabase(t *testing.T) {
+	t.Parallel()
+	for _, dialect := range testdb.Dialects {
+		t.Run(dialect, func(t *testing.T) {
+			t.Parallel()
+			skipUnavailable(t, dialect)
+			ctx := t.Context()
+			url := testdb.URL(t, dialect)
+			first, err := sqlstore.Open(ctx, url, logger)
+			if err != nil {
+				t.Fatalf("Open: %v", err)
+			}
+			seq := "INTEGER"
+			if first.Dialect() == sqlstore.Postgres {
+				seq = "BIGSERIAL"
+			}
+			if _, err := first.SQL().ExecContext(ctx, fmt.Sprintf(jobsTable, seq)); err != nil {
+				t.Fatalf("create job recording table: %v", err)
+			}
+			first.SetEnqueuer(&recordJobs{})
+			created := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+			b := verifyd.Business{ID: "biz_r", Name: "R", CreatedAt: created}
+			cred := verifyd.StoredCredential{Credential: verifyd.Credential{BusinessID: b.ID, Interface: verifyd.InterfaceIdentity,
+				Environment: verifyd.EnvProduction, APIKey: "vdk_live_idv_r", CreatedAt: created}, SealedSecret: []byte("s")}
+			if err := first.CreateBusiness(ctx, b, []verifyd.StoredCredential{cred}); err != nil {
+				t.Fatalf("CreateBusiness: %v", err)
+			}
+			v := verifyd.Verification{ID: "vrf_r", BusinessID: b.ID, Environment: verifyd.EnvProduction, APIKey: cred.APIKey,
+				Customer: verifyd.Customer{ID: "0d6f0c2e-7a1b-4e3c-8f5d-6a2b9c1e4f70", Email: "erase.me@example.org"},
+				Webhook: "https://shop.example/hook", Flow: verifyd.FlowDirect, Status: verifyd.StatusPending,
+				Document:  verifyd.DocumentInfo{Type: verifyd.DocPassport, Country: "fra"},
+				CreatedAt: created, UpdatedAt: created, ExpiresAt: created.Add(verifyd.VerificationLifetime)}
+			images := []verifyd.StoredImage{
+				{Kind: verifyd.ImageSelfie, Format: "jpeg", Width: 640, Height: 480, SHA256: []byte("1"), Sealed: []byte("selfie")},
+				{Kind: verifyd.ImageDocumentFront, Format: "jpeg", Width: 640, Height: 480, SHA256: []byte("2"), Sealed: []byte("front")},
+			}
+			if err := first.CreateVerification(ctx, v, images); err != nil {
+				t.Fatalf("CreateVerification: %v", err)
+			}
+			count := func(db *sqlstore.DB, q string) int {
+				t.Helper()
+				var n int
+				if err := db.SQL().QueryRowContext(ctx, q, v.ID).Scan(&n); err != nil {
+					t.Fatalf("%s: %v", q, err)
+				}
+				return n
+			}
+			const imageRows = `SELECT COUNT(*) FROM verification_images WHERE verification_id = $1`
+			const emailRows = `SELECT COUNT(*) FROM verifications WHERE id = $1 AND customer_email LIKE '%erase.me%'`
+			if n := count(first, imageRows); n != 2 {
+				t.Fatalf("image rows before the redaction = %d, want 2", n)
+			}
+			for _, to := range []verifyd.Status{verifyd.StatusStarted, verifyd.StatusFailed} {
+				tr := verifyd.Transition{VerificationID: v.ID, To: to, At: created.Add(time.Minute)}
+				if to == verifyd.StatusFailed {
+					tr.Reason = verifyd.ReasonPotentialFraud
+				}
+				if _, err := first.TransitionVerification(ctx, tr, "evt_r_"+string(to)); err != nil {
+					t.Fatalf("TransitionVerification(%s): %v", to, err)
+				}
+			}
+			if _, err := first.RedactVerification(ctx, v.ID, nil, created.Add(time.Hour)); err != nil {
+				t.Fatalf("RedactVerification: %v", err)
+			}
+			if n := count(first, imageRows); n != 0 {
+				t.Errorf("image rows after the redaction = %d, want 0", n)
+			}
+			if n := count(first, emailRows); n != 0 {
+				t.Errorf("the e-mail is still in the verification's row")
+			}
+			if err := first.Close(); err != nil {
+				t.Fatalf("Close: %v", err)
+			}
+
+			second := open(t, url) // the restart
+			got, err := second.VerificationByID(ctx, v.ID)
+			if err != nil {
+				t.Fatalf("VerificationByID after the restart: %v", err)
+			}
+			if got.RedactedAt == nil || !got.RedactedAt.Equal(created.Add(time.Hour)) || got.Status != verifyd.StatusFailed ||
+				got.Reason != verifyd.ReasonPotentialFraud || got.Customer.Email != "" || got.Customer.ID != v.Customer.ID {
+				t.Errorf("after the restart: redacted %v, status %s, reason %s, email %q, customer %q",
+					got.RedactedAt, got.Status, got.Reason, got.Customer.Email, got.Customer.ID)
+			}
+			if n := count(second, imageRows); n != 0 {
+				t.Errorf("image rows after the restart = %d, want 0", n)
+			}
+		})
+	}
+}

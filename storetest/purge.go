@@ -120,7 +120,7 @@ func testPurgeJobEnqueued(t *testing.T, ctx context.Context, e *env) {
 	mustTransition(t, ctx, e, transition("vrf_purge_pending", verifyd.StatusExpired, at(time.Minute)), "evt_pp")
 
 	// The identity API's verifications (hosted with a token and webhook)
-	// finish without a purge job: integrators own their retention.
+	// get theirs when the business's retention is over (retention.go).
 	api := pendingVerification("vrf_api", prod, clock)
 	mustCreateVerification(t, ctx, e, api, newImages("api"))
 	mustTransition(t, ctx, e, transition(api.ID, verifyd.StatusStarted, at(time.Second)), "evt_api_1")
@@ -129,6 +129,7 @@ func testPurgeJobEnqueued(t *testing.T, ctx context.Context, e *env) {
 	assertJobs(t, "purge jobs", e.purgeJobs(), []Job{
 		purgeJob("vrf_purge_approved"), purgeJob("vrf_purge_failed"), purgeJob("vrf_purge_expired"),
 		purgeJob("vrf_purge_pending"),
+		{Kind: JobPurgeVerification, Subject: api.ID, RunAt: at(time.Minute + verifyd.DefaultRetentionDays*24*time.Hour)},
 	}, at(time.Minute))
 	assertImages(t, ctx, e, api.ID, newImages("api"))
 }
@@ -220,9 +221,8 @@ func testPurgeIdempotent(t *testing.T, ctx context.Context, e *env) {
 	assertEqual(t, "runs after the second purge", mustCheckRuns(t, ctx, e, v.ID), first)
 }
 
-// testPurgeRefuses: an unfinished internal verification and the identity
-// API's finished ones are refused and keep everything; an unknown id is
-// not found.
+// testPurgeRefuses: unfinished verifications, internal or of the identity
+// API, are refused and keep everything; an unknown id is not found.
 func testPurgeRefuses(t *testing.T, ctx context.Context, e *env) {
 	prod, _ := verificationFixture(t, ctx, e)
 	started := internalVerification("vrf_purge_started", prod, clock)
@@ -231,28 +231,31 @@ func testPurgeRefuses(t *testing.T, ctx context.Context, e *env) {
 
 	hosted := pendingVerification("vrf_purge_hosted", prod, clock)
 	mustCreateVerification(t, ctx, e, hosted, newImages("hosted"))
-	mustTransition(t, ctx, e, transition(hosted.ID, verifyd.StatusStarted, at(time.Second)), "evt_ph1")
-	hosted = mustTransition(t, ctx, e, transition(hosted.ID, verifyd.StatusApproved, at(time.Minute)), "evt_ph2")
+	hosted = mustTransition(t, ctx, e, transition(hosted.ID, verifyd.StatusStarted, at(time.Second)), "evt_ph1")
 
 	direct := directVerification("vrf_purge_direct", prod, clock)
 	direct.Status, direct.Reason = verifyd.StatusPending, verifyd.ReasonNone
 	mustCreateVerification(t, ctx, e, direct, newImages("direct"))
-	mustTransition(t, ctx, e, transition(direct.ID, verifyd.StatusStarted, at(time.Second)), "evt_pd1")
-	direct = mustTransition(t, ctx, e, transition(direct.ID, verifyd.StatusFailed, at(time.Minute)), "evt_pd2")
 
 	for _, c := range []struct {
 		v      verifyd.Verification
 		images []verifyd.StoredImage
 	}{{started, newImages("started")}, {hosted, newImages("hosted")}, {direct, newImages("direct")}} {
-		_, err := e.PurgeVerification(ctx, c.v.ID, nil, at(time.Hour))
-		if verifyd.ErrorCodeOf(err) != verifyd.EConflict {
-			t.Errorf("PurgeVerification(%s, %s): err = %v, want a conflict", c.v.ID, c.v.Status, err)
+		for name, del := range map[string]func(context.Context, string, []verifyd.CheckRun, time.Time) (verifyd.Verification, error){
+			"PurgeVerification": e.PurgeVerification, "RedactVerification": e.RedactVerification,
+		} {
+			_, err := del(ctx, c.v.ID, nil, at(time.Hour))
+			if verifyd.ErrorCodeOf(err) != verifyd.EConflict {
+				t.Errorf("%s(%s, %s): err = %v, want a conflict", name, c.v.ID, c.v.Status, err)
+			}
+			assertStored(t, ctx, e, "refused "+name+" of "+c.v.ID, c.v)
+			assertImages(t, ctx, e, c.v.ID, c.images)
 		}
-		assertStored(t, ctx, e, "refused purge of "+c.v.ID, c.v)
-		assertImages(t, ctx, e, c.v.ID, c.images)
 	}
 	_, err := e.PurgeVerification(ctx, "vrf_nobody", nil, at(time.Hour))
 	assertNotFound(t, "PurgeVerification of an unknown id", err)
+	_, err = e.RedactVerification(ctx, "vrf_nobody", nil, at(time.Hour))
+	assertNotFound(t, "RedactVerification of an unknown id", err)
 }
 
 // testPurgeRunsMustMatch: summaries that miss a run, or name one that does

@@ -86,6 +86,10 @@ func Run(t *testing.T, h Harness) {
 	for name, test := range purgeTests { // purge.go
 		purge[name] = lifecycle(test)
 	}
+	retention := map[string]func(*testing.T, context.Context, verifyd.Store){}
+	for name, test := range retentionTests { // retention.go
+		retention[name] = lifecycle(test)
+	}
 	groups := []struct {
 		name  string
 		tests map[string]func(*testing.T, context.Context, verifyd.Store)
@@ -161,6 +165,7 @@ func Run(t *testing.T, h Harness) {
 		{"AgeOAuth", ageOAuthTests},     // ageoauth.go
 		{"AgeAccountDeletion", ageDelete},
 		{"Purge", purge},
+		{"Retention", retention},
 		{"Liveness", livenessTests}, // liveness.go
 	}
 	for _, g := range groups {
@@ -1921,6 +1926,11 @@ func testAdvanceClockByStatus(t *testing.T, ctx context.Context, e *env) {
 			v.ClockOffset = 3 * time.Hour
 			assertEqual(t, "AdvanceClock of a "+string(status)+" verification", got, v)
 			want = append(want, expiryJob(v, v.DueAt()))
+		} else {
+			// A finished one gets its retention rescheduled on the
+			// advanced clock (an expired one is due at once).
+			due, _ := got.RetentionDue(verifyd.DefaultRetentionDays)
+			want = append(want, Job{Kind: JobPurgeVerification, Subject: v.ID, RunAt: later(due, now)})
 		}
 		assertJobs(t, "AdvanceClock of a "+string(status)+" verification", e.jobsFor(v.ID), want, time.Time{})
 	}
