@@ -495,7 +495,7 @@ func TestRedactionIsInTheDatabase(t *testing.T) {
 			}
 			v := verifyd.Verification{ID: "vrf_r", BusinessID: b.ID, Environment: verifyd.EnvProduction, APIKey: cred.APIKey,
 				Customer: verifyd.Customer{ID: "0d6f0c2e-7a1b-4e3c-8f5d-6a2b9c1e4f70", Email: "erase.me@example.org"},
-				Webhook: "https://shop.example/hook", Flow: verifyd.FlowDirect, Status: verifyd.StatusPending,
+				Webhook:  "https://shop.example/hook", Flow: verifyd.FlowDirect, Status: verifyd.StatusPending,
 				Document:  verifyd.DocumentInfo{Type: verifyd.DocPassport, Country: "fra"},
 				CreatedAt: created, UpdatedAt: created, ExpiresAt: created.Add(verifyd.VerificationLifetime)}
 			images := []verifyd.StoredImage{
