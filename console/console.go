@@ -13,6 +13,7 @@ import (
 	"io"
 	"net/netip"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/verifyd/verifyd"
@@ -325,7 +326,15 @@ func (s *Service) Decide(ctx context.Context, operator, id string, d Decision) (
 			return verifyd.Verification{}, errNotWaiting(now)
 		}
 	}
-	return v, err
+	if err != nil {
+		return v, err
+	}
+	// The decision is committed; a failure to record it in the audit log
+	// must not report it as failed (the operator would decide again).
+	_ = s.store.AppendAudit(ctx, verifyd.AuditEntry{At: s.now().UTC(), BusinessID: v.BusinessID,
+		Actor: verifyd.Actor{Kind: verifyd.ActorOperator, Name: operator}, Action: verifyd.AuditDecision,
+		Subject: id, Detail: strings.TrimSpace(string(t.To) + " " + string(t.Reason))})
+	return v, nil
 }
 
 func errNotWaiting(v verifyd.Verification) error {

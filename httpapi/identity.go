@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"net/http"
 
 	"github.com/verifyd/verifyd"
@@ -72,6 +73,25 @@ func verificationBodyOf(v identity.View) verificationBody {
 // getVerification is B3.
 func (s *Server) getVerification(w http.ResponseWriter, r *http.Request, cred verifyd.Credential, _ []byte) error {
 	v, err := s.deps.Identity.Get(r.Context(), cred, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, verificationBodyOf(v))
+	return nil
+}
+
+// redactVerification deletes a verification's images, evidence and the
+// customer's contact details and answers with the B3 body of what is left
+// (docs/api.md "Retention and redaction"). The body is empty or a JSON
+// object; like every POST, the HMAC covers it.
+func (s *Server) redactVerification(w http.ResponseWriter, r *http.Request, cred verifyd.Credential, body []byte) error {
+	if len(bytes.TrimSpace(body)) > 0 {
+		var in struct{}
+		if err := decodeJSON(body, &in); err != nil {
+			return err
+		}
+	}
+	v, err := s.deps.Identity.Redact(r.Context(), cred, r.PathValue("id"))
 	if err != nil {
 		return err
 	}

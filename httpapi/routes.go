@@ -40,6 +40,10 @@ func (s *Server) mountRoutes(m Mount) *http.ServeMux {
 		mux.Handle("/api/v1/identity-verification/{id}", s.methods(map[string]http.Handler{
 			http.MethodGet: s.hmacAuth(identityAuth, s.getVerification), // B3
 		}))
+		// Redaction (identity.go, docs/api.md "Retention and redaction").
+		mux.Handle("/api/v1/identity-verification/{id}/redact", s.methods(map[string]http.Handler{
+			http.MethodPost: s.hmacAuth(identityAuth, s.redactVerification),
+		}))
 		if m.Environment == verifyd.EnvSandbox {
 			// Sandbox controls: drive a verification through its lifecycle.
 			mux.Handle("/api/v1/sandbox/identity-verification/{id}/simulate", s.methods(map[string]http.Handler{

@@ -85,7 +85,7 @@ func (s *Service) Redact(ctx context.Context, cred verifyd.Credential, id string
 	for attempt := 0; ; attempt++ {
 		if !v.Status.Terminal() {
 			moved, err := s.Transition(ctx, verifyd.Transition{VerificationID: id, To: verifyd.StatusExpired,
-				Cause: verifyd.CauseRedaction, Actor: verifyd.ActorFrom(ctx).Name})
+				Cause: verifyd.CauseRedaction})
 			switch {
 			case verifyd.ErrorCodeOf(err) == verifyd.EConflict:
 				// decided in between: read it again
@@ -114,7 +114,11 @@ func (s *Service) Redact(ctx context.Context, cred verifyd.Credential, id string
 		if err != nil {
 			return View{}, fmt.Errorf("redact %s: %w", id, err)
 		}
-		s.audit(ctx, v.BusinessID, verifyd.AuditRedact, id, fmt.Sprintf("status %s", redacted.Status))
+		actor := verifyd.ActorFrom(ctx)
+		if actor.Kind == verifyd.ActorSystem {
+			actor = verifyd.Actor{Kind: verifyd.ActorAPIKey, Name: cred.APIKey}
+		}
+		s.audit(ctx, actor, v.BusinessID, verifyd.AuditRedact, id, fmt.Sprintf("status %s %s", redacted.Status, redacted.Reason))
 		return s.view(redacted)
 	}
 }
@@ -152,9 +156,9 @@ func (s *Service) summaries(ctx context.Context, v verifyd.Verification) ([]veri
 // audit records what the actor of ctx did. The change is committed
 // already, so a failure to record it is not reported as the change's
 // failure (the client would retry something done).
-func (s *Service) audit(ctx context.Context, businessID, action, subject, detail string) {
-	_ = s.store.AppendAudit(ctx, verifyd.AuditEntry{At: s.now(), BusinessID: businessID,
-		Actor: verifyd.ActorFrom(ctx), Action: action, Subject: subject, Detail: detail})
+func (s *Service) audit(ctx context.Context, actor verifyd.Actor, businessID, action, subject, detail string) {
+	_ = s.store.AppendAudit(ctx, verifyd.AuditEntry{At: s.now().UTC(), BusinessID: businessID,
+		Actor: actor, Action: action, Subject: subject, Detail: detail})
 }
 
 // summarise keeps what a decided run may keep: no detail text (it quotes

@@ -287,3 +287,21 @@ func (ic *IdentityClient) Get(ctx context.Context, id string) (*Verification, er
 	}
 	return &out, nil
 }
+
+// Redact deletes, for good, the verification's images, the evidence its
+// checks kept, and the customer's e-mail and phone, and returns what is
+// left in B3's shape: id, customer id, webhook, status and reason, with
+// an empty e-mail and redirect_uri. A verification still under way is
+// ended first (it becomes expired, with its webhook). Redacting again
+// returns the same. An unknown id gives an *APIError with status 404.
+func (ic *IdentityClient) Redact(ctx context.Context, id string) (*Verification, error) {
+	if id == "" {
+		return nil, errors.New("verifyd: verification id is required")
+	}
+	var out Verification
+	const p = "/api/v1/identity-verification/"
+	if err := ic.c.do(ctx, "POST", p+id+"/redact", p+url.PathEscape(id)+"/redact", struct{}{}, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}

@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/verifyd/verifyd"
@@ -69,6 +71,12 @@ func (s *Service) CreateBusiness(ctx context.Context, name string) (verifyd.Busi
 	if err := s.store.CreateBusiness(ctx, b, stored); err != nil {
 		return verifyd.Business{}, nil, fmt.Errorf("create business: %w", err)
 	}
+	b.DirectLiveness, b.RetentionDays = verifyd.DirectLivenessAuto, verifyd.DefaultRetentionDays
+	keys := make([]string, len(creds))
+	for n, c := range creds {
+		keys[n] = c.APIKey
+	}
+	s.audit(ctx, verifyd.ActorFrom(ctx), id, verifyd.AuditBusinessCreate, id, "keys "+strings.Join(keys, " "))
 	return b, creds, nil
 }
 
@@ -91,7 +99,52 @@ func (s *Service) SetDirectLiveness(ctx context.Context, id string, p verifyd.Di
 	if err := s.store.SetDirectLiveness(ctx, id, p); err != nil {
 		return verifyd.Business{}, err
 	}
+	s.audit(ctx, verifyd.ActorFrom(ctx), id, verifyd.AuditBusinessSet, id, "direct_liveness="+string(p))
 	return s.store.Business(ctx, id)
+}
+
+// SetRetentionDays changes how long a business's identity-API
+// verifications keep their images and evidence after the decision
+// (verifyd.Business.RetentionDays) and returns the business. Finished
+// verifications not purged yet follow the new setting.
+func (s *Service) SetRetentionDays(ctx context.Context, id string, days int) (verifyd.Business, error) {
+	if !verifyd.ValidRetentionDays(days) {
+		return verifyd.Business{}, verifyd.Errorf(verifyd.EInvalid, "the retention must be 0 to %d days", verifyd.MaxRetentionDays)
+	}
+	if err := s.store.SetRetentionDays(ctx, id, days); err != nil {
+		return verifyd.Business{}, err
+	}
+	s.audit(ctx, verifyd.ActorFrom(ctx), id, verifyd.AuditBusinessSet, id, "retention_days="+strconv.Itoa(days))
+	return s.store.Business(ctx, id)
+}
+
+// audit records a change that is committed already. A failure to record
+// it is not reported as the change's failure: the caller would retry
+// something that is done.
+func (s *Service) audit(ctx context.Context, actor verifyd.Actor, businessID, action, subject, detail string) {
+	_ = s.store.AppendAudit(ctx, verifyd.AuditEntry{At: s.now().UTC(), BusinessID: businessID, Actor: actor,
+		Action: action, Subject: subject, Detail: detail})
+}
+
+// apiActor is the actor of a change made with credential c: the API key,
+// unless the context names a person.
+func apiActor(ctx context.Context, c verifyd.Credential) verifyd.Actor {
+	if a := verifyd.ActorFrom(ctx); a.Kind != verifyd.ActorSystem {
+		return a
+	}
+	return verifyd.Actor{Kind: verifyd.ActorAPIKey, Name: c.APIKey}
+}
+
+// redirectDetail names the list and URLs of a redirect change.
+func redirectDetail(c verifyd.Credential, urls []string) string {
+	d := fmt.Sprintf("%s/%s:", c.Interface, c.Environment)
+	for _, u := range urls {
+		if len(d) > 2000 {
+			return d + " …"
+		}
+		d += " " + u
+	}
+	return d
 }
 
 // CreateKey adds a credential to a business, for rotation: the old key keeps
@@ -107,6 +160,7 @@ func (s *Service) CreateKey(ctx context.Context, businessID string, i verifyd.In
 	if err := s.store.CreateCredential(ctx, c); err != nil {
 		return verifyd.Credential{}, err
 	}
+	s.audit(ctx, verifyd.ActorFrom(ctx), businessID, verifyd.AuditKeyCreate, c.APIKey, fmt.Sprintf("%s/%s", i, e))
 	return c.Credential, nil
 }
 
@@ -150,7 +204,11 @@ func (s *Service) RevealedKeys(ctx context.Context, businessID string) ([]verify
 // RevokeKey revokes a credential; requests signed with it fail from then on.
 func (s *Service) RevokeKey(ctx context.Context, apiKey string) (verifyd.Credential, error) {
 	c, err := s.store.RevokeCredential(ctx, apiKey, s.now().UTC())
-	return c.Credential, err
+	if err != nil {
+		return verifyd.Credential{}, err
+	}
+	s.audit(ctx, verifyd.ActorFrom(ctx), c.BusinessID, verifyd.AuditKeyRevoke, apiKey, fmt.Sprintf("%s/%s", c.Interface, c.Environment))
+	return c.Credential, nil
 }
 
 func (s *Service) open(c verifyd.StoredCredential) (verifyd.Credential, error) {
@@ -206,7 +264,11 @@ func (s *Service) AddRedirects(ctx context.Context, c verifyd.Credential, urls [
 	if err := verifyd.CheckRedirectList(urls); err != nil {
 		return err
 	}
-	return s.store.AddRedirects(ctx, listOf(c), urls)
+	if err := s.store.AddRedirects(ctx, listOf(c), urls); err != nil {
+		return err
+	}
+	s.audit(ctx, apiActor(ctx, c), c.BusinessID, verifyd.AuditRedirectsAdd, c.APIKey, redirectDetail(c, urls))
+	return nil
 }
 
 // ReplaceRedirects replaces the credential's list.
@@ -214,7 +276,11 @@ func (s *Service) ReplaceRedirects(ctx context.Context, c verifyd.Credential, ur
 	if err := verifyd.CheckRedirectList(urls); err != nil {
 		return err
 	}
-	return s.store.ReplaceRedirects(ctx, listOf(c), urls)
+	if err := s.store.ReplaceRedirects(ctx, listOf(c), urls); err != nil {
+		return err
+	}
+	s.audit(ctx, apiActor(ctx, c), c.BusinessID, verifyd.AuditRedirectsSet, c.APIKey, redirectDetail(c, urls))
+	return nil
 }
 
 // RemoveRedirects removes URLs from the credential's list.
@@ -222,7 +288,11 @@ func (s *Service) RemoveRedirects(ctx context.Context, c verifyd.Credential, url
 	if err := verifyd.CheckRedirectList(urls); err != nil {
 		return err
 	}
-	return s.store.RemoveRedirects(ctx, listOf(c), urls)
+	if err := s.store.RemoveRedirects(ctx, listOf(c), urls); err != nil {
+		return err
+	}
+	s.audit(ctx, apiActor(ctx, c), c.BusinessID, verifyd.AuditRedirectsRemove, c.APIKey, redirectDetail(c, urls))
+	return nil
 }
 
 // RedirectAllowed reports whether url is on the list of the business for

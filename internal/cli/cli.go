@@ -52,7 +52,7 @@ Usage:
   verifyd serve [--listen ADDR] [--database URL] [--dev] [--demo]
   verifyd business create --name NAME [--database URL]
   verifyd business list [--json]
-  verifyd business set --business ID --direct-liveness auto|review
+  verifyd business set --business ID [--direct-liveness auto|review] [--retention-days N]
   verifyd key create --business ID --interface identity|age --environment production|sandbox [--json]
   verifyd key list --business ID [--json]
   verifyd key revoke --key KEY [--json]
@@ -60,6 +60,7 @@ Usage:
   verifyd verification show ID [--json]
   verifyd webhooks list [--state pending|delivered|failed] [--verification ID] [--json]
   verifyd webhooks resend EVENT_ID [--json]
+  verifyd audit list [--business ID] [--since TIME|DURATION] [--limit N] [--json]
   verifyd operator create --username NAME [--generate]   review console operator; password on stdin
   verifyd operator list [--json]
   verifyd operator disable --username NAME
@@ -71,6 +72,7 @@ API client commands, which call a running verifyd:
   verifyd identity submit [--customer-id UUID] --email EMAIL --selfie FILE --document-type T
                           --document-country C --front FILE [--back FILE] --webhook URL
   verifyd identity get --id ID
+  verifyd identity redact --id ID              delete images, evidence and e-mail for good
   verifyd redirects list | add URL... | replace URL... | remove URL...
   verifyd sandbox simulate --id ID --status started|approved|failed [--reason R]
   verifyd sandbox advance-time --id ID --seconds N
@@ -93,16 +95,17 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	case "serve":
 		return e.serve(ctx, rest)
 	case "business":
-		return e.sub(ctx, "business", rest, map[string]func(context.Context, []string) error{
+		return e.sub(verifyd.WithActor(ctx, e.operator()), "business", rest, map[string]func(context.Context, []string) error{
 			"create": e.businessCreate, "list": e.businessList, "set": e.businessSet,
 		})
 	case "key":
-		return e.sub(ctx, "key", rest, map[string]func(context.Context, []string) error{
+		return e.sub(verifyd.WithActor(ctx, e.operator()), "key", rest, map[string]func(context.Context, []string) error{
 			"create": e.keyCreate, "list": e.keyList, "revoke": e.keyRevoke,
 		})
 	case "identity":
 		return e.sub(ctx, "identity", rest, map[string]func(context.Context, []string) error{
 			"create": e.identityCreate, "submit": e.identitySubmit, "get": e.identityGet,
+			"redact": e.identityRedact,
 		})
 	case "redirects":
 		return e.sub(ctx, "redirects", rest, map[string]func(context.Context, []string) error{
@@ -125,6 +128,10 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	case "operator":
 		return e.sub(ctx, "operator", rest, map[string]func(context.Context, []string) error{
 			"create": e.operatorCreate, "list": e.operatorList, "disable": e.operatorDisable,
+		})
+	case "audit":
+		return e.sub(ctx, "audit", rest, map[string]func(context.Context, []string) error{
+			"list": e.auditList,
 		})
 	case "models":
 		return e.sub(ctx, "models", rest, map[string]func(context.Context, []string) error{

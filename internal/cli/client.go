@@ -268,6 +268,33 @@ func (e *env) identityGet(ctx context.Context, args []string) error {
 	return e.printJSON(v)
 }
 
+func (e *env) identityRedact(ctx context.Context, args []string) error {
+	fs := e.flags("identity redact", "identity redact --id ID",
+		lines("Redacts an identity verification: deletes its images, its checks' evidence and the",
+			"customer's e-mail and phone for good (one still under way is ended as expired first),",
+			"and prints what is left as B3's JSON body.",
+			"--base-url must be an identity mount, such as http://127.0.0.1:8080/sandbox/identity.",
+			clientOptionsHelp))
+	id := fs.String("id", "", "the verification id (required)")
+	af := e.addAPIFlags(fs)
+	if help, err := e.parse(fs, args); help || err != nil {
+		return err
+	}
+	if *id == "" {
+		fmt.Fprintln(e.stderr, "verifyd identity redact: --id is required")
+		return ErrUsage
+	}
+	c, err := e.client(fs, af)
+	if err != nil {
+		return err
+	}
+	v, err := c.Identity().Redact(ctx, *id)
+	if err != nil {
+		return requestFailed(err)
+	}
+	return e.printJSON(v)
+}
+
 const redirectsHelp = "The list belongs to the interface and environment of --base-url (an identity or age mount)."
 
 func (e *env) redirectsList(ctx context.Context, args []string) error {

@@ -165,6 +165,11 @@ func (e *env) webhooksResend(ctx context.Context, args []string) error {
 	if err != nil {
 		return describe(err, "webhook event "+id)
 	}
+	if err := db.AppendAudit(ctx, verifyd.AuditEntry{At: e.now().UTC(), BusinessID: ev.BusinessID,
+		Actor: e.operator(), Action: verifyd.AuditWebhookResend, Subject: ev.ID,
+		Detail: "verification " + ev.VerificationID}); err != nil {
+		return fmt.Errorf("%s is pending again, but the audit log could not record it: %w", ev.ID, err)
+	}
 	if *asJSON {
 		return e.printJSON(webhookOut{WebhookEvent: ev, Payload: string(ev.Payload)})
 	}

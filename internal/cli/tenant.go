@@ -2,11 +2,13 @@ package cli
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"text/tabwriter"
 	"time"
 
 	"github.com/verifyd/verifyd"
+	"github.com/verifyd/verifyd/internal/app"
 	"github.com/verifyd/verifyd/tenant"
 )
 
@@ -98,32 +100,122 @@ func (e *env) businessList(ctx context.Context, args []string) error {
 }
 
 func (e *env) businessSet(ctx context.Context, args []string) error {
-	fs := e.flags("business set", "business set --business ID --direct-liveness auto|review [--database URL]",
-		lines("Changes a business's settings and prints the business as JSON.",
+	fs := e.flags("business set", "business set --business ID [--direct-liveness auto|review] [--retention-days N] [--database URL]",
+		lines("Changes a business's settings (at least one) and prints the business as JSON.",
 			"--direct-liveness: what happens to production direct submissions (SPEC B2), which carry",
 			"one selfie and no live capture: auto decides them with the passive liveness and replay",
-			"checks (the default); review sends those the checks would approve to a person."))
+			"checks (the default); review sends those the checks would approve to a person.",
+			"--retention-days: how many days after the decision the images and identifying evidence",
+			"of the business's identity verifications are kept (default 30, 0 = deleted at once,",
+			"at most 3650); unfinished verifications lose them when they expire. Verifications",
+			"decided earlier follow the new value. The change is recorded in the audit log."))
 	business := fs.String("business", "", "business id (required)")
-	direct := fs.String("direct-liveness", "", "auto or review (required)")
+	direct := fs.String("direct-liveness", "", "auto or review")
+	retention := fs.Int("retention-days", -1, "days to keep images and evidence after the decision (0 to 3650)")
 	sf := e.addStoreFlags(fs)
 	if help, err := e.parse(fs, args); help || err != nil {
 		return err
 	}
 	p := verifyd.DirectLiveness(*direct)
-	if *business == "" || !p.Valid() {
-		fmt.Fprintln(e.stderr, "verifyd business set: --business and --direct-liveness auto|review are required")
+	setRetention := false
+	fs.Visit(func(f *flag.Flag) { setRetention = setRetention || f.Name == "retention-days" })
+	switch {
+	case *business == "" || (*direct == "" && !setRetention):
+		fmt.Fprintln(e.stderr, "verifyd business set: --business and --direct-liveness auto|review or --retention-days N are required")
+		return ErrUsage
+	case *direct != "" && !p.Valid():
+		fmt.Fprintln(e.stderr, "verifyd business set: --direct-liveness must be auto or review")
+		return ErrUsage
+	case setRetention && !verifyd.ValidRetentionDays(*retention):
+		fmt.Fprintf(e.stderr, "verifyd business set: --retention-days must be 0 to %d\n", verifyd.MaxRetentionDays)
 		return ErrUsage
 	}
-	svc, done, err := e.openTenants(ctx, sf)
+	db, sealer, err := e.openStore(ctx, sf, e.quietLogger())
 	if err != nil {
 		return err
 	}
-	defer done()
-	b, err := svc.SetDirectLiveness(ctx, *business, p)
-	if err != nil {
-		return err
+	defer db.Close()
+	svc := tenant.New(db, sealer, e.rand, e.now)
+	var b verifyd.Business
+	if *direct != "" {
+		if b, err = svc.SetDirectLiveness(ctx, *business, p); err != nil {
+			return describe(err, "business "+*business)
+		}
+	}
+	if setRetention {
+		// The new retention reschedules purge jobs, which the running
+		// server works.
+		if err := app.Enqueuer(ctx, db); err != nil {
+			return err
+		}
+		if b, err = svc.SetRetentionDays(ctx, *business, *retention); err != nil {
+			return describe(err, "business "+*business)
+		}
 	}
 	return e.printJSON(b)
+}
+
+// operator is the actor of the command line in the audit log: the
+// operating-system user running it.
+func (e *env) operator() verifyd.Actor {
+	name := e.getenv("USER")
+	if name == "" {
+		name = e.getenv("USERNAME")
+	}
+	if name == "" {
+		name = "unknown"
+	}
+	return verifyd.Actor{Kind: verifyd.ActorOperator, Name: "cli:" + name}
+}
+
+func (e *env) auditList(ctx context.Context, args []string) error {
+	fs := e.flags("audit list", "audit list [--business ID] [--since TIME|DURATION] [--limit N] [--json] [--database URL]",
+		lines("Lists the audit log, oldest first: who (an operator on the command line or in the",
+			"console, an API key) changed keys, redirect lists, settings, decided a verification,",
+			"resent a webhook or redacted a verification, and when.",
+			"--since takes an RFC 3339 time (2026-11-24T08:00:00Z) or a duration back from now (24h)."))
+	business := fs.String("business", "", "only this business's entries")
+	since := fs.String("since", "", "only entries at or after this time (RFC 3339) or this long ago (Go duration, e.g. 72h)")
+	limit := fs.Int("limit", 1000, "at most this many entries, the newest (0: all)")
+	asJSON := fs.Bool("json", false, "print a JSON array instead of a table")
+	sf := e.addStoreFlags(fs)
+	if help, err := e.parse(fs, args); help || err != nil {
+		return err
+	}
+	f := verifyd.AuditFilter{BusinessID: *business, Limit: *limit}
+	if *since != "" {
+		if t, err := time.Parse(time.RFC3339, *since); err == nil {
+			f.Since = t
+		} else if d, err := time.ParseDuration(*since); err == nil && d > 0 {
+			f.Since = e.now().Add(-d)
+		} else {
+			fmt.Fprintf(e.stderr, "verifyd audit list: --since %q is neither an RFC 3339 time nor a positive duration\n", *since)
+			return ErrUsage
+		}
+	}
+	if *limit < 0 {
+		fmt.Fprintln(e.stderr, "verifyd audit list: --limit must not be negative")
+		return ErrUsage
+	}
+	db, _, err := e.openStore(ctx, sf, e.quietLogger())
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	entries, err := db.AuditEntries(ctx, f)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return e.printJSON(entries)
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "TIME\tBUSINESS\tACTOR\tACTION\tSUBJECT\tDETAIL")
+	for _, en := range entries {
+		fmt.Fprintf(tw, "%s\t%s\t%s:%s\t%s\t%s\t%s\n", en.At.Format(time.RFC3339), en.BusinessID, en.Actor.Kind,
+			en.Actor.Name, en.Action, en.Subject, en.Detail)
+	}
+	return tw.Flush()
 }
 
 func (e *env) keyCreate(ctx context.Context, args []string) error {
