@@ -19,6 +19,7 @@ func TestPurgeJob(t *testing.T) {
 	tests := map[string]func(*testing.T, *sqlstore.DB){
 		"CommittedWithTheTerminalTransition": testPurgeJobCommitted,
 		"WorkedAndRetried":                   testPurgeJobWorked,
+		"SnoozedUntilDue":                    testPurgeJobSnoozes,
 	}
 	runOnDialects(t, tests)
 }
@@ -64,14 +65,38 @@ func testPurgeJobCommitted(t *testing.T, db *sqlstore.DB) {
 	if got := riverJobs(t, db, "verification_purge"); !reflect.DeepEqual(got, want) {
 		t.Errorf("purge jobs right after the approval committed:\n\tgot  %+v\n\twant %+v", got, want)
 	}
-	// The identity API's verification of the same business finishes
-	// without one.
+	// The identity API's verification of the same business gets one
+	// scheduled for the end of the business's retention (30 days).
 	if _, err := db.TransitionVerification(bounded(t), start("vrf_pj"), "evt_pj_api_start"); err != nil {
 		t.Fatal(err)
 	}
 	approve(t, db, "vrf_pj")
-	if got := riverJobs(t, db, "verification_purge"); len(got) != 1 {
-		t.Errorf("purge jobs after an identity-API approval: %+v, want only the internal one", got)
+	want = append(want, riverJob{Kind: "verification_purge", Queue: "lifecycle", State: "scheduled",
+		Args: map[string]any{"verification_id": "vrf_pj"}, MaxAttempts: queue.PurgeAttempts})
+	if got := riverJobs(t, db, "verification_purge"); !reflect.DeepEqual(got, want) {
+		t.Errorf("purge jobs after an identity-API approval:\n\tgot  %+v\n\twant %+v", got, want)
+	}
+}
+
+// testPurgeJobSnoozes: a purge that is not due yet (the retention was
+// lengthened) is run again when it is, without using up an attempt.
+func testPurgeJobSnoozes(t *testing.T, db *sqlstore.DB) {
+	var purges calls
+	h := handlers(&calls{}, &calls{}, nil, nil)
+	h.Purge = func(_ context.Context, id string) error {
+		if n := purges.add(call{subject: id}); n == 1 {
+			return notDue{until: time.Now().Add(300 * time.Millisecond)}
+		}
+		return nil
+	}
+	newQueue(t, db, fast, h)
+	v := seedInternal(t, db, "vrf_ps")
+	approve(t, db, v.ID)
+	got := purges.wait(t, 2, 30*time.Second)
+	assertCalls(t, "purge", got, []call{{subject: v.ID}, {subject: v.ID}})
+	job := jobState(t, db, "verification_purge", "completed", 10*time.Second)
+	if job.Errors {
+		t.Errorf("purge job %+v: a snooze recorded an error", job)
 	}
 }
 
