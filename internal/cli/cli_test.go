@@ -150,7 +150,7 @@ func TestUsageAndHelp(t *testing.T) {
 	t.Parallel()
 	cmds := [][]string{{"serve"}, {"business", "create"}, {"business", "list"}, {"business", "set"}, {"key", "create"}, {"key", "list"}, {"key", "revoke"},
 		{"verification", "show"}, {"webhooks", "list"}, {"webhooks", "resend"}, {"webhooks", "receive"},
-		{"sandbox", "simulate"}, {"sandbox", "advance-time"}}
+		{"sandbox", "simulate"}, {"sandbox", "advance-time"}, {"audit", "list"}, {"identity", "redact"}}
 	for _, c := range cmds {
 		stdout, _, err := run(t, nil, append(c, "--help")...)
 		if err != nil || !strings.Contains(stdout, "Usage: verifyd "+strings.Join(c, " ")) {
