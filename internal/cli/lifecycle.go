@@ -36,6 +36,11 @@ type verificationOut struct {
 	ExpiresAt   time.Time           `json:"expires_at"`
 	// ClockOffsetSeconds is how far the sandbox clock was advanced.
 	ClockOffsetSeconds int64 `json:"clock_offset_seconds"`
+	// PurgedAt and RedactedAt say when the images and evidence were
+	// deleted (retention or redaction) and when the verification was
+	// redacted; absent while they are not.
+	PurgedAt   *time.Time `json:"purged_at,omitempty"`
+	RedactedAt *time.Time `json:"redacted_at,omitempty"`
 }
 
 type webhookOut struct {
@@ -79,15 +84,23 @@ func (e *env) verificationShow(ctx context.Context, args []string) error {
 		History      []verifyd.StatusEvent `json:"history"`
 		Webhooks     []webhookOut          `json:"webhooks"`
 	}{verificationOut{v.ID, v.BusinessID, v.Environment, v.APIKey, v.Customer, v.Flow, v.Status, v.Reason,
-		v.Webhook, v.RedirectURI, v.CreatedAt, v.UpdatedAt, v.ExpiresAt, int64(v.ClockOffset / time.Second)},
+		v.Webhook, v.RedirectURI, v.CreatedAt, v.UpdatedAt, v.ExpiresAt, int64(v.ClockOffset / time.Second),
+		v.PurgedAt, v.RedactedAt},
 		history, hooks}
 	if *asJSON {
 		return e.printJSON(out)
 	}
 	w := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(w, "verification\t%s\nbusiness\t%s (%s)\ncustomer\t%s %s\nstatus\t%s %s\ncreated\t%s\nexpires\t%s\n\n",
+	fmt.Fprintf(w, "verification\t%s\nbusiness\t%s (%s)\ncustomer\t%s %s\nstatus\t%s %s\ncreated\t%s\nexpires\t%s\n",
 		v.ID, v.BusinessID, v.Environment, v.Customer.ID, v.Customer.Email, v.Status, v.Reason,
 		v.CreatedAt.Format(time.RFC3339), v.ExpiresAt.Format(time.RFC3339))
+	if v.PurgedAt != nil {
+		fmt.Fprintf(w, "purged\t%s (images and evidence deleted)\n", v.PurgedAt.Format(time.RFC3339))
+	}
+	if v.RedactedAt != nil {
+		fmt.Fprintf(w, "redacted\t%s (e-mail and phone deleted too)\n", v.RedactedAt.Format(time.RFC3339))
+	}
+	fmt.Fprintln(w)
 	fmt.Fprintln(w, "SEQ\tAT\tFROM\tTO\tREASON\tCAUSE")
 	for _, h := range history {
 		fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\t%s\n", h.Seq, h.At.Format(time.RFC3339Nano), or(string(h.From), "-"), h.To, or(string(h.Reason), "-"), h.Cause)
