@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/url"
 	"strings"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/verifyd/verifyd"
 	"github.com/verifyd/verifyd/engine"
+	"github.com/verifyd/verifyd/identity"
 	"github.com/verifyd/verifyd/internal/testserver"
 )
 
@@ -104,8 +106,8 @@ func TestAgePurgeAfterDecision(t *testing.T) {
 		t.Errorf("image of a purged verification: %d %s", img.status, img.body)
 	}
 
-	// The identity API's verifications are the integrator's: decided, they
-	// keep their images.
+	// The identity API's verifications keep their images until their
+	// business's retention (30 days by default) is over.
 	rc := newReceiver(t, ts.Credential(idp, prd))
 	apiID := submitAs(t, newClient(t, ts, idp, prd), "ada@example.com", rc.url(), testPNG(t, 100, 120, false), testJPEG(t, 200, 120))
 	deadline := time.Now().Add(20 * time.Second)
@@ -119,9 +121,10 @@ func TestAgePurgeAfterDecision(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	// A purge asked for directly (as a stray job would) leaves it alone.
-	if err := ts.Identity.Purge(ctx, apiID); err != nil {
-		t.Fatalf("purge of an identity-API verification: %v", err)
+	// A purge asked for now (as the job would if it ran early) is not due.
+	var notDue *identity.NotDueError
+	if err := ts.Identity.Purge(ctx, apiID); !errors.As(err, &notDue) {
+		t.Fatalf("purge of an identity-API verification: %v, want not due", err)
 	}
 	v, err := ts.Store.VerificationByID(ctx, apiID)
 	if images, ierr := ts.Store.Images(ctx, apiID); err != nil || ierr != nil || v.PurgedAt != nil || len(images) == 0 {

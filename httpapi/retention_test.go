@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"reflect"
 	"strings"
 	"sync"
@@ -140,10 +141,15 @@ func TestRedact(t *testing.T) {
 		if res.status != 201 {
 			t.Fatalf("B1: %d %s", res.status, res.raw)
 		}
-		pending := res.json(t)["id"].(string)
+		pending, hosted := res.json(t)["id"].(string), res.json(t)["redirect_uri"].(string)
 		ended, err := c.Identity().Redact(ctx, pending)
 		if err != nil || ended.Status != sdk.StatusExpired || ended.RedirectURI != "" || ended.Customer.Email != "" {
 			t.Fatalf("redact of a pending verification: %+v, %v", ended, err)
+		}
+		if page, err := http.Get(hosted); err != nil || page.StatusCode != 404 {
+			t.Errorf("the hosted page after the redaction: %v, %v", page, err)
+		} else {
+			page.Body.Close()
 		}
 		history, err := ts.Store.StatusEvents(ctx, pending)
 		if err != nil || history[len(history)-1].Cause != verifyd.CauseRedaction {
