@@ -454,6 +454,21 @@ func TestConsoleReview(t *testing.T) {
 			lastEv.Reason != verifyd.ReasonPhotoMismatch || time.Since(lastEv.At) > time.Minute {
 			t.Errorf("decision history entry %+v", lastEv)
 		}
+		// And so does the audit log.
+		var audited []string
+		entries, err := ts.Store.AuditEntries(context.Background(), verifyd.AuditFilter{BusinessID: ts.Business.ID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			if e.Action == verifyd.AuditDecision {
+				audited = append(audited, string(e.Actor.Kind)+":"+e.Actor.Name+" "+e.Subject+" "+e.Detail)
+			}
+		}
+		if want := []string{"operator:" + operatorName + " " + ids[0] + " approved",
+			"operator:" + operatorName + " " + ids[1] + " failed photo_mismatch"}; !slices.Equal(audited, want) {
+			t.Errorf("audited decisions %q, want %q", audited, want)
+		}
 		decided := b.get("/console/verifications/"+ids[1]).wantStatus(t, http.StatusOK)
 		for _, want := range []string{"Decided: <strong>failed (photo_mismatch) by ada at ", "<td>review</td>\n<td>ada</td>", "decided by an operator"} {
 			if !strings.Contains(decided.body, want) {

@@ -1,8 +1,10 @@
 package httpapi_test
 
 import (
+	"context"
 	"net/http"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/verifyd/verifyd"
@@ -66,6 +68,30 @@ func TestAllowedRedirects(t *testing.T) {
 		}
 		if got := newClient(t, ts, idp, prd).list(t); len(got) != 1 {
 			t.Fatalf("age PUT changed the identity list: %v", got)
+		}
+		// Every change is in the audit log, by the key that signed it.
+		entries, err := ts.Store.AuditEntries(context.Background(), verifyd.AuditFilter{BusinessID: ts.Business.ID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		idKey := ts.Credential(idp, prd).APIKey
+		var got []string
+		for _, e := range entries {
+			if strings.HasPrefix(e.Action, "redirects.") && e.Subject == idKey {
+				if e.Actor != (verifyd.Actor{Kind: verifyd.ActorAPIKey, Name: idKey}) {
+					t.Errorf("redirect change recorded with actor %+v", e.Actor)
+				}
+				got = append(got, e.Action+" "+e.Detail)
+			}
+		}
+		want := []string{
+			"redirects.add identity/production: https://a.example.com/done https://b.example.com/x?y=1",
+			"redirects.add identity/production: https://b.example.com/x?y=1 http://localhost:3000/cb",
+			"redirects.remove identity/production: https://b.example.com/x?y=1 https://absent.example.com/",
+			"redirects.replace identity/production: http://localhost:3000/cb",
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("audited redirect changes:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 		}
 	})
 }

@@ -79,6 +79,11 @@ func (s *Service) Redact(ctx context.Context, cred verifyd.Credential, id string
 	if err != nil {
 		return View{}, err
 	}
+	if v.Internal() {
+		// The age flow's own verifications are not the identity API's to
+		// redact (they are purged at their decision anyway).
+		return View{}, verifyd.ErrNotFound
+	}
 	if v.RedactedAt != nil {
 		return s.view(v)
 	}
