@@ -130,6 +130,10 @@ func TestSandboxAndWebhookCommands(t *testing.T) {
 	if again.WebhookID != got[1].WebhookID || again.Attempt != "2" || again.Event.Status != "failed" {
 		t.Fatalf("resent webhook: %+v", again)
 	}
+	stdout, _, err = run(t, env, "audit", "list", "--json")
+	if err != nil || !strings.Contains(stdout, `"action": "webhook.resend"`) || !strings.Contains(stdout, `"subject": "`+got[1].WebhookID+`"`) {
+		t.Fatalf("audit list after the resend: %v %s", err, stdout)
+	}
 
 	// advance-time expires a second verification through the real job.
 	stdout, _, _ = run(t, env, "identity", "create", "--email", "b@example.com", "--webhook", "http://"+addr+"/hook")
@@ -140,6 +144,11 @@ func TestSandboxAndWebhookCommands(t *testing.T) {
 	}
 	if last := waitLines(4)[3]; last.Event.ID != second.ID || last.Event.Status != "expired" {
 		t.Fatalf("expiry webhook: %+v", last)
+	}
+	// identity redact deletes the e-mail and prints B3's body.
+	stdout, stderr, err = run(t, env, "identity", "redact", "--id", second.ID)
+	if err != nil || !strings.Contains(stdout, `"email": ""`) || !strings.Contains(stdout, `"status": "expired"`) {
+		t.Fatalf("identity redact: %v %s %s", err, stdout, stderr)
 	}
 
 	cancel()
