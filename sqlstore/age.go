@@ -28,7 +28,7 @@ func boolInt(b bool) int64 {
 }
 
 // CreateAgeAuthRequest stores a request and purges what expired before
-// purgeBefore.
+// purgeBefore; an existing id is EConflict.
 func (db *DB) CreateAgeAuthRequest(ctx context.Context, r verifyd.AgeAuthRequest, purgeBefore time.Time) error {
 	return db.inTx(ctx, func(tx *sql.Tx) error {
 		before := micros(purgeBefore)
@@ -43,11 +43,19 @@ func (db *DB) CreateAgeAuthRequest(ctx context.Context, r verifyd.AgeAuthRequest
 				return err
 			}
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO age_auth_requests (`+ageRequestColumns+`)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+		res, err := tx.ExecContext(ctx, `INSERT INTO age_auth_requests (`+ageRequestColumns+`)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) ON CONFLICT (id) DO NOTHING`,
 			r.ID, r.BusinessID, string(r.Environment), r.ClientID, r.RedirectURI, r.State, r.UserID, r.Country,
 			r.CodeChallenge, r.CodeChallengeMethod, micros(r.CreatedAt), micros(r.ExpiresAt), nullMicros(r.CompletedAt))
-		return err
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n == 0 {
+			return verifyd.Errorf(verifyd.EConflict, "authorize request %s exists", r.ID)
+		}
+		return nil
 	})
 }
 

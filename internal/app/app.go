@@ -130,9 +130,10 @@ func New(ctx context.Context, db *sqlstore.DB, sealer *seal.Sealer, cfg Config) 
 	// The review console's cookies are Secure unless --dev (plain http).
 	a.Console = console.New(db, a.Identity, console.Config{Insecure: cfg.Dev, Now: cfg.Now, Rand: cfg.Rand})
 	// The OAuth side of the age interface; its hosted flow is at
-	// {age base URL}/flow/{id}.
+	// {age base URL}/flow/{the sealed request}.
 	a.Age = age.New(db, a.Tenants, cfg.Rand, cfg.Now, age.Config{
 		FlowBaseURL: func(e verifyd.Environment) string { return cfg.BaseURLs["age-"+string(e)] },
+		Sealer:      sealer,
 	})
 	// The hosted age-verification pages: accounts, country rules, methods.
 	// Production has no provider besides the document method yet; the
