@@ -75,7 +75,7 @@ func scanAgeRequest(row interface{ Scan(...any) error }) (verifyd.AgeAuthRequest
 
 // AgeAuthRequest returns one request.
 func (db *DB) AgeAuthRequest(ctx context.Context, id string) (verifyd.AgeAuthRequest, error) {
-	return scanAgeRequest(db.read.QueryRowContext(ctx, `SELECT `+ageRequestColumns+` FROM age_auth_requests WHERE id = $1`, id))
+	return scanAgeRequest(db.readRow(ctx, `SELECT `+ageRequestColumns+` FROM age_auth_requests WHERE id = $1`, id))
 }
 
 // CompleteAgeAuthRequest marks a request completed and stores its code, in
@@ -129,7 +129,7 @@ func scanAgeCode(row interface{ Scan(...any) error }) (verifyd.AgeCode, error) {
 
 // AgeCode returns one code by hash.
 func (db *DB) AgeCode(ctx context.Context, hash []byte) (verifyd.AgeCode, error) {
-	return scanAgeCode(db.read.QueryRowContext(ctx, `SELECT `+ageCodeColumns+` FROM age_codes WHERE code_hash = $1`, hash))
+	return scanAgeCode(db.readRow(ctx, `SELECT `+ageCodeColumns+` FROM age_codes WHERE code_hash = $1`, hash))
 }
 
 // RedeemAgeCode consumes a code in one conditional UPDATE and stores the
@@ -179,7 +179,7 @@ func (db *DB) AgeToken(ctx context.Context, hash []byte) (verifyd.AgeToken, erro
 	var env string
 	var verified, created, expires int64
 	var revoked sql.NullInt64
-	err := db.read.QueryRowContext(ctx, `SELECT `+ageTokenColumns+` FROM age_tokens WHERE token_hash = $1`, hash).
+	err := db.readRow(ctx, `SELECT `+ageTokenColumns+` FROM age_tokens WHERE token_hash = $1`, hash).
 		Scan(&t.Hash, &t.CodeHash, &t.BusinessID, &env, &t.ClientID, &verified, &t.VerificationID,
 			&created, &expires, &revoked)
 	if err != nil {
