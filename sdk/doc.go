@@ -5,7 +5,7 @@
 // (identity or age) in one environment (production or sandbox). Each mount
 // has its own base URL and its own API key and secret, which come from the
 // operator of the deployment. The identity interface offers
-// Client.Identity, for creating, submitting and reading identity
+// Client.Identity, for creating, submitting, reading and redacting identity
 // verifications; both interfaces offer Client.Redirects, for managing the
 // list of URLs that users may be sent back to.
 //
