@@ -517,6 +517,10 @@ func (s *Server) itemPage(w http.ResponseWriter, r *http.Request, oc *operatorCt
 		p.Summary = append(p.Summary, field{"Images and evidence",
 			purgedText + " on " + showTime(*v.PurgedAt).Text})
 	}
+	if v.RedactedAt != nil {
+		p.Summary = append(p.Summary, field{"Redacted",
+			"by the integrator on " + showTime(*v.RedactedAt).Text + " (e-mail, phone and document deleted too)"})
+	}
 	for _, im := range it.Images {
 		label := imageLabels[im.Kind]
 		if label == "" {
