@@ -117,7 +117,7 @@ type AgeAccountStore interface {
 	// AgeProofs lists an account's proofs, newest first.
 	AgeProofs(ctx context.Context, env Environment, accountID string) ([]AgeProof, error)
 	// DeleteAgeAccount erases an account (the right to erasure), in one
-	// transaction: its sessions in d.SessionRealm, its proofs, the account
+	// transaction: its sessions in d.SessionRealm, its proofs and consents, the account
 	// (e-mail address, password hash); the access tokens issued for its
 	// codes are revoked and its unused codes expired at d.At; its internal
 	// identity verifications lose the customer's id and e-mail address, and
@@ -137,7 +137,7 @@ type AgeAccountDeletion struct {
 
 // AgeAccountDeleted says what DeleteAgeAccount removed or changed.
 type AgeAccountDeleted struct {
-	Sessions, Proofs int
+	Sessions, Proofs, Consents int
 	// RevokedTokens and ExpiredCodes count the OAuth tokens revoked and the
 	// unused codes made unusable.
 	RevokedTokens, ExpiredCodes int
@@ -145,4 +145,35 @@ type AgeAccountDeleted struct {
 	// Ended those of them that were not finished and were ended.
 	Verifications []string
 	Ended         int
+}
+
+// AgeConsent records that a person agreed to share the result of their age
+// check with one business: the flow sends no code to a business the
+// signed-in person has not agreed to share with (docs/age.md, consent).
+// Only agreements are stored; a "no" ends that flow and is asked again
+// next time.
+type AgeConsent struct {
+	Environment Environment
+	AccountID   string
+	BusinessID  string
+	// BusinessName is the business's name when the consent was listed
+	// (AgeConsents); it is not stored with the consent.
+	BusinessName string
+	GrantedAt    time.Time
+}
+
+// AgeConsentStore persists the consents of age accounts.
+type AgeConsentStore interface {
+	// GrantAgeConsent records a consent; granting again keeps the first
+	// grant's time. An unknown account or business is ErrNotFound.
+	GrantAgeConsent(ctx context.Context, c AgeConsent) error
+	// AgeConsent returns the consent of an account for a business, or
+	// ErrNotFound.
+	AgeConsent(ctx context.Context, env Environment, accountID, businessID string) (AgeConsent, error)
+	// AgeConsents lists an account's consents, most recent first, with
+	// each business's name.
+	AgeConsents(ctx context.Context, env Environment, accountID string) ([]AgeConsent, error)
+	// RevokeAgeConsent deletes a consent; one that does not exist is
+	// ErrNotFound.
+	RevokeAgeConsent(ctx context.Context, env Environment, accountID, businessID string) error
 }

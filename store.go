@@ -18,6 +18,7 @@ type Store interface {
 	OperatorStore
 	AgeOAuthStore
 	AgeAccountStore
+	AgeConsentStore
 	RetentionStore
 	LivenessStore
 	// Ping reports whether the database answers; /readyz uses it.

@@ -158,6 +158,7 @@ func Run(t *testing.T, h Harness) {
 		}},
 		{"Operator", operatorTests},     // operators.go
 		{"AgeAccount", ageAccountTests}, // ageaccounts.go
+		{"AgeConsent", ageConsentTests}, // ageconsents.go
 		{"AgeOAuth", ageOAuthTests},     // ageoauth.go
 		{"AgeAccountDeletion", ageDelete},
 		{"Purge", purge},
