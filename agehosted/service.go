@@ -47,7 +47,10 @@ type Requests interface {
 // Store is what the flow persists: accounts, proofs and browser sessions.
 type Store interface {
 	verifyd.AgeAccountStore
+	verifyd.AgeConsentStore
 	verifyd.SessionStore
+	// Business names the business asking, on the consent step.
+	Business(ctx context.Context, id string) (verifyd.Business, error)
 }
 
 // Config adjusts the service.
@@ -309,6 +312,9 @@ const (
 	// StepAccount: sign up or log in (again, where the country wants the
 	// password at each use).
 	StepAccount Step = "account"
+	// StepConsent: the signed-in person has not agreed to share with this
+	// business whether they are 18 or older; nothing goes to it before.
+	StepConsent Step = "consent"
 	// StepMethods: choose how to prove one's age.
 	StepMethods Step = "methods"
 	// StepDocument: photograph the document and take a selfie (first
@@ -342,6 +348,8 @@ type State struct {
 	// in this flow (authentication at each use).
 	Relogin bool
 	Step    Step
+	// BusinessName is who asks (StepConsent).
+	BusinessName string
 	// Methods are those offered: accepted by the country and available in
 	// the environment.
 	Methods []verifyd.AgeMethod
@@ -396,6 +404,18 @@ func (s *Service) State(ctx context.Context, req age.AuthRequest, v Visitor) (St
 	if c.LoginEachUse && v.SessionStart.Before(req.CreatedAt) {
 		st.Step, st.Relogin = StepAccount, true
 		return st, nil
+	}
+	// Nothing about the person, not even a stored proof's answer, goes to
+	// a business they have not agreed to share with.
+	if _, err := s.store.AgeConsent(ctx, req.Environment, v.Account.ID, req.BusinessID); errors.Is(err, verifyd.ErrNotFound) {
+		b, err := s.store.Business(ctx, req.BusinessID)
+		if err != nil {
+			return State{}, fmt.Errorf("business of authorize request %s: %w", req.ID, err)
+		}
+		st.Step, st.BusinessName = StepConsent, b.Name
+		return st, nil
+	} else if err != nil {
+		return State{}, err
 	}
 	proofs, err := s.proofs(ctx, req.Environment, v.Account.ID)
 	if err != nil {
@@ -563,10 +583,63 @@ func (s *Service) signedIn(ctx context.Context, req age.AuthRequest, v Visitor) 
 	if err != nil {
 		return State{}, err
 	}
-	if st.Step == StepAccount {
+	switch st.Step {
+	case StepAccount:
 		return st, ErrNotSignedIn
+	case StepConsent:
+		return st, ErrNoConsent
 	}
 	return st, nil
+}
+
+// ErrNoConsent refuses a step before the person agreed to share with the
+// business (the page shows the question).
+var ErrNoConsent = verifyd.Errorf(verifyd.EConflict, "agree to share with this site first")
+
+// Consent records the signed-in person's answer to "<business> asks
+// whether you are 18 or older. Share?". Yes is remembered for the
+// account and business (revocable on the account page) and the flow goes
+// on. No is not remembered: it withdraws a consent given before, and the
+// flow ends at once as "Go back without proving my age" does, with a code
+// saying age_verified false and an id of a new proof of method none, so
+// the business learns nothing it could link to the person; the returned
+// URL is then the redirect_uri with the code.
+func (s *Service) Consent(ctx context.Context, req age.AuthRequest, v Visitor, share bool) (string, error) {
+	st, err := s.State(ctx, req, v)
+	if err != nil {
+		return "", err
+	}
+	if st.Step == StepAccount {
+		return "", ErrNotSignedIn
+	}
+	env, acct := req.Environment, v.Account.ID
+	if share {
+		return "", s.store.GrantAgeConsent(ctx, verifyd.AgeConsent{Environment: env, AccountID: acct,
+			BusinessID: req.BusinessID, GrantedAt: s.now()})
+	}
+	if err := s.store.RevokeAgeConsent(ctx, env, acct, req.BusinessID); err != nil && !errors.Is(err, verifyd.ErrNotFound) {
+		return "", err
+	}
+	p, err := s.newDecided(req, v.Account, verifyd.AgeMethodNone, "declined", verifyd.AgeResultFailed)
+	if err != nil {
+		return "", err
+	}
+	if err := s.store.CreateAgeProof(ctx, p); err != nil {
+		return "", err
+	}
+	return s.requests.Complete(ctx, req.ID, age.Outcome{AgeVerified: false, VerificationID: s.publicID(req.BusinessID, p.ID),
+		Method: string(p.Method), AccountID: acct})
+}
+
+// Consents lists the businesses an account shares its answer with.
+func (s *Service) Consents(ctx context.Context, env verifyd.Environment, accountID string) ([]verifyd.AgeConsent, error) {
+	return s.store.AgeConsents(ctx, env, accountID)
+}
+
+// RevokeConsent stops sharing with a business: its next request asks
+// again. Revoking what was not granted is ErrNotFound.
+func (s *Service) RevokeConsent(ctx context.Context, env verifyd.Environment, accountID, businessID string) error {
+	return s.store.RevokeAgeConsent(ctx, env, accountID, businessID)
 }
 
 // ChooseMethod starts proving one's age with a method. The document

@@ -36,6 +36,7 @@ var ageFlowID = regexp.MustCompile(`^areq_[a-z2-7]{1,64}$`)
 func (s *Server) ageAccountRoutes(mux *http.ServeMux) {
 	mux.Handle("/account", s.methods(map[string]http.Handler{http.MethodGet: http.HandlerFunc(s.ageAccountPage)}))
 	mux.Handle("/account/delete", s.methods(map[string]http.Handler{http.MethodPost: http.HandlerFunc(s.ageDeleteAccount)}))
+	mux.Handle("/account/consents/revoke", s.methods(map[string]http.Handler{http.MethodPost: http.HandlerFunc(s.ageRevokeConsent)}))
 }
 
 // ageAccountReq reads the language, the flow to go back to and the
@@ -99,7 +100,7 @@ func (s *Server) renderAgeAccount(w http.ResponseWriter, r *http.Request, a *age
 		lr.lang, lr.explicit = l.code, true
 		d.Langs = append(d.Langs, hostedLangLink{Code: l.code, Name: l.name, URL: page + lr.accountQuery(), Current: l.code == a.lang})
 	}
-	d.Step, d.Banner, d.DeleteError = step, banner, deleteErr
+	d.Step, d.Banner, d.DeleteError, d.Notice = step, banner, deleteErr, a.notice
 	d.DeleteTo = page + "/delete" + a.accountQuery()
 	if a.id != "" {
 		d.BackTo = a.path(a.query())
@@ -107,6 +108,17 @@ func (s *Server) renderAgeAccount(w http.ResponseWriter, r *http.Request, a *age
 	if a.session != nil && step == ageStepAccountDelete {
 		d.SessionCSRF = a.session.CSRFToken()
 		d.AccountEmail = a.visitor.Account.Email
+		consents, err := s.deps.AgeFlow.Consents(r.Context(), a.mount.Environment, a.visitor.Account.ID)
+		if err != nil {
+			s.agePageError(w, r, a, err)
+			return
+		}
+		d.ShowConsents, d.RevokeTo = true, page+"/consents/revoke"+a.accountQuery()
+		for _, c := range consents {
+			d.Consents = append(d.Consents, ageConsentRow{BusinessID: c.BusinessID, Name: c.BusinessName,
+				Since: msg(a.lang, "age_consent_since", c.GrantedAt.UTC().Format("2006-01-02")),
+				Stop:  msg(a.lang, "age_consent_stop", c.BusinessName)})
+		}
 	}
 	w.Header().Set("Cache-Control", "no-store")
 	s.writeAge(w, r, status, d)
@@ -173,6 +185,53 @@ func (s *Server) ageDeleteAccount(w http.ResponseWriter, r *http.Request) {
 		"expired_codes", gone.ExpiredCodes, "verifications", len(gone.Verifications), "ended", gone.Ended)
 	w.Header().Set("Cache-Control", "no-store")
 	http.Redirect(w, r, a.mount.prefix()+"/account"+a.accountQuery("deleted", "1"), http.StatusSeeOther)
+}
+
+// ageRevokeConsent stops sharing with a business (a consent of the
+// signed-in account), then shows the account page again with a notice.
+func (s *Server) ageRevokeConsent(w http.ResponseWriter, r *http.Request) {
+	a, err := s.ageAccountReq(w, r)
+	if err != nil {
+		s.agePageError(w, r, a, err)
+		return
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, ageFormLimit)
+	if err := r.ParseForm(); err != nil {
+		s.renderAgeAccount(w, r, a, s.accountStep(a), http.StatusBadRequest, msg(a.lang, "err_generic"), "")
+		return
+	}
+	if !sameOrigin(r, a.mount) || a.session == nil || !a.session.CheckCSRF(r) {
+		s.renderAgeAccount(w, r, a, s.accountStep(a), http.StatusForbidden, msg(a.lang, "err_csrf"), "")
+		return
+	}
+	svc, env, biz := s.deps.AgeFlow, a.mount.Environment, r.PostFormValue("business")
+	consents, err := svc.Consents(r.Context(), env, a.visitor.Account.ID)
+	if err != nil {
+		s.agePageError(w, r, a, err)
+		return
+	}
+	name := ""
+	for _, c := range consents {
+		if c.BusinessID == biz {
+			name = c.BusinessName
+		}
+	}
+	if err := svc.RevokeConsent(r.Context(), env, a.visitor.Account.ID, biz); errors.Is(err, verifyd.ErrNotFound) {
+		// Revoked meanwhile (another tab): the page shows what is left.
+		s.renderAgeAccount(w, r, a, ageStepAccountDelete, http.StatusOK, "", "")
+		return
+	} else if err != nil {
+		s.agePageError(w, r, a, err)
+		return
+	}
+	s.logger(r).InfoContext(r.Context(), "age consent revoked", "account", a.visitor.Account.ID, "business", biz)
+	s.renderAgeAccountNotice(w, r, a, msg(a.lang, "age_consent_stopped", name))
+}
+
+// renderAgeAccountNotice shows the signed-in account page with a notice.
+func (s *Server) renderAgeAccountNotice(w http.ResponseWriter, r *http.Request, a *ageReq, notice string) {
+	a.notice = notice
+	s.renderAgeAccount(w, r, a, ageStepAccountDelete, http.StatusOK, "", "")
 }
 
 // accountStep is the account page's step for who is signed in.

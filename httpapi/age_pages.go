@@ -45,6 +45,7 @@ func (s *Server) ageFlowRoutes(mux *http.ServeMux, m Mount) {
 	mux.Handle("/flow/{id}/signup", post(s.ageSignUp))
 	mux.Handle("/flow/{id}/login", post(s.ageLogIn))
 	mux.Handle("/flow/{id}/logout", post(s.ageLogOut))
+	mux.Handle("/flow/{id}/consent", post(s.ageConsent))
 	mux.Handle("/flow/{id}/method", post(s.ageChooseMethod))
 	mux.Handle("/flow/{id}/document", post(s.ageSubmitDocument))
 	mux.Handle("/flow/{id}/liveness-challenge", post(s.ageChallenge)) // liveness.go
@@ -67,6 +68,8 @@ type ageReq struct {
 	request age.AuthRequest
 	visitor agehosted.Visitor
 	session *webauth.Session
+	// notice is a confirmation the account page shows.
+	notice string
 }
 
 func (a *ageReq) path(suffix string) string {
@@ -196,6 +199,8 @@ type agePageData struct {
 	Relogin           bool
 	LoginTo, SignupTo string
 	LogoutTo          string
+	ConsentTo         string
+	BusinessName      string
 	MethodTo          string
 	ProviderTo        string
 	CancelTo          string
@@ -216,9 +221,17 @@ type agePageData struct {
 	DeleteTo     string
 	BackTo       string
 	DeleteError  string
+	// The account page's consents (sites the person shares with).
+	ShowConsents bool
+	Consents     []ageConsentRow
+	RevokeTo     string
+	Notice       string
 	// redirectURI is the request's, whose origin forms may lead to.
 	redirectURI string
 }
+
+// ageConsentRow is a consent on the account page.
+type ageConsentRow struct{ BusinessID, Name, Since, Stop string }
 
 // ageOption is a method or an outcome button.
 type ageOption struct{ Value, Label, Hint string }
@@ -276,6 +289,7 @@ func (s *Server) renderAge(w http.ResponseWriter, r *http.Request, a *ageReq, st
 	d.Step, d.FormCSRF = st.Step, formCSRF
 	d.StatusURL = a.path("/status")
 	d.LoginTo, d.SignupTo, d.LogoutTo = a.path("/login"+q), a.path("/signup"+q), a.path("/logout"+q)
+	d.ConsentTo = a.path("/consent" + q)
 	d.MethodTo, d.CancelTo, d.SandboxTo = a.path("/method"+q), a.path("/cancel"+q), a.path("/sandbox"+q)
 	d.ShowSandbox = d.Sandbox
 	d.CanCancel = true
@@ -292,6 +306,9 @@ func (s *Server) renderAge(w http.ResponseWriter, r *http.Request, a *ageReq, st
 			Hint: msg(a.lang, "age_method_"+string(m)+"_hint")})
 	}
 	switch st.Step {
+	case agehosted.StepConsent:
+		// "No" on this page is the way back; a second one would confuse.
+		d.BusinessName, d.CanCancel = st.BusinessName, false
 	case agehosted.StepMethods:
 		if st.Failed != nil {
 			d.Failed = true
@@ -509,6 +526,37 @@ func (s *Server) ageLogOut(w http.ResponseWriter, r *http.Request) {
 	backToFlow(w, r, a)
 }
 
+// ageConsent records the answer to "<business> asks whether you are 18 or
+// older. Share?": yes goes on with the flow, no sends the person back at
+// once with a code saying age_verified false (agehosted.Service.Consent).
+func (s *Server) ageConsent(w http.ResponseWriter, r *http.Request) {
+	a, ok := s.flowHandler(w, r)
+	if !ok || !s.ageForm(w, r, a, true) {
+		return
+	}
+	var share bool
+	switch r.PostFormValue("share") {
+	case "yes":
+		share = true
+	case "no":
+	default:
+		s.ageRefuse(w, r, a, http.StatusUnprocessableEntity, "err_generic")
+		return
+	}
+	to, err := s.deps.AgeFlow.Consent(r.Context(), a.request, a.visitor, share)
+	if err != nil {
+		s.ageStepFail(w, r, a, agehosted.State{}, err, nil)
+		return
+	}
+	if share {
+		s.logger(r).InfoContext(r.Context(), "age consent granted", "account", a.visitor.Account.ID, "business", a.request.BusinessID)
+		backToFlow(w, r, a)
+		return
+	}
+	s.logger(r).InfoContext(r.Context(), "age consent declined", "account", a.visitor.Account.ID, "business", a.request.BusinessID)
+	ageRedirect(w, r, to)
+}
+
 // ageStepFail shows the flow again after a refused step: a method the
 // country does not accept (422), a check already under way (409), no
 // session (back to the account forms).
@@ -518,7 +566,8 @@ func (s *Server) ageStepFail(w http.ResponseWriter, r *http.Request, a *ageReq, 
 	}
 	status := http.StatusConflict
 	switch {
-	case errors.Is(err, agehosted.ErrNotSignedIn):
+	case errors.Is(err, agehosted.ErrNotSignedIn), errors.Is(err, agehosted.ErrNoConsent):
+		// The page asks for what is missing.
 		backToFlow(w, r, a)
 		return
 	case errors.Is(err, agehosted.ErrMethodNotOffered):
@@ -625,7 +674,7 @@ func (s *Server) ageDocumentFail(w http.ResponseWriter, r *http.Request, a *ageR
 	code := verifyd.ErrorCodeOf(err)
 	status, key := statusOf(code), "err_generic"
 	switch {
-	case errors.Is(err, errCSRF), errors.Is(err, agehosted.ErrNotSignedIn):
+	case errors.Is(err, errCSRF), errors.Is(err, agehosted.ErrNotSignedIn), errors.Is(err, agehosted.ErrNoConsent):
 		status, key = http.StatusForbidden, "err_csrf"
 	case code == verifyd.EConflict:
 		key = "err_conflict"
