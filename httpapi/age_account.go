@@ -36,6 +36,7 @@ var ageFlowID = regexp.MustCompile(`^areq_[a-z2-7]{1,64}$`)
 func (s *Server) ageAccountRoutes(mux *http.ServeMux) {
 	mux.Handle("/account", s.methods(map[string]http.Handler{http.MethodGet: http.HandlerFunc(s.ageAccountPage)}))
 	mux.Handle("/account/delete", s.methods(map[string]http.Handler{http.MethodPost: http.HandlerFunc(s.ageDeleteAccount)}))
+	mux.Handle("/account/login", s.methods(map[string]http.Handler{http.MethodPost: http.HandlerFunc(s.ageAccountLogIn)}))
 	mux.Handle("/account/consents/revoke", s.methods(map[string]http.Handler{http.MethodPost: http.HandlerFunc(s.ageRevokeConsent)}))
 }
 
@@ -104,6 +105,16 @@ func (s *Server) renderAgeAccount(w http.ResponseWriter, r *http.Request, a *age
 	d.DeleteTo = page + "/delete" + a.accountQuery()
 	if a.id != "" {
 		d.BackTo = a.path(a.query())
+	}
+	if step == ageStepSignedOut {
+		// Signed out, the page logs in: deleting or managing an account
+		// needs no site's flow.
+		tok, err := s.deps.AgeFlow.Sessions(a.mount.Environment).FormToken(w, r)
+		if err != nil {
+			s.agePageError(w, r, a, err)
+			return
+		}
+		d.FormCSRF, d.LoginTo, d.LoginError, d.LoginEmail = tok, page+"/login"+a.accountQuery(), a.loginError, a.loginEmail
 	}
 	if a.session != nil && step == ageStepAccountDelete {
 		d.SessionCSRF = a.session.CSRFToken()
@@ -226,6 +237,52 @@ func (s *Server) ageRevokeConsent(w http.ResponseWriter, r *http.Request) {
 	}
 	s.logger(r).InfoContext(r.Context(), "age consent revoked", "account", a.visitor.Account.ID, "business", biz)
 	s.renderAgeAccountNotice(w, r, a, msg(a.lang, "age_consent_stopped", name))
+}
+
+// ageAccountLogIn logs in from the account page (the flow's login, with
+// its limits), then shows the signed-in account page.
+func (s *Server) ageAccountLogIn(w http.ResponseWriter, r *http.Request) {
+	a, err := s.ageAccountReq(w, r)
+	if err != nil {
+		s.agePageError(w, r, a, err)
+		return
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, ageFormLimit)
+	if err := r.ParseForm(); err != nil {
+		s.renderAgeAccount(w, r, a, s.accountStep(a), http.StatusBadRequest, msg(a.lang, "err_generic"), "")
+		return
+	}
+	svc, env := s.deps.AgeFlow, a.mount.Environment
+	if !sameOrigin(r, a.mount) || !svc.Sessions(env).CheckFormToken(r) {
+		s.renderAgeAccount(w, r, a, s.accountStep(a), http.StatusForbidden, msg(a.lang, "err_csrf"), "")
+		return
+	}
+	email := r.PostFormValue("email")
+	acct, err := svc.LogIn(r.Context(), env, email, r.PostFormValue("password"), clientAddr(r))
+	var limited *agehosted.RateLimitedError
+	switch {
+	case errors.As(err, &limited):
+		minutes := int((limited.RetryAfter + time.Minute - 1) / time.Minute)
+		w.Header().Set("Retry-After", strconv.Itoa(int(limited.RetryAfter/time.Second)+1))
+		s.logger(r).WarnContext(r.Context(), "age login rate limited")
+		a.loginEmail = email
+		s.renderAgeAccount(w, r, a, ageStepSignedOut, http.StatusTooManyRequests, msg(a.lang, "age_err_limited", minutes), "")
+		return
+	case errors.Is(err, agehosted.ErrBadLogin):
+		a.loginEmail, a.loginError = email, msg(a.lang, "age_err_login")
+		s.renderAgeAccount(w, r, a, ageStepSignedOut, http.StatusUnauthorized, "", "")
+		return
+	case err != nil:
+		s.agePageError(w, r, a, err)
+		return
+	}
+	if _, err := svc.Sessions(env).Start(r.Context(), w, r, acct.ID); err != nil {
+		s.agePageError(w, r, a, err)
+		return
+	}
+	s.logger(r).InfoContext(r.Context(), "age login", "account", acct.ID, "environment", env, "from", "account page")
+	w.Header().Set("Cache-Control", "no-store")
+	http.Redirect(w, r, a.mount.prefix()+"/account"+a.accountQuery(), http.StatusSeeOther)
 }
 
 // renderAgeAccountNotice shows the signed-in account page with a notice.

@@ -28,7 +28,7 @@ import (
 // CSRF token after. The use cases are in package agehosted; docs/age.md
 // describes the flow.
 
-var ageTemplates = template.Must(template.ParseFS(pageFS, "pages/age.html", "pages/layout.html", "pages/capture.html"))
+var ageTemplates = template.Must(template.ParseFS(pageFS, "pages/layout.html", "pages/age.html", "pages/capture.html"))
 
 // ageFormLimit bounds the flow's small forms.
 const ageFormLimit = 16 << 10
@@ -68,8 +68,9 @@ type ageReq struct {
 	request age.AuthRequest
 	visitor agehosted.Visitor
 	session *webauth.Session
-	// notice is a confirmation the account page shows.
-	notice string
+	// notice is a confirmation the account page shows; loginError and
+	// loginEmail a refused login on it.
+	notice, loginError, loginEmail string
 }
 
 func (a *ageReq) path(suffix string) string {
@@ -86,6 +87,11 @@ func (s *Server) ageRequest(w http.ResponseWriter, r *http.Request) (*ageReq, er
 	var err error
 	if a.request, err = svc.Request(r.Context(), a.mount.Environment, a.id); err != nil {
 		return a, err
+	}
+	if a.request.CompletedAt != nil {
+		// Finished is finished, whoever asks: not the sign-up form to a
+		// browser without the session.
+		return a, age.ErrCompleted
 	}
 	sess, err := svc.Sessions(a.mount.Environment).Get(r.Context(), r)
 	if errors.Is(err, webauth.ErrNoSession) {
@@ -163,7 +169,7 @@ func backToFlow(w http.ResponseWriter, r *http.Request, a *ageReq) {
 // agePageError answers a request that failed with a page: unknown or
 // expired flows 404, a flow finished before 409, others 500 (logged).
 func (s *Server) agePageError(w http.ResponseWriter, r *http.Request, a *ageReq, err error) {
-	status, key := http.StatusInternalServerError, "err_generic"
+	status, key := http.StatusInternalServerError, "age_error"
 	switch {
 	case errors.Is(err, age.ErrCompleted):
 		status, key = http.StatusConflict, "age_finished"
@@ -173,8 +179,26 @@ func (s *Server) agePageError(w http.ResponseWriter, r *http.Request, a *ageReq,
 		s.logger(r).ErrorContext(r.Context(), "age flow page", "err", err)
 	}
 	d := s.ageData(w, r, a)
-	d.NotFound, d.Message = true, msg(a.lang, key)
+	d.NotFound, d.Message, d.Step = true, msg(a.lang, key), agehosted.Step("error_"+strconv.Itoa(status))
+	// Every error page leads somewhere: back to the site when the request
+	// names it, to the account page always (which works without a flow).
+	d.SiteTo = siteOf(a.request.RedirectURI)
+	if status == http.StatusInternalServerError && a.id != "" && a.request.ID != "" {
+		d.RetryTo = a.path(a.query())
+	}
+	d.AccountTo = a.mount.prefix() + "/account" + a.accountQuery()
 	s.writeAge(w, r, status, d)
+}
+
+// siteOf is the origin of a redirect_uri, where an error page leads back
+// to: the callback itself would be called without a code. "" when the URI
+// is not a plain http(s) address.
+func siteOf(redirectURI string) string {
+	u, err := url.Parse(redirectURI)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || !cspHost.MatchString(u.Host) {
+		return ""
+	}
+	return u.Scheme + "://" + u.Host + "/"
 }
 
 // ageFormResult is a refused form shown again.
@@ -226,6 +250,8 @@ type agePageData struct {
 	Consents     []ageConsentRow
 	RevokeTo     string
 	Notice       string
+	// Error pages' ways out: the site's origin, the flow again (500).
+	SiteTo, RetryTo string
 	// redirectURI is the request's, whose origin forms may lead to.
 	redirectURI string
 }
@@ -235,6 +261,26 @@ type ageConsentRow struct{ BusinessID, Name, Since, Stop string }
 
 // ageOption is a method or an outcome button.
 type ageOption struct{ Value, Label, Hint string }
+
+// PhaseTitle names the page's phase for the document title, so that a
+// screen-reader user or a tab strip tells the steps apart.
+func (d agePageData) PhaseTitle() string {
+	key := "age_phase_" + string(d.Step)
+	if d.Relogin && d.Step == agehosted.StepAccount {
+		key = "age_relogin_title"
+	}
+	if t := msg(d.Lang, key); t != key {
+		return t
+	}
+	return msg(d.Lang, "age_phase_error_500")
+}
+
+// HasErrors reports whether the page shows a refused form or an error;
+// the document title then starts with "Error:".
+func (d agePageData) HasErrors() bool {
+	return d.NotFound || d.Banner != "" || d.LoginError != "" || len(d.SignupProblems) > 0 || d.DeleteError != "" ||
+		len(d.Problems) > 0
+}
 
 // PrivacyText is the note under the document method's submit button.
 func (d agePageData) PrivacyText() string { return msg(d.Lang, "age_doc_privacy") }
