@@ -117,7 +117,7 @@ type AgeAccountStore interface {
 	// AgeProofs lists an account's proofs, newest first.
 	AgeProofs(ctx context.Context, env Environment, accountID string) ([]AgeProof, error)
 	// DeleteAgeAccount erases an account (the right to erasure), in one
-	// transaction: its sessions in d.SessionRealm, its proofs and consents, the account
+	// transaction: its sessions in d.SessionRealm, its proofs, consents and passkeys, the account
 	// (e-mail address, password hash); the access tokens issued for its
 	// codes are revoked and its unused codes expired at d.At; its internal
 	// identity verifications lose the customer's id and e-mail address, and
@@ -137,7 +137,7 @@ type AgeAccountDeletion struct {
 
 // AgeAccountDeleted says what DeleteAgeAccount removed or changed.
 type AgeAccountDeleted struct {
-	Sessions, Proofs, Consents int
+	Sessions, Proofs, Consents, Passkeys int
 	// RevokedTokens and ExpiredCodes count the OAuth tokens revoked and the
 	// unused codes made unusable.
 	RevokedTokens, ExpiredCodes int
@@ -176,4 +176,40 @@ type AgeConsentStore interface {
 	// RevokeAgeConsent deletes a consent; one that does not exist is
 	// ErrNotFound.
 	RevokeAgeConsent(ctx context.Context, env Environment, accountID, businessID string) error
+}
+
+// AgePasskey is a WebAuthn credential (a passkey) of an age account: it
+// logs the person in without a password, and its assertions with user
+// verification count as authentication at each use (docs/age.md).
+type AgePasskey struct {
+	Environment Environment
+	AccountID   string
+	// CredentialID is the credential's id (raw bytes), unique per
+	// environment.
+	CredentialID []byte
+	// Credential is the WebAuthn library's record of it (public key,
+	// signature counter, flags), as JSON; the store keeps it opaque.
+	Credential []byte
+	CreatedAt  time.Time
+	// LastUsedAt is the last login with it (nil before).
+	LastUsedAt *time.Time
+}
+
+// AgePasskeyStore persists the passkeys of age accounts.
+type AgePasskeyStore interface {
+	// CreateAgeAccountWithPasskey stores a new account (its PasswordHash
+	// may be "": a passkey-only account) with its first passkey,
+	// atomically. A used address or credential id is EConflict.
+	CreateAgeAccountWithPasskey(ctx context.Context, a AgeAccount, p AgePasskey) error
+	// AddAgePasskey stores another passkey of an existing account; an
+	// unknown account is ErrNotFound, a used credential id EConflict.
+	AddAgePasskey(ctx context.Context, p AgePasskey) error
+	// AgePasskey returns the passkey with a credential id in env, or
+	// ErrNotFound.
+	AgePasskey(ctx context.Context, env Environment, credentialID []byte) (AgePasskey, error)
+	// AgePasskeys lists an account's passkeys, oldest first.
+	AgePasskeys(ctx context.Context, env Environment, accountID string) ([]AgePasskey, error)
+	// UseAgePasskey records a login: the credential's new record (its
+	// signature counter) and the time. Unknown is ErrNotFound.
+	UseAgePasskey(ctx context.Context, env Environment, credentialID, credential []byte, at time.Time) error
 }

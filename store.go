@@ -19,6 +19,7 @@ type Store interface {
 	AgeOAuthStore
 	AgeAccountStore
 	AgeConsentStore
+	AgePasskeyStore
 	RetentionStore
 	LivenessStore
 	// Ping reports whether the database answers; /readyz uses it.

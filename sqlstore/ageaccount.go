@@ -211,6 +211,7 @@ func (db *DB) DeleteAgeAccount(ctx context.Context, d verifyd.AgeAccountDeletion
 			{&unlinked, `UPDATE age_codes SET account_id = NULL WHERE account_id = $1`, []any{id}},
 			{&out.Proofs, `DELETE FROM age_proofs WHERE account_id = $1`, []any{id}},
 			{&out.Consents, `DELETE FROM age_consents WHERE account_id = $1`, []any{id}},
+			{&out.Passkeys, `DELETE FROM age_passkeys WHERE account_id = $1`, []any{id}},
 			{&out.Sessions, `DELETE FROM web_sessions WHERE realm = $1 AND subject = $2`, []any{d.SessionRealm, id}},
 		} {
 			if err := count(step.dst, step.stmt, step.args...); err != nil {
