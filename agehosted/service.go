@@ -25,6 +25,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-webauthn/webauthn/webauthn"
 	"github.com/google/uuid"
 	"github.com/verifyd/verifyd"
 	"github.com/verifyd/verifyd/age"
@@ -48,6 +49,7 @@ type Requests interface {
 type Store interface {
 	verifyd.AgeAccountStore
 	verifyd.AgeConsentStore
+	verifyd.AgePasskeyStore
 	verifyd.SessionStore
 	// Business names the business asking, on the consent step.
 	Business(ctx context.Context, id string) (verifyd.Business, error)
@@ -85,6 +87,8 @@ type Service struct {
 	logins    *webauth.Logins
 	sessions  map[verifyd.Environment]*webauth.Sessions
 	providers map[verifyd.Environment]map[verifyd.AgeMethod]Provider
+	// rp is each environment's WebAuthn relying party (nil: no passkeys).
+	rp map[verifyd.Environment]*webauthn.WebAuthn
 }
 
 // Realm returns the session realm of an environment's accounts.
@@ -106,6 +110,7 @@ func New(store Store, id *identity.Service, requests Requests, sealer *seal.Seal
 			Limited: func(wait time.Duration) error { return &RateLimitedError{RetryAfter: wait} }}),
 		sessions:  map[verifyd.Environment]*webauth.Sessions{},
 		providers: map[verifyd.Environment]map[verifyd.AgeMethod]Provider{},
+		rp:        map[verifyd.Environment]*webauthn.WebAuthn{},
 	}
 	for _, env := range verifyd.Environments {
 		path := "/"
@@ -115,6 +120,9 @@ func New(store Store, id *identity.Service, requests Requests, sealer *seal.Seal
 				return nil, fmt.Errorf("age base URL of %s: %w", env, err)
 			}
 			path = strings.TrimSuffix(u.Path, "/") + "/"
+			if s.rp[env], err = newRelyingParty(env, cfg.BaseURL(env)); err != nil {
+				return nil, err
+			}
 		}
 		name := "verifyd_age"
 		if env == verifyd.EnvSandbox {
@@ -244,6 +252,11 @@ func (s *Service) LogIn(ctx context.Context, env verifyd.Environment, email, pas
 		}
 		var err error
 		a, err = s.store.AgeAccountByEmail(ctx, env, addr)
+		if err == nil && a.PasswordHash == "" {
+			// A passkey-only account has no password: the same answer,
+			// and the same time, as an unknown address.
+			return webauth.Credential{}, verifyd.ErrNotFound
+		}
 		return webauth.Credential{PasswordHash: a.PasswordHash, Name: "age account " + a.ID}, err
 	})
 	if err != nil {
@@ -271,7 +284,18 @@ func (s *Service) Account(ctx context.Context, env verifyd.Environment, id strin
 // identity verifications still under way, in one store transaction
 // (docs/age.md, account deletion). The same address can sign up again
 // afterwards, as a new account.
-func (s *Service) DeleteAccount(ctx context.Context, env verifyd.Environment, acct verifyd.AgeAccount, password string, client netip.Addr) (verifyd.AgeAccountDeleted, error) {
+//
+// A passkey-only account has no password to check: its session must have
+// begun (with a passkey login, which verifies the user) less than
+// RecentLoginWindow ago, or the answer is ErrReauth.
+func (s *Service) DeleteAccount(ctx context.Context, env verifyd.Environment, acct verifyd.AgeAccount, password string, client netip.Addr, sessionStart time.Time) (verifyd.AgeAccountDeleted, error) {
+	if acct.PasswordHash == "" {
+		if !s.RecentLogin(sessionStart) {
+			return verifyd.AgeAccountDeleted{}, ErrReauth
+		}
+		return s.store.DeleteAgeAccount(ctx, verifyd.AgeAccountDeletion{Environment: env, AccountID: acct.ID,
+			SessionRealm: Realm(env), At: s.now()})
+	}
 	err := s.logins.LogIn("user:"+string(env)+":"+acct.Email, client, password, func() (webauth.Credential, error) {
 		a, err := s.store.AgeAccount(ctx, env, acct.ID)
 		return webauth.Credential{PasswordHash: a.PasswordHash, Name: "age account " + a.ID}, err
@@ -281,6 +305,19 @@ func (s *Service) DeleteAccount(ctx context.Context, env verifyd.Environment, ac
 	}
 	return s.store.DeleteAgeAccount(ctx, verifyd.AgeAccountDeletion{Environment: env, AccountID: acct.ID,
 		SessionRealm: Realm(env), At: s.now()})
+}
+
+// RecentLoginWindow is how recent a passkey login must be to delete a
+// passkey-only account.
+const RecentLoginWindow = 10 * time.Minute
+
+// ErrReauth asks a passkey-only account to log in again before deleting.
+var ErrReauth = verifyd.Errorf(verifyd.EUnauthorized, "log in again with your passkey first")
+
+// RecentLogin reports whether a session began less than RecentLoginWindow
+// ago.
+func (s *Service) RecentLogin(sessionStart time.Time) bool {
+	return s.now().Sub(sessionStart) < RecentLoginWindow
 }
 
 // --- the flow ---------------------------------------------------------------

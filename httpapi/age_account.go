@@ -106,9 +106,11 @@ func (s *Server) renderAgeAccount(w http.ResponseWriter, r *http.Request, a *age
 	if a.id != "" {
 		d.BackTo = a.path(a.query())
 	}
-	if step == ageStepSignedOut {
+	d.Next = page + a.accountQuery()
+	if step == ageStepSignedOut || (step == ageStepAccountDelete && d.PasskeysOn) {
 		// Signed out, the page logs in: deleting or managing an account
-		// needs no site's flow.
+		// needs no site's flow. Signed in, a passkey login confirms a
+		// passkey-only account's deletion.
 		tok, err := s.deps.AgeFlow.Sessions(a.mount.Environment).FormToken(w, r)
 		if err != nil {
 			s.agePageError(w, r, a, err)
@@ -125,6 +127,13 @@ func (s *Server) renderAgeAccount(w http.ResponseWriter, r *http.Request, a *age
 			return
 		}
 		d.ShowConsents, d.RevokeTo = true, page+"/consents/revoke"+a.accountQuery()
+		keys, err := s.deps.AgeFlow.Passkeys(r.Context(), a.mount.Environment, a.visitor.Account.ID)
+		if err != nil {
+			s.agePageError(w, r, a, err)
+			return
+		}
+		d.Passkeys, d.PasswordLess = len(keys), a.visitor.Account.PasswordHash == ""
+		d.NeedsReauth = d.PasswordLess && !s.deps.AgeFlow.RecentLogin(a.visitor.SessionStart)
 		for _, c := range consents {
 			d.Consents = append(d.Consents, ageConsentRow{BusinessID: c.BusinessID, Name: c.BusinessName,
 				Since: msg(a.lang, "age_consent_since", c.GrantedAt.UTC().Format("2006-01-02")),
@@ -171,7 +180,8 @@ func (s *Server) ageDeleteAccount(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	svc, env := s.deps.AgeFlow, a.mount.Environment
-	gone, err := svc.DeleteAccount(r.Context(), env, *a.visitor.Account, r.PostFormValue("password"), clientAddr(r))
+	gone, err := svc.DeleteAccount(r.Context(), env, *a.visitor.Account, r.PostFormValue("password"), clientAddr(r),
+		a.visitor.SessionStart)
 	var limited *agehosted.RateLimitedError
 	switch {
 	case errors.As(err, &limited):
@@ -182,6 +192,9 @@ func (s *Server) ageDeleteAccount(w http.ResponseWriter, r *http.Request) {
 		return
 	case errors.Is(err, agehosted.ErrBadLogin):
 		s.renderAgeAccount(w, r, a, ageStepAccountDelete, http.StatusUnauthorized, "", msg(a.lang, "age_err_delete_password"))
+		return
+	case errors.Is(err, agehosted.ErrReauth):
+		s.renderAgeAccount(w, r, a, ageStepAccountDelete, http.StatusUnauthorized, "", msg(a.lang, "age_err_delete_reauth"))
 		return
 	case err != nil:
 		s.agePageError(w, r, a, err)

@@ -59,6 +59,7 @@ func (s *Server) ageFlowRoutes(mux *http.ServeMux, m Mount) {
 	}
 	mux.Handle("/flow-assets/{name}", get(s.hostedAssetHandler))
 	s.ageAccountRoutes(mux) // age_account.go
+	s.agePasskeyRoutes(mux) // age_passkey.go
 }
 
 // ageReq is what every flow handler works out first.
@@ -250,6 +251,16 @@ type agePageData struct {
 	Consents     []ageConsentRow
 	RevokeTo     string
 	Notice       string
+	// Passkeys: offered when the service has them; their ceremonies'
+	// base path, the script, and where to go after one.
+	PasskeysOn  bool
+	PasskeyBase string
+	PasskeyJS   string
+	Next        string
+	// The account page: a passkey-only account confirms a deletion with
+	// a recent passkey login instead of a password; Passkeys counts them.
+	PasswordLess, NeedsReauth bool
+	Passkeys                  int
 	// Error pages' ways out: the site's origin, the flow again (500).
 	SiteTo, RetryTo string
 	// redirectURI is the request's, whose origin forms may lead to.
@@ -291,7 +302,9 @@ func (s *Server) ageData(w http.ResponseWriter, r *http.Request, a *ageReq) ageP
 		CSS:     a.mount.prefix() + "/flow-assets/" + hostedAssetNames["hosted.css"],
 		JS:      a.mount.prefix() + "/flow-assets/" + hostedAssetNames["hosted.js"],
 		Sandbox: a.mount.Environment == verifyd.EnvSandbox, JSText: map[string]string{}},
-		redirectURI: a.request.RedirectURI}
+		redirectURI: a.request.RedirectURI,
+		PasskeysOn:  s.deps.AgeFlow.PasskeysOn(a.mount.Environment), PasskeyBase: a.mount.prefix() + "/passkey",
+		PasskeyJS: a.mount.prefix() + "/flow-assets/" + hostedAssetNames["passkey.js"], Next: a.path(a.query())}
 	for _, l := range []struct{ code, name string }{{"en", "English"}, {"de", "Deutsch"}, {"fr", "Français"}} {
 		d.Langs = append(d.Langs, hostedLangLink{Code: l.code, Name: l.name, URL: d.PagePath + "?lang=" + l.code, Current: l.code == a.lang})
 	}

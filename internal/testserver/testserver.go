@@ -35,6 +35,10 @@ import (
 type Options struct {
 	// Dev is the server's --dev flag.
 	Dev bool
+	// Localhost names the server http://localhost:PORT instead of its
+	// loopback address: browsers offer passkeys (WebAuthn) only on a
+	// domain, never on an IP address.
+	Localhost bool
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
 	// Logger receives the server's logs; discarded when nil.
@@ -127,7 +131,12 @@ func Start(t testing.TB, dialect string, opts Options) *Server {
 	s := &Server{Store: db, Sealer: sealer, Registry: prometheus.NewRegistry(),
 		DatabaseURL: dbURL, MasterKey: base64.StdEncoding.EncodeToString(key)}
 	s.HTTP = httptest.NewUnstartedServer(nil)
-	s.BaseURLs, err = httpapi.DefaultMounts("http://" + s.HTTP.Listener.Addr().String())
+	host := s.HTTP.Listener.Addr().String()
+	if opts.Localhost {
+		_, port, _ := net.SplitHostPort(host)
+		host = "localhost:" + port
+	}
+	s.BaseURLs, err = httpapi.DefaultMounts("http://" + host)
 	if err != nil {
 		t.Fatal(err)
 	}
