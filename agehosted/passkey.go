@@ -103,7 +103,9 @@ func newRelyingParty(env verifyd.Environment, base string) (*webauthn.WebAuthn, 
 }
 
 // PasskeysOn reports whether passkeys are offered in an environment.
-func (s *Service) PasskeysOn(env verifyd.Environment) bool { return s.rp[env] != nil && s.sealer != nil }
+func (s *Service) PasskeysOn(env verifyd.Environment) bool {
+	return s.rp[env] != nil && s.sealer != nil
+}
 
 func (s *Service) seal(env verifyd.Environment, c passkeyCeremony) ([]byte, error) {
 	c.Environment, c.Expires = env, s.now().Add(PasskeyTimeout)
