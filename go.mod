@@ -23,6 +23,9 @@ require (
 )
 
 require (
+	github.com/emersion/go-sasl v0.0.0-20241020182733-b788ff22d5a6
+	github.com/emersion/go-smtp v0.25.1
+	github.com/wneessen/go-mail v0.8.1
 	golang.org/x/time v0.16.0
 	gonum.org/v1/gonum v0.17.0
 )
