@@ -23,6 +23,9 @@ type AgeAccount struct {
 	// password.
 	PasswordHash string
 	CreatedAt    time.Time
+	// EmailConfirmedAt is when the person proved they read the address
+	// (a link sent to it); nil before.
+	EmailConfirmedAt *time.Time
 }
 
 // AgeMethod is how a person proved their age.
@@ -137,7 +140,7 @@ type AgeAccountDeletion struct {
 
 // AgeAccountDeleted says what DeleteAgeAccount removed or changed.
 type AgeAccountDeleted struct {
-	Sessions, Proofs, Consents, Passkeys int
+	Sessions, Proofs, Consents, Passkeys, MailTokens int
 	// RevokedTokens and ExpiredCodes count the OAuth tokens revoked and the
 	// unused codes made unusable.
 	RevokedTokens, ExpiredCodes int
@@ -212,4 +215,48 @@ type AgePasskeyStore interface {
 	// UseAgePasskey records a login: the credential's new record (its
 	// signature counter) and the time. Unknown is ErrNotFound.
 	UseAgePasskey(ctx context.Context, env Environment, credentialID, credential []byte, at time.Time) error
+}
+
+// AgeMailPurpose is what an e-mailed token does.
+type AgeMailPurpose string
+
+// The purposes of e-mailed tokens (docs/age.md, e-mail).
+const (
+	AgeMailConfirm AgeMailPurpose = "confirm" // confirm the account's address
+	AgeMailReset   AgeMailPurpose = "reset"   // set a new password
+	AgeMailCode    AgeMailPurpose = "code"    // a one-time login code
+	AgeMailDelete  AgeMailPurpose = "delete"  // delete the account
+)
+
+// AgeMailToken is a single-use secret sent by e-mail. Only its SHA-256 is
+// stored.
+type AgeMailToken struct {
+	Hash        []byte
+	Environment Environment
+	AccountID   string
+	Purpose     AgeMailPurpose
+	// Email is the address it was sent to (a confirmation confirms that
+	// address only).
+	Email                string
+	CreatedAt, ExpiresAt time.Time
+	UsedAt               *time.Time
+}
+
+// AgeMailStore persists e-mailed tokens and address confirmations.
+type AgeMailStore interface {
+	// CreateAgeMailToken stores a token of an account of the environment
+	// (ErrNotFound when there is none) and deletes tokens that expired
+	// more than an hour before t.CreatedAt.
+	CreateAgeMailToken(ctx context.Context, t AgeMailToken) error
+	// UseAgeMailToken marks a token used, once: it must be of the purpose
+	// and environment, unused and unexpired at at; anything else is
+	// ErrNotFound and changes nothing.
+	UseAgeMailToken(ctx context.Context, env Environment, purpose AgeMailPurpose, hash []byte, at time.Time) (AgeMailToken, error)
+	// AgeMailToken returns a token that UseAgeMailToken would accept at
+	// at, without using it (a page shows its form first).
+	AgeMailToken(ctx context.Context, env Environment, purpose AgeMailPurpose, hash []byte, at time.Time) (AgeMailToken, error)
+	// ConfirmAgeEmail records that the account's address, if it is still
+	// email, was confirmed at at (the first confirmation is kept).
+	// ErrNotFound when the account or address does not match.
+	ConfirmAgeEmail(ctx context.Context, env Environment, accountID, email string, at time.Time) error
 }

@@ -20,6 +20,7 @@ type Store interface {
 	AgeAccountStore
 	AgeConsentStore
 	AgePasskeyStore
+	AgeMailStore
 	RetentionStore
 	LivenessStore
 	// Ping reports whether the database answers; /readyz uses it.

@@ -160,6 +160,7 @@ func Run(t *testing.T, h Harness) {
 		{"AgeAccount", ageAccountTests}, // ageaccounts.go
 		{"AgeConsent", ageConsentTests}, // ageconsents.go
 		{"AgePasskey", agePasskeyTests}, // agepasskeys.go
+		{"AgeMail", ageMailTests},       // agemail.go
 		{"AgeOAuth", ageOAuthTests},     // ageoauth.go
 		{"AgeAccountDeletion", ageDelete},
 		{"Purge", purge},
