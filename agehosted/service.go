@@ -31,6 +31,7 @@ import (
 	"github.com/verifyd/verifyd/age"
 	"github.com/verifyd/verifyd/identity"
 	"github.com/verifyd/verifyd/liveness"
+	"github.com/verifyd/verifyd/mailer"
 	"github.com/verifyd/verifyd/seal"
 	"github.com/verifyd/verifyd/webauth"
 )
@@ -50,6 +51,7 @@ type Store interface {
 	verifyd.AgeAccountStore
 	verifyd.AgeConsentStore
 	verifyd.AgePasskeyStore
+	verifyd.AgeMailStore
 	verifyd.SessionStore
 	// Business names the business asking, on the consent step.
 	Business(ctx context.Context, id string) (verifyd.Business, error)
@@ -75,6 +77,10 @@ type Config struct {
 	LimitWindow        time.Duration
 	// SessionLifetime and IdleTimeout default to 12 h and 30 min.
 	SessionLifetime, IdleTimeout time.Duration
+	// Mailer sends the accounts' e-mails (confirmation, password reset,
+	// login codes, deletion links); nil: no e-mail, and the pages offer
+	// none of it.
+	Mailer mailer.Sender
 }
 
 // Service implements the hosted age flow.
@@ -89,6 +95,13 @@ type Service struct {
 	providers map[verifyd.Environment]map[verifyd.AgeMethod]Provider
 	// rp is each environment's WebAuthn relying party (nil: no passkeys).
 	rp map[verifyd.Environment]*webauthn.WebAuthn
+	// mailClients and mailAddrs limit e-mail requests per client address
+	// (10) and per address and purpose (3) in 15 minutes; codeTries the
+	// login-code attempts per address and client (5) and per address
+	// from anywhere (20): a stranger guessing codes cannot lock the person
+	// out from their own address for long, nor out of passwords and
+	// passkeys at all.
+	mailClients, mailAddrs, codeTries, codeTriesAll *webauth.Limiter
 }
 
 // Realm returns the session realm of an environment's accounts.
@@ -108,9 +121,13 @@ func New(store Store, id *identity.Service, requests Requests, sealer *seal.Seal
 		logins: webauth.NewLogins(webauth.LoginConfig{UserLimit: cfg.UserLimit, ClientLimit: cfg.IPLimit,
 			Window: cfg.LimitWindow, Now: cfg.Now, BadLogin: ErrBadLogin,
 			Limited: func(wait time.Duration) error { return &RateLimitedError{RetryAfter: wait} }}),
-		sessions:  map[verifyd.Environment]*webauth.Sessions{},
-		providers: map[verifyd.Environment]map[verifyd.AgeMethod]Provider{},
-		rp:        map[verifyd.Environment]*webauthn.WebAuthn{},
+		sessions:     map[verifyd.Environment]*webauth.Sessions{},
+		providers:    map[verifyd.Environment]map[verifyd.AgeMethod]Provider{},
+		rp:           map[verifyd.Environment]*webauthn.WebAuthn{},
+		mailClients:  webauth.NewLimiter(10, 15*time.Minute, cfg.Now),
+		mailAddrs:    webauth.NewLimiter(3, 15*time.Minute, cfg.Now),
+		codeTries:    webauth.NewLimiter(5, 15*time.Minute, cfg.Now),
+		codeTriesAll: webauth.NewLimiter(20, 15*time.Minute, cfg.Now),
 	}
 	for _, env := range verifyd.Environments {
 		path := "/"

@@ -22,6 +22,7 @@ import (
 	"github.com/verifyd/verifyd/engine"
 	"github.com/verifyd/verifyd/httpapi"
 	"github.com/verifyd/verifyd/identity"
+	"github.com/verifyd/verifyd/mailer"
 	"github.com/verifyd/verifyd/netguard"
 	"github.com/verifyd/verifyd/ocr"
 	"github.com/verifyd/verifyd/queue"
@@ -64,6 +65,8 @@ type Config struct {
 	// TrustedProxies are the reverse proxies whose forwarding headers are
 	// believed (httpapi.Config.TrustedProxies).
 	TrustedProxies []netip.Prefix
+	// Mailer sends the age accounts' e-mails (nil: none).
+	Mailer mailer.Sender
 }
 
 // App is the assembled service.
@@ -139,7 +142,7 @@ func New(ctx context.Context, db *sqlstore.DB, sealer *seal.Sealer, cfg Config) 
 	// sandbox simulates the others. Cookies are Secure unless --dev.
 	a.AgeFlow, err = agehosted.New(db, a.Identity, a.Age, sealer, agehosted.Config{
 		BaseURL:  func(e verifyd.Environment) string { return cfg.BaseURLs["age-"+string(e)] },
-		Insecure: cfg.Dev, Now: cfg.Now, Rand: cfg.Rand,
+		Insecure: cfg.Dev, Now: cfg.Now, Rand: cfg.Rand, Mailer: cfg.Mailer,
 		Providers: agehosted.SandboxSimulations(),
 	})
 	if err != nil {
