@@ -133,6 +133,8 @@ func (s *Server) renderAgeAccount(w http.ResponseWriter, r *http.Request, a *age
 			return
 		}
 		d.Passkeys, d.PasswordLess = len(keys), a.visitor.Account.PasswordHash == ""
+		d.EmailConfirmed = a.visitor.Account.EmailConfirmedAt != nil
+		d.ConfirmRequestTo = page + "/confirm-request" + a.accountQuery()
 		d.NeedsReauth = d.PasswordLess && !s.deps.AgeFlow.RecentLogin(a.visitor.SessionStart)
 		for _, c := range consents {
 			d.Consents = append(d.Consents, ageConsentRow{BusinessID: c.BusinessID, Name: c.BusinessName,

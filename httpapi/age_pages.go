@@ -59,6 +59,7 @@ func (s *Server) ageFlowRoutes(mux *http.ServeMux, m Mount) {
 	}
 	mux.Handle("/flow-assets/{name}", get(s.hostedAssetHandler))
 	s.ageAccountRoutes(mux) // age_account.go
+	s.ageMailRoutes(mux)    // age_mail.go
 	s.agePasskeyRoutes(mux) // age_passkey.go
 }
 
@@ -261,6 +262,13 @@ type agePageData struct {
 	// a recent passkey login instead of a password; Passkeys counts them.
 	PasswordLess, NeedsReauth bool
 	Passkeys                  int
+	// E-mail (age_mail.go): offered when a mailer is configured.
+	MailOn                                         bool
+	MailPurpose, MailEmail, MailToken, MailProblem string
+	MailRequestTo, CodeTo, MailLinkTo              string
+	ResetLink, CodeLink, DeleteLink                string
+	EmailConfirmed                                 bool
+	ConfirmRequestTo                               string
 	// Error pages' ways out: the site's origin, the flow again (500).
 	SiteTo, RetryTo string
 	// redirectURI is the request's, whose origin forms may lead to.
@@ -304,7 +312,13 @@ func (s *Server) ageData(w http.ResponseWriter, r *http.Request, a *ageReq) ageP
 		Sandbox: a.mount.Environment == verifyd.EnvSandbox, JSText: map[string]string{}},
 		redirectURI: a.request.RedirectURI,
 		PasskeysOn:  s.deps.AgeFlow.PasskeysOn(a.mount.Environment), PasskeyBase: a.mount.prefix() + "/passkey",
-		PasskeyJS: a.mount.prefix() + "/flow-assets/" + hostedAssetNames["passkey.js"], Next: a.path(a.query())}
+		PasskeyJS: a.mount.prefix() + "/flow-assets/" + hostedAssetNames["passkey.js"], Next: a.path(a.query()),
+		MailOn: s.deps.AgeFlow.MailOn()}
+	if d.MailOn {
+		req := a.mount.prefix() + "/account/email-request"
+		d.ResetLink, d.CodeLink = req+a.accountQuery("purpose", "reset"), req+a.accountQuery("purpose", "code")
+		d.DeleteLink = req + a.accountQuery("purpose", "delete")
+	}
 	for _, l := range []struct{ code, name string }{{"en", "English"}, {"de", "Deutsch"}, {"fr", "Français"}} {
 		d.Langs = append(d.Langs, hostedLangLink{Code: l.code, Name: l.name, URL: d.PagePath + "?lang=" + l.code, Current: l.code == a.lang})
 	}
@@ -513,7 +527,20 @@ func (s *Server) ageSignUp(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.logger(r).InfoContext(r.Context(), "age account created", "account", acct.ID, "environment", env)
+	s.sendConfirmation(r, a, acct)
 	backToFlow(w, r, a)
+}
+
+// sendConfirmation e-mails a new account the link that confirms its
+// address, when e-mail is configured. A failure is logged, not shown: the
+// account works without it, and the account page sends it again.
+func (s *Server) sendConfirmation(r *http.Request, a *ageReq, acct verifyd.AgeAccount) {
+	if !s.deps.AgeFlow.MailOn() {
+		return
+	}
+	if err := s.deps.AgeFlow.SendConfirmation(r.Context(), a.mount.Environment, a.lang, acct); err != nil {
+		s.logger(r).ErrorContext(r.Context(), "age e-mail", "purpose", "confirm", "err", err)
+	}
 }
 
 func (s *Server) ageLogIn(w http.ResponseWriter, r *http.Request) {

@@ -171,6 +171,7 @@ func (s *Server) agePasskeySignUpFinish(w http.ResponseWriter, r *http.Request) 
 		return
 	}
 	s.logger(r).InfoContext(r.Context(), "age account created", "account", acct.ID, "environment", env, "with", "passkey")
+	s.sendConfirmation(r, a, acct)
 	writeJSON(w, http.StatusOK, map[string]bool{"ok": true})
 }
 
