@@ -77,6 +77,7 @@ func (s *Server) renderMail(w http.ResponseWriter, r *http.Request, a *ageReq, p
 	d.CodeTo = page + "/code" + a.accountQuery()
 	d.MailLinkTo = page + "/email/" + p.purpose + a.accountQuery()
 	d.AccountTo = page + a.accountQuery()
+	d.noReferrer = p.step == ageStepMailLink || p.step == ageStepMailInvalid || p.step == ageStepMailDone
 	d.SignupProblems = p.problems
 	d.SignupErr = map[string]string{}
 	for _, pr := range p.problems {

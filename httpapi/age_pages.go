@@ -271,6 +271,9 @@ type agePageData struct {
 	ConfirmRequestTo                               string
 	// Error pages' ways out: the site's origin, the flow again (500).
 	SiteTo, RetryTo string
+	// noReferrer keeps a page's address (an e-mailed secret) from any
+	// request it leads to.
+	noReferrer bool
 	// redirectURI is the request's, whose origin forms may lead to.
 	redirectURI string
 }
@@ -343,6 +346,9 @@ var cspHost = regexp.MustCompile(`^[A-Za-z0-9.-]+(:[0-9]{1,5})?$|^\[[0-9A-Fa-f:.
 func (s *Server) writeAge(w http.ResponseWriter, r *http.Request, status int, d agePageData) {
 	setPageHeaders(w)
 	w.Header().Set("Content-Security-Policy", ageCSP(d.redirectURI))
+	if d.noReferrer {
+		w.Header().Set("Referrer-Policy", "no-referrer")
+	}
 	w.WriteHeader(status)
 	if err := ageTemplates.ExecuteTemplate(w, "age.html", d); err != nil {
 		s.logger(r).ErrorContext(r.Context(), "render age flow page", "err", err)
