@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"image"
 	_ "image/jpeg" // the photos are JPEG
+	_ "image/png"  // face-api's webcam screenshot
 	"os"
 	"path/filepath"
 	"strconv"
@@ -185,6 +186,78 @@ func HumanScreenshotPhotos(t testing.TB) []Photo {
 		xdraw.Draw(cell, cell.Bounds(), img, r.Min, xdraw.Src)
 		out = append(out, Photo{Person: "human-author", Name: fmt.Sprintf("screenshot-facematch cell %d", c),
 			Session: fmt.Sprintf("cell %d", c), Source: "@vladmandic/human@3.3.6", Image: cell})
+	}
+	return out
+}
+
+// HumanOldVersion is the version of @vladmandic/human whose
+// assets/sample-me.jpg scripts/face-data-fetch unpacks (with its sha512
+// integrity there); later versions no longer ship the photo.
+const HumanOldVersion = "0.9.26"
+
+// The SHA-256 of the author's three other pictures (AuthorPhotos).
+const (
+	SampleMeSHA256      = "bebd0121e8aca45fe4554d0920d32949e8f93f6e267f5b9c23e340def7e61e68"
+	FaceAPIWebcamSHA256 = "844071b9be8d43570c019ab4a5fd3166a801f49a82303cb98cc2189d50b06d9a"
+	HumanFaceIDSHA256   = "f6a844f20ffcde46007f01819c6be94d242cf8dd2b28f5bcc89a55f9cdbf28aa"
+)
+
+// AuthorPhotos loads three more pictures of the author of face-api and
+// human (the man of HumanScreenshotPhotos), each from its own sitting
+// and none of them a source of the screenshot's cells (checked by eye:
+// other clothes, places and light):
+//
+//   - sample-me.jpg of @vladmandic/human 0.9.26: a 700×700 portrait
+//     (camera EXIF date 2016-10-13; suit and tie, sunglasses on the
+//     head, a waterfall behind), the closest thing here to a document
+//     photo;
+//   - demo/screenshot-webcam.png of @vladmandic/face-api 1.7.15: a
+//     webcam selfie in a kitchen (blue striped shirt; face-api 1.0.2's
+//     demo, 2021), with the demo's detection box and 68 small landmark
+//     dots drawn over the face, stored as a 256-colour PNG; the text
+//     panel below the picture is cut off;
+//   - assets/screenshot-faceid.jpg of @vladmandic/human 3.3.6: the
+//     140×140 webcam face thumbnail of human's face-ID demo (another
+//     webcam, a grey wall; human 2.10.3's demo, 2022).
+//
+// They give genuine pairs of a real selfie against a portrait taken
+// years apart, which nothing else here does. They skip the test (fail
+// it under VERIFYD_TEST_REQUIRE_ALL=1) when absent: run
+// scripts/face-data-fetch and scripts/npm-face-install.
+func AuthorPhotos(t testing.TB) []Photo {
+	t.Helper()
+	root := testdb.RepoRoot(t)
+	npm := filepath.Join(root, ".cache", "npm-face", "node_modules", "@vladmandic")
+	pics := []struct {
+		path, sha, name, session, source string
+		cut                              image.Rectangle // zero: the whole picture
+	}{
+		{filepath.Join(root, ".cache", "face-data", "human-"+HumanOldVersion, "package", "assets", "sample-me.jpg"), SampleMeSHA256,
+			"sample-me.jpg", "author portrait 2016", "@vladmandic/human@" + HumanOldVersion, image.Rectangle{}},
+		{filepath.Join(npm, "face-api", "demo", "screenshot-webcam.png"), FaceAPIWebcamSHA256,
+			"face-api screenshot-webcam.png", "author webcam, face-api demo", "@vladmandic/face-api@1.7.15", image.Rect(0, 0, 853, 1070)},
+		{filepath.Join(npm, "human", "assets", "screenshot-faceid.jpg"), HumanFaceIDSHA256,
+			"human screenshot-faceid.jpg", "author webcam, human face-ID demo", "@vladmandic/human@3.3.6", image.Rect(14, 142, 154, 282)},
+	}
+	var out []Photo
+	for _, p := range pics {
+		b, err := os.ReadFile(p.path)
+		if err != nil {
+			testdb.Skip(t, "face calibration needs "+p.path+": run scripts/face-data-fetch and scripts/npm-face-install")
+		}
+		if h := sha256.Sum256(b); hex.EncodeToString(h[:]) != p.sha {
+			t.Fatalf("%s: SHA-256 %x, want %s", p.path, h, p.sha)
+		}
+		img, _, err := image.Decode(strings.NewReader(string(b)))
+		if err != nil {
+			t.Fatalf("%s: %v", p.path, err)
+		}
+		if !p.cut.Empty() {
+			cut := image.NewRGBA(image.Rect(0, 0, p.cut.Dx(), p.cut.Dy()))
+			xdraw.Draw(cut, cut.Bounds(), img, p.cut.Min, xdraw.Src)
+			img = cut
+		}
+		out = append(out, Photo{Person: "human-author", Name: p.name, Session: p.session, Source: p.source, Image: img})
 	}
 	return out
 }
