@@ -46,13 +46,30 @@ var (
 	ErrInvalidScope         = &verifyd.Error{Code: verifyd.EBadRequest, Message: "invalid scope"}
 	ErrInvalidParams        = &verifyd.Error{Code: verifyd.EBadRequest, Message: "invalid params"}
 	ErrUnauthorizedRedirect = &verifyd.Error{Code: verifyd.EUnauthorized, Message: "Unauthorized redirect_uri"}
-	// A2
+	// A2. Several errors share a SPEC message (and so a status) but not
+	// RFC 6749's error code, which the HTTP layer adds next to SPEC's
+	// fields: they are separate values so that it can tell them apart.
 	ErrInvalidClientCredentials = &verifyd.Error{Code: verifyd.EBadRequest, Message: "invalid client credentials"}
-	ErrClientMismatch           = &verifyd.Error{Code: verifyd.EUnauthorized, Message: "client id and client secret does not match"}
+	// ErrTwoClientAuthMethods is ErrInvalidClientCredentials for a request
+	// that authenticates in two ways at once (RFC 6749 §2.3:
+	// invalid_request).
+	ErrTwoClientAuthMethods = &verifyd.Error{Code: verifyd.EBadRequest, Message: "invalid client credentials"}
+	ErrClientMismatch       = &verifyd.Error{Code: verifyd.EUnauthorized, Message: "client id and client secret does not match"}
+	// ErrClientNotAllowed is ErrClientMismatch for a key and its right
+	// secret used on the wrong mount: an identity key, or an age key of the
+	// other environment (RFC 6749's unauthorized_client). Only a caller who
+	// holds the secret learns that the key exists elsewhere.
+	ErrClientNotAllowed = &verifyd.Error{Code: verifyd.EUnauthorized, Message: "client id and client secret does not match"}
+	// ErrUnsupportedGrant is SPEC's A1 "invalid params" for a grant_type
+	// other than authorization_code (unsupported_grant_type).
+	ErrUnsupportedGrant = &verifyd.Error{Code: verifyd.EBadRequest, Message: "invalid params"}
 	// ErrInvalidCode (no SPEC row) answers a code that is unknown, expired,
 	// used, issued to another client, or whose PKCE verifier is missing or
 	// wrong. The causes are not told apart, as RFC 6749's invalid_grant.
 	ErrInvalidCode = &verifyd.Error{Code: verifyd.EBadRequest, Message: "invalid code"}
+	// ErrMissingCode is ErrInvalidCode for a request without a code
+	// (invalid_request).
+	ErrMissingCode = &verifyd.Error{Code: verifyd.EBadRequest, Message: "invalid code"}
 	// A3: a token that is missing, unknown, expired, revoked or of another
 	// environment.
 	ErrMalformedToken = &verifyd.Error{Code: verifyd.EBadRequest, Message: "malformed token"}

@@ -384,8 +384,9 @@ func TestExchangeClientAuthentication(t *testing.T) {
 		{"no secret", f.creds[prd].APIKey, "", age.ErrInvalidClientCredentials},
 		{"wrong secret", f.creds[prd].APIKey, f.creds[sbx].APISecret, age.ErrClientMismatch},
 		{"unknown key", "vdk_live_age_nope", f.creds[prd].APISecret, age.ErrClientMismatch},
-		{"sandbox key on production", f.creds[sbx].APIKey, f.creds[sbx].APISecret, age.ErrClientMismatch},
-		{"identity key", f.identity.APIKey, f.identity.APISecret, age.ErrClientMismatch},
+		{"sandbox key on production", f.creds[sbx].APIKey, f.creds[sbx].APISecret, age.ErrClientNotAllowed},
+		{"identity key", f.identity.APIKey, f.identity.APISecret, age.ErrClientNotAllowed},
+		{"identity key, wrong secret", f.identity.APIKey, f.creds[prd].APISecret, age.ErrClientMismatch},
 		// another business authenticates fine but the code is not theirs
 		{"other business", f.other.APIKey, f.other.APISecret, age.ErrInvalidCode},
 	}
@@ -423,10 +424,10 @@ func TestExchangeCodeRules(t *testing.T) {
 	_, err := f.exchange(prd, "vdc_unknown")
 	wantErr(t, "unknown code", err, age.ErrInvalidCode)
 	_, err = f.exchange(prd, "")
-	wantErr(t, "empty code", err, age.ErrInvalidCode)
+	wantErr(t, "empty code", err, age.ErrMissingCode)
 	code, _ := f.code(prd, f.query(prd), adult)
 	_, err = f.exchange(prd, code, func(in *age.TokenRequest) { in.GrantType = "client_credentials" })
-	wantErr(t, "grant_type client_credentials", err, age.ErrInvalidParams)
+	wantErr(t, "grant_type client_credentials", err, age.ErrUnsupportedGrant)
 
 	// A redirect_uri at the token step must be the authorize one.
 	for _, other := range []string{"https://shop.example/plain", redirect + "&x=1", "https://evil.example/"} {

@@ -195,6 +195,15 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	m, rest, ok := s.findMount(r)
+	if alias, isAlias := wellKnownAlias(r.URL.Path); isAlias {
+		// Only the metadata of an age mount whose base path is the
+		// issuer's: anything else stays a 404.
+		r2 := r.Clone(r.Context())
+		r2.URL.Path = alias
+		if am, arest, aok := s.findMount(r2); aok && arest == wellKnownOAuth && am.Interface == verifyd.InterfaceAge {
+			m, rest, ok, r = am, arest, true, r2
+		}
+	}
 	if !ok {
 		info.route = "unmatched"
 		s.writeError(w, r, errRouteNotFound)

@@ -38,7 +38,8 @@ const demoBusinessName = "Demo"
 
 func (e *env) serve(ctx context.Context, args []string) error {
 	fs := e.flags("serve", "serve [--listen ADDR] [--database URL] [--dev] [--demo] [options]",
-		lines("Runs the verifyd HTTP service. Schema migrations run at start.",
+		lines("Runs the verifyd HTTP service. Schema migrations run at start, and the pinned face and liveness",
+			"models are fetched into --models-dir when they are absent (--models-fetch=false forbids it).",
 			"By default the four interfaces share one listener under these base URLs:",
 			"  http://ADDR/identity          identity, production",
 			"  http://ADDR/sandbox/identity  identity, sandbox",
@@ -69,6 +70,16 @@ func (e *env) serve(ctx context.Context, args []string) error {
 		bases[m.mount] = fs.String(m.flag, e.getenv(m.env), fmt.Sprintf("public base URL of the %s interface (env %s)", m.mount, m.env))
 	}
 	modelsDir := e.modelsDirFlag(fs, "models-dir")
+	fetchDefault, err := strconv.ParseBool(e.envOr("VERIFYD_MODELS_FETCH", "true"))
+	if err != nil {
+		fmt.Fprintf(e.stderr, "verifyd serve: VERIFYD_MODELS_FETCH: %v\n", err)
+		return ErrUsage
+	}
+	modelsFetch := fs.Bool("models-fetch", fetchDefault,
+		"at start, fetch the pinned face and liveness model files that --models-dir lacks, as verifyd models fetch does "+
+			"(integrity-checked); false on air-gapped sites (env VERIFYD_MODELS_FETCH=false)")
+	modelsRegistry := fs.String("models-registry", e.envOr("VERIFYD_NPM_REGISTRY", defaultRegistry),
+		"npm registry the model files are fetched from (env VERIFYD_NPM_REGISTRY)")
 	ocrMode := e.ocrFlag(fs)
 	th := engine.DefaultFaceThresholds
 	fs.Float64Var(&th.MatchDistance, "face-match-distance", th.MatchDistance,
@@ -112,6 +123,9 @@ func (e *env) serve(ctx context.Context, args []string) error {
 			return fmt.Errorf("TLS certificate: %w", err)
 		}
 		tlsConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	}
+	if *modelsFetch {
+		fetchMissingModels(ctx, logger, &http.Client{Timeout: 10 * time.Minute}, modelSources(*modelsRegistry), *modelsDir)
 	}
 	faces, err := loadFaceModels(logger, *modelsDir)
 	if err != nil {

@@ -67,7 +67,7 @@ func freePort() string {
 
 func start(bin, dir, listen string) (*server, error) {
 	cmd := exec.Command(bin, "serve", "--dev", "--listen", listen, "--database", "sqlite://"+filepath.Join(dir, "v.db"),
-		"--master-key-file", filepath.Join(dir, "key"), "--models-dir", filepath.Join(dir, "no-models"), "--ocr", "off",
+		"--master-key-file", filepath.Join(dir, "key"), "--models-dir", filepath.Join(dir, "no-models"), "--models-fetch=false", "--ocr", "off",
 		"--queue-poll-interval", "50ms")
 	out, err := cmd.StdoutPipe()
 	if err != nil {
