@@ -92,7 +92,7 @@ type FaceThresholds struct {
 // people, rounded down to 0.01, and never above the published operating
 // point of the dlib model face-api ports (0.6, LFW); MismatchDistance
 // keeps at least 0.03 above the farthest genuine pair of different
-// photographs, rounded up to 0.01 (and so above 0.6 too).
+// photographs, rounded up to 0.01, and above 0.6.
 //
 // Measured 2026-11-24: the closest pair of different people is 0.381
 // (face-api sample people sample1#1 and sample3#0, one as a composed
