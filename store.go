@@ -18,6 +18,9 @@ type Store interface {
 	OperatorStore
 	AgeOAuthStore
 	AgeAccountStore
+	AgeConsentStore
+	AgePasskeyStore
+	AgeMailStore
 	RetentionStore
 	LivenessStore
 	AuditStore
