@@ -42,8 +42,8 @@ const Threshold = 18
 // Requests is the OAuth side of the age interface (*age.Service): the
 // authorize request a flow page serves, and its completion with a code.
 type Requests interface {
-	AuthRequest(ctx context.Context, id string) (age.AuthRequest, error)
-	Complete(ctx context.Context, requestID string, o age.Outcome) (redirectURL string, err error)
+	AuthRequest(ctx context.Context, flow string) (age.AuthRequest, error)
+	Complete(ctx context.Context, flow string, o age.Outcome) (redirectURL string, err error)
 }
 
 // Store is what the flow persists: accounts, proofs and browser sessions.
@@ -339,13 +339,14 @@ func (s *Service) RecentLogin(sessionStart time.Time) bool {
 
 // --- the flow ---------------------------------------------------------------
 
-// Request returns the authorize request a flow page serves: one of the
-// page's environment, not expired. Anything else is ErrNotFound.
-func (s *Service) Request(ctx context.Context, env verifyd.Environment, id string) (age.AuthRequest, error) {
-	if id == "" {
+// Request returns the authorize request a flow page serves (flow is the
+// handle in its address): one of the page's environment, not expired.
+// Anything else is ErrNotFound.
+func (s *Service) Request(ctx context.Context, env verifyd.Environment, flow string) (age.AuthRequest, error) {
+	if flow == "" {
 		return age.AuthRequest{}, verifyd.ErrNotFound
 	}
-	r, err := s.requests.AuthRequest(ctx, id)
+	r, err := s.requests.AuthRequest(ctx, flow)
 	if err != nil {
 		return age.AuthRequest{}, err
 	}
@@ -563,7 +564,7 @@ func (s *Service) State(ctx context.Context, req age.AuthRequest, v Visitor) (St
 func (s *Service) providerStart(req age.AuthRequest, proofID string) ProviderStart {
 	in := ProviderStart{ProofID: proofID, Environment: req.Environment, Country: req.Country}
 	if s.cfg.BaseURL != nil {
-		in.ReturnURL = strings.TrimSuffix(s.cfg.BaseURL(req.Environment), "/") + "/flow/" + url.PathEscape(req.ID) +
+		in.ReturnURL = strings.TrimSuffix(s.cfg.BaseURL(req.Environment), "/") + "/flow/" + url.PathEscape(req.Flow) +
 			"/provider/" + url.PathEscape(proofID)
 	}
 	return in
@@ -822,7 +823,7 @@ func (s *Service) Complete(ctx context.Context, st State) (string, error) {
 	if st.Step != StepDone || st.Outcome == nil {
 		return "", verifyd.Errorf(verifyd.EConflict, "the flow has no outcome yet")
 	}
-	return s.requests.Complete(ctx, st.Request.ID, *st.Outcome)
+	return s.requests.Complete(ctx, st.Request.Flow, *st.Outcome)
 }
 
 // Cancel sends the person back without proof of age: age_verified is false.
@@ -853,7 +854,7 @@ func (s *Service) Cancel(ctx context.Context, req age.AuthRequest, v Visitor) (s
 	if v.Account != nil {
 		o.AccountID = v.Account.ID
 	}
-	return s.requests.Complete(ctx, req.ID, o)
+	return s.requests.Complete(ctx, req.Flow, o)
 }
 
 func (s *Service) newDecided(req age.AuthRequest, acct *verifyd.AgeAccount, m verifyd.AgeMethod, provider string, r verifyd.AgeResult) (verifyd.AgeProof, error) {
@@ -899,6 +900,6 @@ func (s *Service) SandboxComplete(ctx context.Context, req age.AuthRequest, outc
 	if err := s.store.CreateAgeProof(ctx, p); err != nil {
 		return "", err
 	}
-	return s.requests.Complete(ctx, req.ID, age.Outcome{AgeVerified: result == verifyd.AgeResultAdult,
+	return s.requests.Complete(ctx, req.Flow, age.Outcome{AgeVerified: result == verifyd.AgeResultAdult,
 		VerificationID: s.publicID(req.BusinessID, p.ID), Method: string(verifyd.AgeMethodSandbox)})
 }

@@ -28,9 +28,11 @@ const (
 	ageStepSignedOut      agehosted.Step = "account_signed_out"
 )
 
-// ageFlowID is an authorize request id as A1 makes them; anything else in
-// ?flow= is ignored, so the back link only ever leads to a flow page here.
-var ageFlowID = regexp.MustCompile(`^areq_[a-z2-7]{1,64}$`)
+// ageFlowID is a flow handle as A1 makes them (age.AuthRequest.Flow: af_
+// and a sealed request in base64url); anything else in ?flow= is ignored,
+// so the back link only ever leads to a flow page here.
+// (age.Service.AuthRequest bounds the length).
+var ageFlowID = regexp.MustCompile(`^af_[A-Za-z0-9_-]+$`)
 
 // ageAccountRoutes registers the account page on an age mount.
 func (s *Server) ageAccountRoutes(mux *http.ServeMux) {
@@ -45,7 +47,7 @@ func (s *Server) ageAccountRoutes(mux *http.ServeMux) {
 func (s *Server) ageAccountReq(w http.ResponseWriter, r *http.Request) (*ageReq, error) {
 	lang, explicit := hostedLang(r)
 	a := &ageReq{hostedReq: hostedReq{lang: lang, explicit: explicit, mount: mountOf(r.Context())}}
-	if id := r.URL.Query().Get("flow"); ageFlowID.MatchString(id) {
+	if id := r.URL.Query().Get("flow"); len(id) <= 1<<14 && ageFlowID.MatchString(id) {
 		a.id = id
 	}
 	svc, env := s.deps.AgeFlow, a.mount.Environment

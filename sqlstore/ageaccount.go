@@ -41,13 +41,13 @@ func scanAgeAccount(row interface{ Scan(...any) error }) (verifyd.AgeAccount, er
 
 // AgeAccountByEmail returns the account with the address in env.
 func (db *DB) AgeAccountByEmail(ctx context.Context, env verifyd.Environment, email string) (verifyd.AgeAccount, error) {
-	return scanAgeAccount(db.read.QueryRowContext(ctx, `SELECT `+ageAccountColumns+`
+	return scanAgeAccount(db.readRow(ctx, `SELECT `+ageAccountColumns+`
 		FROM age_accounts WHERE environment = $1 AND email = $2`, string(env), email))
 }
 
 // AgeAccount returns an account of env by id.
 func (db *DB) AgeAccount(ctx context.Context, env verifyd.Environment, id string) (verifyd.AgeAccount, error) {
-	return scanAgeAccount(db.read.QueryRowContext(ctx, `SELECT `+ageAccountColumns+`
+	return scanAgeAccount(db.readRow(ctx, `SELECT `+ageAccountColumns+`
 		FROM age_accounts WHERE environment = $1 AND id = $2`, string(env), id))
 }
 
@@ -117,13 +117,13 @@ func (db *DB) DecideAgeProof(ctx context.Context, id string, result verifyd.AgeR
 
 // AgeProof returns a proof of env by id.
 func (db *DB) AgeProof(ctx context.Context, env verifyd.Environment, id string) (verifyd.AgeProof, error) {
-	return scanAgeProof(db.read.QueryRowContext(ctx, `SELECT `+ageProofColumns+`
+	return scanAgeProof(db.readRow(ctx, `SELECT `+ageProofColumns+`
 		FROM age_proofs WHERE environment = $1 AND id = $2`, string(env), id))
 }
 
 // AgeProofs lists an account's proofs, newest first.
 func (db *DB) AgeProofs(ctx context.Context, env verifyd.Environment, accountID string) ([]verifyd.AgeProof, error) {
-	rows, err := db.read.QueryContext(ctx, `SELECT `+ageProofColumns+` FROM age_proofs
+	rows, err := db.readRows(ctx, `SELECT `+ageProofColumns+` FROM age_proofs
 		WHERE environment = $1 AND account_id = $2 ORDER BY created_at DESC, id DESC`, string(env), accountID)
 	if err != nil {
 		return nil, err

@@ -55,6 +55,8 @@ func (e *env) serve(ctx context.Context, args []string) error {
 		"how often idle workers look for due jobs (webhook deliveries, expiries)")
 	rescueAfter := fs.Duration("queue-rescue-after", 2*time.Minute,
 		"how long a job may run before it is assumed lost with a crashed process and run again")
+	credentialTTL := fs.Duration("credential-cache-ttl", 10*time.Second,
+		"how long an authenticated API key and its secret are kept in memory (0: not at all); a key revoked by another process or replica is still accepted by this one for up to this long")
 	metricsListen := fs.String("metrics-listen", e.getenv("VERIFYD_METRICS_LISTEN"),
 		"serve /metrics on this separate address, e.g. 127.0.0.1:9090 (env VERIFYD_METRICS_LISTEN)")
 	metricsToken := fs.String("metrics-token", e.getenv("VERIFYD_METRICS_TOKEN"),
@@ -187,6 +189,7 @@ func (e *env) serve(ctx context.Context, args []string) error {
 		BaseURLs: defaults, Dev: *dev, Now: e.now, Rand: e.rand, Logger: logger, Registry: reg, Mailer: mail,
 		Queue: queue.Config{PollInterval: *pollInterval, RescueAfter: *rescueAfter},
 		Faces: faces, FaceThresholds: th, OCR: text, MetricsToken: *metricsToken, TrustedProxies: proxies,
+		CredentialCacheTTL: cacheTTL(*credentialTTL),
 	})
 	if err != nil {
 		return err
@@ -344,4 +347,13 @@ func parseBytes(v string) (int64, error) {
 		return 0, fmt.Errorf("%q is not a size such as 1GiB or 512MiB", v)
 	}
 	return n * mul, nil
+}
+
+// cacheTTL maps --credential-cache-ttl to app.Config.CredentialCacheTTL,
+// where zero means the default: 0 on the command line turns the cache off.
+func cacheTTL(d time.Duration) time.Duration {
+	if d <= 0 {
+		return -1
+	}
+	return d
 }
