@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -45,8 +44,6 @@ func TestAgePurgeAfterDecision(t *testing.T) {
 		b := newFlowBrowser(t, f)
 		b.authorize("gb")
 		wantStatus(t, b.signUp(c.email), http.StatusSeeOther)
-		b.wantStep("methods")
-		wantStatus(t, b.post("/method", url.Values{"method": {"document"}}), http.StatusSeeOther)
 		b.wantStep("document")
 		wantStatus(t, b.upload(good), http.StatusAccepted)
 
