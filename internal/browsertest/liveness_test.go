@@ -36,6 +36,11 @@ import (
 //     approved.
 //   - A genuine recording of the person made for another challenge,
 //     replayed whatever the prompts say, likewise.
+//   - A phone or monitor showing the person (a still or a video), moved
+//     as the prompts ask, likewise.
+//   - The document's own portrait (the ID card held to the camera and
+//     moved as the prompts ask) ends in liveness_error, potential_fraud
+//     (the selfie is the document's photo) or review.
 //
 // What this data is: two short webcam clips of one man; the attacks are
 // rendered from them (docs/accuracy.md, "Liveness"). The subtests run one
@@ -145,6 +150,8 @@ func TestLivenessChallengeInBrowser(t *testing.T) {
 			case a.Outcome == engine.Fail && a.Reason == verifyd.ReasonLivenessError && (phase == "retry" || phase == "failed"):
 				// Refused; the page offers another attempt while some are left.
 			case a.Outcome == engine.Review && phase == "review":
+			case got["face"].Outcome == engine.Fail && got["face"].Reason == verifyd.ReasonPotentialFraud && phase == "failed":
+				// The selfie is the document's own photo (the same-photo rule).
 			default:
 				t.Fatalf("a %s attack ended in phase %s with the active check %s %s; want liveness_error or review; checks:%s",
 					sp, phase, a.Outcome, a.Reason, explain)
@@ -153,6 +160,8 @@ func TestLivenessChallengeInBrowser(t *testing.T) {
 	}
 	t.Run("a printed photo moved as the prompts ask is refused", attack(livenessdata.Print, "bob@example.com", 2))
 	t.Run("a recording that ignores the prompts is refused", attack(livenessdata.Replay, "eve@example.com", 3))
+	t.Run("a screen showing the person, moved as the prompts ask, is refused", attack(livenessdata.Screen, "sam@example.com", 4))
+	t.Run("the document's own portrait held to the camera is refused", attack(livenessdata.Portrait, "pat@example.com", 5))
 }
 
 // TestLivenessManualCheckByKeyboard: a person who cannot make a movement
