@@ -19,6 +19,16 @@ var ErrNoMRZ = errors.New("mrzread: no machine-readable zone found")
 // this way up).
 var errUnreadable = errors.New("mrzread: lines found are not readable as an MRZ")
 
+// A zone turned by obliqueDeg degrees or more, or whose lines' spacing
+// departs from the nominal by more than obliqueSpacing (relative), is
+// read from the rectified band too, even when the direct reading
+// verifies: a valid reading of glyphs seen at an angle may still hold
+// substitutions no check digit sees.
+const (
+	obliqueDeg     = 3
+	obliqueSpacing = 0.08
+)
+
 // LowConfidence is the confidence below which a character counts as
 // unreliable for Result.Covered and Result.Uncertain.
 const LowConfidence = 0.35
@@ -68,6 +78,8 @@ type Result struct {
 	// verifies and the zone is not cut off.
 	Valid bool
 
+	// oblique reports a zone seen at an angle (readDet).
+	oblique bool
 	// code0 is what the first glyph of the first line looks like most,
 	// whatever its position allows (the layout forces a P, or an A, C
 	// or I, there).
@@ -130,14 +142,24 @@ func Read(img image.Image, hint mrz.Format) (Result, error) {
 		// The other orientations are rectified only while nothing good
 		// was found (an upside-down or sideways tilted zone); a cut or
 		// covered zone read the right way up is not read better so.
-		if (err != nil || !res.solid()) && (rot == 0 || bestErr != nil || best.quality() < 0.5) {
+		if (err != nil || !res.solid() || res.oblique) && (rot == 0 || bestErr != nil || best.quality() < 0.5) {
 			// Tilted beyond what the cell fit follows, bent, distorted:
 			// read the zone again from a rectified band. A reading whose
 			// check digits verify but with doubtful characters (cells
 			// misplaced along a curved line) competes with it.
 			if rr, rerr := readRectified(gr, d, ts, hint); rerr == nil {
+				// Of two equally valid readings of an oblique zone the
+				// rectified one is preferred unless it is clearly less
+				// sure: its cells hold upright glyphs of the templates'
+				// proportions, where the direct reading's are sheared
+				// and foreshortened (a misread there can be as confident
+				// as a right reading, since the check digits made it).
+				margin := 0.02
+				if err == nil && res.oblique {
+					margin = -0.05
+				}
 				better := err != nil || rr.Valid && !res.Valid ||
-					rr.Valid == res.Valid && rr.MeanConfidence() > res.MeanConfidence()+0.02
+					rr.Valid == res.Valid && rr.MeanConfidence() > res.MeanConfidence()+margin
 				if better {
 					res, err = rr, nil
 				}
@@ -557,6 +579,19 @@ func readDet(g *gray, d *detection, ts *templateSet, hint mrz.Format) (Result, e
 		slope += l.slope
 	}
 	res.Skew = math.Atan(slope/float64(len(band))) * 180 / math.Pi
+	// Oblique: turned, or its lines further apart or closer together than
+	// their pitch says (6 lines and 10 characters per inch): the document
+	// is seen at an angle, which foreshortens and slants the glyphs in
+	// ways the cells of this reading do not model (see Read).
+	res.oblique = math.Abs(res.Skew) >= obliqueDeg
+	if len(band) >= 2 {
+		x := geoms[0].centres[n/2]
+		sp := (geoms[len(geoms)-1].baseY(x) - geoms[0].baseY(x)) / float64(len(geoms)-1) / math.Sqrt(1+geoms[0].slope*geoms[0].slope)
+		p := median(geoms[0].pitch) * math.Sqrt(1+geoms[0].slope*geoms[0].slope)
+		if math.Abs(sp/(nominalSpacing*p)-1) > obliqueSpacing {
+			res.oblique = true
+		}
+	}
 	first, last := geoms[0], geoms[len(geoms)-1]
 	tl := cellCorner(first, 0, 0, true)
 	tr := cellCorner(first, n-1, 1, true)

@@ -8,6 +8,10 @@ import (
 	"github.com/verifyd/verifyd/mrz"
 )
 
+// nominalSpacing is the distance between the baselines of an MRZ's
+// lines in character pitches: 6 lines and 10 characters per inch.
+const nominalSpacing = 10.0 / 6
+
 // rectPitch is the character pitch, in pixels, of the rectified zone.
 const rectPitch = 24
 
@@ -241,13 +245,25 @@ func readRectified(g *gray, d *detection, ts *templateSet, hint mrz.Format) (Res
 			return Result{}, ErrNoMRZ
 		}
 	}
+	// The vertical scale: the document's columns may be foreshortened
+	// differently from its lines (a card held at an angle squashes the
+	// glyphs across the line). The lines of an MRZ are printed at 6 per
+	// inch and its characters at 10 per inch, so the distance between
+	// baselines is nominalSpacing pitches on every document; resampling
+	// the band so that it is restores the glyphs' height (what remains,
+	// another printer's glyph height, is left to the per-line glyph
+	// scale, see rematchLine).
+	sv := s // detection pixels per rectified pixel, across the lines
+	if len(band) >= 2 {
+		sv = s * math.Min(math.Max(spacing/(nominalSpacing*p), 0.7), 1.4)
+	}
 	top := spacing + 1.4*h // above the first baseline: a missing line, then margin
 	bot := spacing + 0.9*h
 	xa, xb := x0-3*p, x1+3*p
 	W := int((xb - xa) / s)
-	V0 := top / s
-	Sr := spacing / s
-	H := int((top + bot + spacing*float64(len(band)-1)) / s)
+	V0 := top / sv
+	Sr := spacing / sv
+	H := int((top + bot + spacing*float64(len(band)-1)) / sv)
 	if W < 32 || H < 32 || W > 4000 || H > 2000 {
 		return Result{}, ErrNoMRZ
 	}
@@ -281,10 +297,13 @@ func readRectified(g *gray, d *detection, ts *templateSet, hint mrz.Format) (Res
 		stops = append(stops, float64(cs[l.comps[len(l.comps)-1]].cx()))
 	}
 	shL, shR := shear(starts), shear(stops)
+	if l, r, ok := slantProfile(bin, rdet.w, rdet.h, band, curves, x0, x1); ok {
+		shL, shR = l, r
+	}
 	mid := curves[m/2]
 	yAt := func(x, v float64) float64 {
 		if m == 1 {
-			return curves[0].at(x) + (v-V0)*s
+			return curves[0].at(x) + (v-V0)*sv
 		}
 		t := (v - V0) / Sr
 		i := min(max(int(math.Floor(t)), 0), m-2)
@@ -307,7 +326,7 @@ func readRectified(g *gray, d *detection, ts *templateSet, hint mrz.Format) (Res
 		x, y := back(toRot(u, v))
 		return x * f, y * f
 	}
-	step := s * f // full-resolution pixels per rectified pixel
+	step := math.Max(s, sv) * f // full-resolution pixels per rectified pixel
 	ss := 1
 	if step > 1.3 {
 		ss = min(int(math.Ceil(step)), 4)
@@ -360,4 +379,116 @@ func readRectified(g *gray, d *detection, ts *templateSet, hint mrz.Format) (Res
 	res.Band = image.Rectangle{minP, maxP}.Intersect(image.Rect(0, 0, g.w, g.h))
 	res.Skew += deg
 	return res, nil
+}
+
+// slantProfile estimates the direction of the zone's columns (the shear
+// dx/dy of its glyphs' vertical strokes in the levelled detection frame,
+// as toRot applies it) from the ink itself, at the zone's left and right
+// ends: perspective leans the columns of a document held at an angle,
+// and by different amounts along the line, and a printer may slant its
+// glyphs. For each of four windows along the zone, the ink between each
+// line's baseline and its glyphs' tops is projected onto the line along
+// candidate directions; the direction along which the projection is
+// sharpest (sum of squares of the profile, the classic deslanting
+// criterion) is where the strokes are upright, and the columns of all
+// lines of the zone line up (ICAO 9303 prints them at one pitch from
+// one left margin). A straight fit through the windows' directions gives
+// the shear at either end. ok is false when the windows disagree with
+// any straight fit.
+func slantProfile(bin []uint8, w, h int, band []*textLine, curves []curve, x0, x1 float64) (shL, shR float64, ok bool) {
+	const (
+		nWin   = 4
+		maxSh  = 0.5
+		stepSh = 0.02
+	)
+	nSh := int(2*maxSh/stepSh) + 1
+	mid := curves[len(curves)/2]
+	span := x1 - x0
+	if span < 20 {
+		return 0, 0, false
+	}
+	var ts, shs []float64
+	var hist []float64
+	for wi := 0; wi < nWin; wi++ {
+		wa := x0 + span*float64(wi)/nWin
+		wb := x0 + span*float64(wi+1)/nWin
+		// Ink pixels of the window, as (x, y − mid(x)).
+		var px, py []float64
+		for li, l := range band {
+			q := curves[li]
+			for x := int(wa); x < int(wb) && x < w; x++ {
+				if x < 0 {
+					continue
+				}
+				yb := q.at(float64(x))
+				ym := mid.at(float64(x))
+				for y := int(yb - 1.0*l.h); y <= int(yb-0.05*l.h); y++ {
+					if y >= 0 && y < h && bin[y*w+x] != 0 {
+						px = append(px, float64(x)-wa)
+						py = append(py, float64(y)-ym)
+					}
+				}
+			}
+		}
+		if len(px) < 50 {
+			continue
+		}
+		maxDy := 0.0
+		for _, y := range py {
+			maxDy = math.Max(maxDy, math.Abs(y))
+		}
+		off := maxSh*maxDy + 2
+		nb := int(wb-wa+2*off) + 2
+		if cap(hist) < nb {
+			hist = make([]float64, nb)
+		}
+		hist = hist[:nb]
+		energy := make([]float64, nSh)
+		for si := 0; si < nSh; si++ {
+			sh := -maxSh + float64(si)*stepSh
+			clear(hist)
+			for i := range px {
+				u := px[i] - sh*py[i] + off
+				b := int(u)
+				fr := u - float64(b)
+				hist[b] += 1 - fr
+				hist[b+1] += fr
+			}
+			e := 0.0
+			for _, v := range hist {
+				e += v * v
+			}
+			energy[si] = e
+		}
+		best := 0
+		for si := range energy {
+			if energy[si] > energy[best] {
+				best = si
+			}
+		}
+		sh := -maxSh + float64(best)*stepSh
+		if best > 0 && best < nSh-1 {
+			a, b, c := energy[best-1], energy[best], energy[best+1]
+			if den := a - 2*b + c; den < 0 {
+				sh += 0.5 * (a - c) / den * stepSh
+			}
+		}
+		ts = append(ts, (float64(wi)+0.5)/nWin)
+		shs = append(shs, sh)
+	}
+	if len(ts) < 2 {
+		return 0, 0, false
+	}
+	pts := make([][2]float64, len(ts))
+	for i := range ts {
+		pts[i] = [2]float64{ts[i], shs[i]}
+	}
+	xy := func(p [2]float64) (float64, float64) { return p[0], p[1] }
+	a, b, _ := polyfit(pts, false, xy)
+	for _, p := range pts {
+		if math.Abs(p[1]-(a+b*p[0])) > 0.08 {
+			return 0, 0, false
+		}
+	}
+	return a, a + b, true
 }
