@@ -88,6 +88,11 @@ var photoVariants = []variant{
 		d.Rotate, d.Perspective = 20, 0.10
 		return d
 	}},
+	{"camera-tilt", func(r *rand.Rand) docgen.Degrade {
+		d := printed(r)
+		d.Rotate, d.Tilt = 20, 30
+		return d
+	}},
 	{"bent", func(r *rand.Rand) docgen.Degrade { d := printed(r); d.Bend = 3; d.Rotate = 10; return d }},
 	{"lens", func(r *rand.Rand) docgen.Degrade { d := printed(r); d.Barrel = 0.15; d.Rotate = 10; return d }},
 	{"resolution", func(r *rand.Rand) docgen.Degrade {

@@ -19,14 +19,18 @@ var ErrNoMRZ = errors.New("mrzread: no machine-readable zone found")
 // this way up).
 var errUnreadable = errors.New("mrzread: lines found are not readable as an MRZ")
 
-// A zone turned by obliqueDeg degrees or more, or whose lines' spacing
-// departs from the nominal by more than obliqueSpacing (relative), is
-// read from the rectified band too, even when the direct reading
-// verifies: a valid reading of glyphs seen at an angle may still hold
-// substitutions no check digit sees.
+// A zone turned by obliqueDeg degrees or more, whose lines' spacing
+// departs from the nominal by more than obliqueSpacing (relative), or
+// whose columns lean by more than obliqueLean (along the line per unit
+// across it) is read from the rectified band too, even when the direct
+// reading verifies: a valid reading of glyphs seen at an angle may
+// still hold substitutions no check digit sees. (The direct reading
+// follows a rotation exactly, its cells turn with the baseline; it does
+// not model glyphs sheared or foreshortened across the line.)
 const (
-	obliqueDeg     = 3
+	obliqueDeg     = 8
 	obliqueSpacing = 0.08
+	obliqueLean    = 0.06
 )
 
 // LowConfidence is the confidence below which a character counts as
@@ -78,8 +82,11 @@ type Result struct {
 	// verifies and the zone is not cut off.
 	Valid bool
 
-	// oblique reports a zone seen at an angle (readDet).
+	// oblique reports a zone seen at an angle (readDet); spacing is the
+	// distance between its first and last line's baselines per line, in
+	// pitches (0 when not both were found).
 	oblique bool
+	spacing float64
 	// code0 is what the first glyph of the first line looks like most,
 	// whatever its position allows (the layout forces a P, or an A, C
 	// or I, there).
@@ -584,12 +591,28 @@ func readDet(g *gray, d *detection, ts *templateSet, hint mrz.Format) (Result, e
 	// is seen at an angle, which foreshortens and slants the glyphs in
 	// ways the cells of this reading do not model (see Read).
 	res.oblique = math.Abs(res.Skew) >= obliqueDeg
-	if len(band) >= 2 {
-		x := geoms[0].centres[n/2]
-		sp := (geoms[len(geoms)-1].baseY(x) - geoms[0].baseY(x)) / float64(len(geoms)-1) / math.Sqrt(1+geoms[0].slope*geoms[0].slope)
-		p := median(geoms[0].pitch) * math.Sqrt(1+geoms[0].slope*geoms[0].slope)
-		if math.Abs(sp/(nominalSpacing*p)-1) > obliqueSpacing {
-			res.oblique = true
+	if a, b := geoms[0], geoms[len(geoms)-1]; a != b && a.found && b.found {
+		// The columns: cell k of the first and of the last line lie in
+		// one column of the document. Their spacing across the lines
+		// (in pitches) and their lean (along the line per unit across)
+		// are those of a document seen square on only if the photo was.
+		c := math.Sqrt(1 + a.slope*a.slope)
+		ux, uy := 1/c, a.slope/c
+		var spc, lean []float64
+		for k := 0; k < n; k++ {
+			dx, dy := b.centres[k]-a.centres[k], b.baseY(b.centres[k])-a.baseY(a.centres[k])
+			along, across := dx*ux+dy*uy, -dx*uy+dy*ux
+			if across <= 0 {
+				continue
+			}
+			spc = append(spc, across/float64(len(geoms)-1)/(a.pitch[k]*c))
+			lean = append(lean, along/across)
+		}
+		if len(spc) > 0 {
+			res.spacing = median(spc)
+			if math.Abs(res.spacing/nominalSpacing-1) > obliqueSpacing || math.Abs(median(lean)) > obliqueLean {
+				res.oblique = true
+			}
 		}
 	}
 	first, last := geoms[0], geoms[len(geoms)-1]
@@ -815,6 +838,15 @@ func rematchLine(g *gray, ts *templateSet, lg *lineGeom, cells []cellResult, cls
 			for _, h := range []float64{0.95, 1.05} {
 				if v := score(sw, h); v > best {
 					best, sh = v, h
+				}
+			}
+			// Glyphs clearly taller or shorter: one step further (the
+			// rectified band sets the height from the lines' spacing,
+			// which a document printed at another line spacing than the
+			// nominal one gets wrong by up to a tenth).
+			if sh != 1 {
+				if h := 1 + 2*(sh-1); score(sw, h) > best {
+					sh = h
 				}
 			}
 		}

@@ -284,3 +284,76 @@ func BenchmarkRead12MP(b *testing.B) {
 		})
 	}
 }
+
+// warpAffine draws doc onto a grey 1600×1200 canvas: its columns leaned
+// by lean (x moves lean·y), its height scaled by squash (a document
+// foreshortened across its lines, as when held at an angle), then turned
+// by deg degrees and scaled to 70 % of the canvas width.
+func warpAffine(doc *docgen.Document, lean, squash, deg float64) image.Image {
+	const W, H = 1600, 1200
+	src := doc.Image
+	dw, dh := float64(src.Bounds().Dx()), float64(src.Bounds().Dy())
+	s := 0.7 * W / dw
+	a := deg * math.Pi / 180
+	cos, sin := math.Cos(a), math.Sin(a)
+	// Forward: (u, v) centred → (u + lean v, squash v) → rotate → scale.
+	m00, m01 := s*(cos*1-sin*0), s*(cos*lean-sin*squash)
+	m10, m11 := s*(sin*1+cos*0), s*(sin*lean+cos*squash)
+	det := m00*m11 - m01*m10
+	out := image.NewGray(image.Rect(0, 0, W, H))
+	for y := 0; y < H; y++ {
+		for x := 0; x < W; x++ {
+			px, py := float64(x)+0.5-W/2, float64(y)+0.5-H/2
+			u := (m11*px-m01*py)/det + dw/2
+			v := (-m10*px+m00*py)/det + dh/2
+			iu, iv := int(math.Floor(u)), int(math.Floor(v))
+			if iu < 0 || iv < 0 || iu >= int(dw)-1 || iv >= int(dh)-1 {
+				out.Pix[y*W+x] = 90
+				continue
+			}
+			fu, fv := u-float64(iu), v-float64(iv)
+			lum := func(i, j int) float64 {
+				c := src.RGBAAt(i, j)
+				return 0.299*float64(c.R) + 0.587*float64(c.G) + 0.114*float64(c.B)
+			}
+			l := (1-fv)*((1-fu)*lum(iu, iv)+fu*lum(iu+1, iv)) + fv*((1-fu)*lum(iu, iv+1)+fu*lum(iu+1, iv+1))
+			out.Pix[y*W+x] = uint8(l + 0.5)
+		}
+	}
+	return out
+}
+
+// TestReadOblique reads documents whose glyphs are leaned and
+// foreshortened across their lines, as perspective leaves them when a
+// document is held at an angle: the rectified band must stand the
+// columns upright (slantProfile) and restore the glyphs' height from the
+// lines' spacing, and a valid direct reading of such a zone must not be
+// taken without it.
+func TestReadOblique(t *testing.T) {
+	for _, c := range []struct {
+		name              string
+		f                 mrz.Format
+		lean, squash, deg float64
+	}{
+		{"TD3 leaned right", mrz.TD3, 0.25, 1, 0},
+		{"TD3 leaned left, turned", mrz.TD3, -0.25, 1, 12},
+		{"TD1 squashed", mrz.TD1, 0, 0.75, 0},
+		{"TD2 squashed, leaned, turned", mrz.TD2, 0.15, 0.8, -15},
+		{"TD1 stretched, leaned", mrz.TD1, -0.15, 1.2, 5},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			requireFont(t)
+			doc, err := docgen.Render(docgen.NewGenerator(21, accuracyNow).Spec(c.f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := Read(warpAffine(doc, c.lean, c.squash, c.deg), 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.Valid || strings.Join(res.Lines, "\n") != strings.Join(doc.Lines, "\n") {
+				t.Errorf("read %q (valid %v), want %q", res.Lines, res.Valid, doc.Lines)
+			}
+		})
+	}
+}

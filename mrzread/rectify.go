@@ -187,10 +187,13 @@ func fitCurve(cs []comp, l *textLine) curve {
 }
 
 // readRectified finds the zone at any angle up to ±45°, fits each line's
-// baseline with a curvature term, resamples the zone onto a straight,
-// level band of rectPitch-pixel pitch (rotation, bend, lens distortion
-// and scale removed; perspective along the lines is left to the cell
-// fit) and reads that band. The Quad and Band of the result are in g's
+// baseline with a curvature term, finds the direction of its columns
+// (slantProfile) and its height across the lines (from their spacing),
+// resamples the zone onto a straight, level, upright band of
+// rectPitch-pixel pitch (rotation, bend, lens distortion, the lean and
+// foreshortening of a document held at an angle, and scale removed;
+// perspective along the lines is left to the cell fit) and reads that
+// band. The Quad and Band of the result are in g's
 // coordinates.
 func readRectified(g *gray, d *detection, ts *templateSet, hint mrz.Format) (Result, error) {
 	minH, maxH := 7, max(d.det.h/8, 8)
@@ -261,17 +264,13 @@ func readRectified(g *gray, d *detection, ts *templateSet, hint mrz.Format) (Res
 	bot := spacing + 0.9*h
 	xa, xb := x0-3*p, x1+3*p
 	W := int((xb - xa) / s)
-	V0 := top / sv
-	Sr := spacing / sv
-	H := int((top + bot + spacing*float64(len(band)-1)) / sv)
-	if W < 32 || H < 32 || W > 4000 || H > 2000 {
-		return Result{}, ErrNoMRZ
-	}
+	var V0, Sr float64
 	m := len(curves)
 	// Under perspective the document's columns are not perpendicular to
-	// its lines; the lines of a zone start and end in the same columns,
-	// so the shear of the columns at either end follows from where the
-	// lines start and end (when they agree).
+	// its lines. Their direction at either end comes from the ink
+	// (slantProfile); failing that, since the lines of a zone start and
+	// end in the same columns, from where the lines start and end (when
+	// they agree).
 	shear := func(ends []float64) float64 {
 		if m < 2 {
 			return 0
@@ -326,37 +325,27 @@ func readRectified(g *gray, d *detection, ts *templateSet, hint mrz.Format) (Res
 		x, y := back(toRot(u, v))
 		return x * f, y * f
 	}
-	step := math.Max(s, sv) * f // full-resolution pixels per rectified pixel
-	ss := 1
-	if step > 1.3 {
-		ss = min(int(math.Ceil(step)), 4)
-	}
-	rect := &gray{w: W, h: H, pix: make([]uint8, W*H)}
-	outside := 0
-	for y := 0; y < H; y++ {
-		for x := 0; x < W; x++ {
-			var acc float64
-			n := 0
-			for sy := 0; sy < ss; sy++ {
-				for sx := 0; sx < ss; sx++ {
-					fx, fy := toFull(float64(x)+(float64(sx)+0.5)/float64(ss), float64(y)+(float64(sy)+0.5)/float64(ss))
-					if v, ok := g.bilinear(fx, fy); ok {
-						acc += v
-						n++
-					}
-				}
-			}
-			if n == 0 {
-				rect.pix[y*W+x] = 255
-				outside++
-				continue
-			}
-			rect.pix[y*W+x] = uint8(acc/float64(n) + 0.5)
+	var res Result
+	var err error
+	for pass := 0; ; pass++ {
+		V0, Sr = top/sv, spacing/sv
+		H := int((top + bot + spacing*float64(len(band)-1)) / sv)
+		if W < 32 || H < 32 || W > 4000 || H > 2000 {
+			return Result{}, ErrNoMRZ
 		}
+		rect := resample(g, W, H, math.Max(s, sv)*f, toFull)
+		rd := detectR(rect, 2*rectPitch)
+		rd.maxH = 3 * rectPitch
+		res, err = readZone(rect, rd, ts, hint)
+		// Only one line was found at detection scale (the others broken
+		// up by the angle, blur or a shadow): the band's height was a
+		// guess, and the lines found in the band say how far off it was.
+		// One more pass at their spacing.
+		if pass > 0 || len(band) >= 2 || err != nil || res.spacing == 0 || math.Abs(res.spacing/nominalSpacing-1) <= 0.04 {
+			break
+		}
+		sv *= math.Min(math.Max(res.spacing/nominalSpacing, 0.7), 1.4)
 	}
-	rd := detectR(rect, 2*rectPitch)
-	rd.maxH = 3 * rectPitch
-	res, err := readZone(rect, rd, ts, hint)
 	if err != nil {
 		return Result{}, err
 	}
@@ -379,6 +368,39 @@ func readRectified(g *gray, d *detection, ts *templateSet, hint mrz.Format) (Res
 	res.Band = image.Rectangle{minP, maxP}.Intersect(image.Rect(0, 0, g.w, g.h))
 	res.Skew += deg
 	return res, nil
+}
+
+// resample draws the W×H rectified band whose pixel (u, v) lies at
+// toFull(u, v) in g, averaging over each band pixel's footprint (step
+// full-resolution pixels across, up to 4×4 samples), so that a 12 MP
+// photo costs no more than a small one. Pixels outside g are white.
+func resample(g *gray, W, H int, step float64, toFull func(u, v float64) (float64, float64)) *gray {
+	ss := 1
+	if step > 1.3 {
+		ss = min(int(math.Ceil(step)), 4)
+	}
+	rect := &gray{w: W, h: H, pix: make([]uint8, W*H)}
+	for y := 0; y < H; y++ {
+		for x := 0; x < W; x++ {
+			var acc float64
+			n := 0
+			for sy := 0; sy < ss; sy++ {
+				for sx := 0; sx < ss; sx++ {
+					fx, fy := toFull(float64(x)+(float64(sx)+0.5)/float64(ss), float64(y)+(float64(sy)+0.5)/float64(ss))
+					if v, ok := g.bilinear(fx, fy); ok {
+						acc += v
+						n++
+					}
+				}
+			}
+			if n == 0 {
+				rect.pix[y*W+x] = 255
+				continue
+			}
+			rect.pix[y*W+x] = uint8(acc/float64(n) + 0.5)
+		}
+	}
+	return rect
 }
 
 // slantProfile estimates the direction of the zone's columns (the shear
