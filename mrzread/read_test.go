@@ -323,23 +323,53 @@ func warpAffine(doc *docgen.Document, lean, squash, deg float64) image.Image {
 	return out
 }
 
+// warpQuad draws doc onto a grey 1600×1200 canvas with its corners
+// (top-left, top-right, bottom-right, bottom-left) at q.
+func warpQuad(doc *docgen.Document, q [4]docgen.Point) image.Image {
+	const W, H = 1600, 1200
+	src := doc.Image
+	dw, dh := float64(src.Bounds().Dx()), float64(src.Bounds().Dy())
+	inv := docgen.Homography(q, [4]docgen.Point{{X: 0, Y: 0}, {X: dw, Y: 0}, {X: dw, Y: dh}, {X: 0, Y: dh}})
+	out := image.NewGray(image.Rect(0, 0, W, H))
+	for y := 0; y < H; y++ {
+		for x := 0; x < W; x++ {
+			px, py := float64(x)+0.5, float64(y)+0.5
+			w := inv[6]*px + inv[7]*py + inv[8]
+			u := (inv[0]*px + inv[1]*py + inv[2]) / w
+			v := (inv[3]*px + inv[4]*py + inv[5]) / w
+			iu, iv := int(math.Floor(u)), int(math.Floor(v))
+			if iu < 0 || iv < 0 || iu >= int(dw)-1 || iv >= int(dh)-1 {
+				out.Pix[y*W+x] = 90
+				continue
+			}
+			c := src.RGBAAt(iu, iv)
+			out.Pix[y*W+x] = uint8(0.299*float64(c.R) + 0.587*float64(c.G) + 0.114*float64(c.B) + 0.5)
+		}
+	}
+	return out
+}
+
 // TestReadOblique reads documents whose glyphs are leaned and
 // foreshortened across their lines, as perspective leaves them when a
 // document is held at an angle: the rectified band must stand the
-// columns upright (slantProfile) and restore the glyphs' height from the
-// lines' spacing, and a valid direct reading of such a zone must not be
-// taken without it.
+// columns upright (slantProfile), restore the glyphs' height from the
+// lines' spacing and their width from the pitch's trend along the lines
+// (a card turned about a vertical axis), and a valid direct reading of
+// such a zone must not be taken without it.
 func TestReadOblique(t *testing.T) {
 	for _, c := range []struct {
 		name              string
 		f                 mrz.Format
 		lean, squash, deg float64
+		keystone          float64
 	}{
-		{"TD3 leaned right", mrz.TD3, 0.25, 1, 0},
-		{"TD3 leaned left, turned", mrz.TD3, -0.25, 1, 12},
-		{"TD1 squashed", mrz.TD1, 0, 0.75, 0},
-		{"TD2 squashed, leaned, turned", mrz.TD2, 0.15, 0.8, -15},
-		{"TD1 stretched, leaned", mrz.TD1, -0.15, 1.2, 5},
+		{"TD3 leaned right", mrz.TD3, 0.25, 1, 0, 0},
+		{"TD3 leaned left, turned", mrz.TD3, -0.25, 1, 12, 0},
+		{"TD1 squashed", mrz.TD1, 0, 0.75, 0, 0},
+		{"TD2 squashed, leaned, turned", mrz.TD2, 0.15, 0.8, -15, 0},
+		{"TD1 stretched, leaned", mrz.TD1, -0.15, 1.2, 5, 0},
+		{"TD1 keystone", mrz.TD1, 0, 1, 0, 0.6},
+		{"TD3 keystone", mrz.TD3, 0, 1, 0, 0.6},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			requireFont(t)
@@ -347,7 +377,18 @@ func TestReadOblique(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := Read(warpAffine(doc, c.lean, c.squash, c.deg), 0)
+			img := warpAffine(doc, c.lean, c.squash, c.deg)
+			if c.keystone > 0 {
+				// Turned about a vertical axis: the left edge is keystone
+				// times as tall as the right one, and the glyphs shrink
+				// towards it.
+				k := c.keystone
+				b := doc.Image.Bounds()
+				h := 1250 * float64(b.Dy()) / float64(b.Dx()) // the right edge, at the document's aspect
+				y0, y1 := 600-h/2, 600+h/2
+				img = warpQuad(doc, [4]docgen.Point{{X: 200, Y: y0 + h*(1-k)/2}, {X: 1450, Y: y0}, {X: 1450, Y: y1}, {X: 200, Y: y1 - h*(1-k)/2}})
+			}
+			res, err := Read(img, 0)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -144,6 +144,26 @@ func (g *gray) rotated(deg float64) (*gray, func(x, y float64) (float64, float64
 	return out, back
 }
 
+// levelled is the detection image turned by −deg (text at deg level),
+// its threshold, components and the zone's lines found in it.
+type levelled struct {
+	deg  float64
+	det  *gray
+	back func(x, y float64) (float64, float64)
+	bin  []uint8
+	cs   []comp
+	band []*textLine
+}
+
+func level(d *detection, deg float64, minH int, hint mrz.Format) *levelled {
+	rdet, back := d.det.rotated(deg)
+	r := min(max(min(rdet.w, rdet.h)/25, 10), 100)
+	bin := binarize(rdet, r)
+	cs := components(bin, rdet.w, rdet.h)
+	lines := findLines(cs, minH, max(rdet.h/8, 8))
+	return &levelled{deg: deg, det: rdet, back: back, bin: bin, cs: cs, band: selectBand(lines, hint)}
+}
+
 // curve is a baseline y = a + b (x−x0) + c (x−x0)².
 type curve struct{ x0, a, b, c float64 }
 
@@ -201,15 +221,34 @@ func readRectified(g *gray, d *detection, ts *templateSet, hint mrz.Format) (Res
 	if !ok {
 		return Result{}, ErrNoMRZ
 	}
-	rdet, back := d.det.rotated(deg)
-	r := min(max(min(rdet.w, rdet.h)/25, 10), 100)
-	bin := binarize(rdet, r)
-	cs := components(bin, rdet.w, rdet.h)
-	lines := findLines(cs, minH, max(rdet.h/8, 8))
-	band := selectBand(lines, hint)
-	if len(band) == 0 {
+	// The zone's own lines say how level the turn left them: other text
+	// on the document, seen at another angle under perspective, can
+	// outvote them in textAngle. One more turn by their slope.
+	var lv *levelled
+	for pass := 0; pass < 2; pass++ {
+		l := level(d, deg, minH, hint)
+		if lv == nil || len(l.band) >= len(lv.band) {
+			lv = l
+		}
+		if pass > 0 || len(l.band) == 0 {
+			break
+		}
+		var sl []float64
+		for _, b := range l.band {
+			sl = append(sl, b.slope)
+		}
+		ms := median(sl)
+		if math.Abs(ms) < 0.035 {
+			break
+		}
+		deg += math.Atan(ms) * 180 / math.Pi
+	}
+	if len(lv.band) == 0 {
 		return Result{}, ErrNoMRZ
 	}
+	deg = lv.deg
+	back, bin, cs, band := lv.back, lv.bin, lv.cs, lv.band
+	rw, rh := lv.det.w, lv.det.h
 	curves := make([]curve, len(band))
 	x0, x1 := math.Inf(1), math.Inf(-1)
 	var ps []float64
@@ -263,7 +302,25 @@ func readRectified(g *gray, d *detection, ts *templateSet, hint mrz.Format) (Res
 	top := spacing + 1.4*h // above the first baseline: a missing line, then margin
 	bot := spacing + 0.9*h
 	xa, xb := x0-3*p, x1+3*p
-	W := int((xb - xa) / s)
+	// Along the lines the pitch changes under perspective (the far end
+	// of a card held at an angle is smaller): the band's columns follow
+	// the local pitch pa + p1 (x − xa), so that every glyph of the band
+	// is as wide as it is tall there (the cells are sampled square).
+	pa, p1 := pitchTrend(cs, band, xa, p)
+	uOf := func(x float64) float64 { // band column of x
+		if math.Abs(p1) < 1e-6 {
+			return (x - xa) / pa * rectPitch
+		}
+		return rectPitch / p1 * math.Log(1+p1*(x-xa)/pa)
+	}
+	xOf := func(u float64) float64 { // x of band column u
+		if math.Abs(p1) < 1e-6 {
+			return xa + u*pa/rectPitch
+		}
+		return xa + pa/p1*(math.Exp(p1*u/rectPitch)-1)
+	}
+	W := int(uOf(xb))
+	sMax := math.Max(pa, pa+p1*(xb-xa)) / rectPitch
 	var V0, Sr float64
 	m := len(curves)
 	// Under perspective the document's columns are not perpendicular to
@@ -296,7 +353,7 @@ func readRectified(g *gray, d *detection, ts *templateSet, hint mrz.Format) (Res
 		stops = append(stops, float64(cs[l.comps[len(l.comps)-1]].cx()))
 	}
 	shL, shR := shear(starts), shear(stops)
-	if l, r, ok := slantProfile(bin, rdet.w, rdet.h, band, curves, x0, x1); ok {
+	if l, r, ok := slantProfile(bin, rw, rh, band, curves, x0, x1); ok {
 		shL, shR = l, r
 	}
 	mid := curves[m/2]
@@ -311,7 +368,7 @@ func readRectified(g *gray, d *detection, ts *templateSet, hint mrz.Format) (Res
 	}
 	// toRot maps rectified (u, v) to the rotated detection frame.
 	toRot := func(u, v float64) (float64, float64) {
-		xl := xa + u*s
+		xl := xOf(u)
 		t := clamp01((xl - x0) / math.Max(x1-x0, 1))
 		sh := shL*(1-t) + shR*t
 		x := xl
@@ -333,7 +390,7 @@ func readRectified(g *gray, d *detection, ts *templateSet, hint mrz.Format) (Res
 		if W < 32 || H < 32 || W > 4000 || H > 2000 {
 			return Result{}, ErrNoMRZ
 		}
-		rect := resample(g, W, H, math.Max(s, sv)*f, toFull)
+		rect := resample(g, W, H, math.Max(sMax, sv)*f, toFull)
 		rd := detectR(rect, 2*rectPitch)
 		rd.maxH = 3 * rectPitch
 		res, err = readZone(rect, rd, ts, hint)
@@ -368,6 +425,49 @@ func readRectified(g *gray, d *detection, ts *templateSet, hint mrz.Format) (Res
 	res.Band = image.Rectangle{minP, maxP}.Intersect(image.Rect(0, 0, g.w, g.h))
 	res.Skew += deg
 	return res, nil
+}
+
+// pitchTrend fits the pitch of the zone's lines as a straight function
+// of x, pa + p1 (x − xa), through the distances between neighbouring
+// whole glyphs (dropping those more than 15 % off the fit); p is the
+// median pitch, returned unchanged (p1 = 0) when the glyphs are too few
+// or the trend implausible (more than 3:1 over the zone and its margin).
+func pitchTrend(cs []comp, band []*textLine, xa, p float64) (pa, p1 float64) {
+	var pts [][2]float64
+	for _, l := range band {
+		for k := 1; k < len(l.comps); k++ {
+			a, b := &cs[l.comps[k-1]], &cs[l.comps[k]]
+			if a.w() > a.h()*5/4+1 || b.w() > b.h()*5/4+1 {
+				continue
+			}
+			if dx := b.cx() - a.cx(); dx > 0.55*l.h && dx < 1.5*l.h {
+				pts = append(pts, [2]float64{(a.cx()+b.cx())/2 - xa, dx})
+			}
+		}
+	}
+	if len(pts) < 12 {
+		return p, 0
+	}
+	xy := func(q [2]float64) (float64, float64) { return q[0], q[1] }
+	a, b, _ := polyfit(pts, false, xy)
+	var in [][2]float64
+	for _, q := range pts {
+		if math.Abs(q[1]-(a+b*q[0])) <= 0.15*(a+b*q[0]) {
+			in = append(in, q)
+		}
+	}
+	if len(in) >= 12 {
+		a, b, _ = polyfit(in, false, xy)
+	}
+	xmax := 0.0
+	for _, q := range pts {
+		xmax = math.Max(xmax, q[0])
+	}
+	end := a + b*(xmax+p)
+	if a <= 0 || end <= 0 || end/a > 3 || a/end > 3 {
+		return p, 0
+	}
+	return a, b
 }
 
 // resample draws the W×H rectified band whose pixel (u, v) lies at
