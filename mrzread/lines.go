@@ -202,17 +202,19 @@ func fitLine(cs []comp, l *textLine) {
 			steps = append(steps, step{(a.cx() + b.cx()) / 2, dx})
 		}
 	}
+	var win [6]float64
 	localP := func(x float64) float64 {
 		if len(steps) < 5 {
 			return l.p
 		}
 		i := sort.Search(len(steps), func(i int) bool { return steps[i].x >= x })
 		lo, hi := max(i-3, 0), min(i+3, len(steps))
-		var d []float64
+		d := win[:0]
 		for _, s := range steps[lo:hi] {
 			d = append(d, s.dx)
 		}
-		return median(d)
+		slices.Sort(d)
+		return d[len(d)/2]
 	}
 	good, all := 0, 0
 	for k := 1; k < len(l.comps); k++ {

@@ -29,8 +29,8 @@ var errUnreadable = errors.New("mrzread: lines found are not readable as an MRZ"
 // not model glyphs sheared or foreshortened across the line.)
 const (
 	obliqueDeg     = 8
-	obliqueSpacing = 0.08
-	obliqueLean    = 0.06
+	obliqueSpacing = 0.12
+	obliqueLean    = 0.09
 )
 
 // LowConfidence is the confidence below which a character counts as
@@ -87,6 +87,7 @@ type Result struct {
 	// pitches (0 when not both were found).
 	oblique bool
 	spacing float64
+	lean    float64
 	// code0 is what the first glyph of the first line looks like most,
 	// whatever its position allows (the layout forces a P, or an A, C
 	// or I, there).
@@ -610,6 +611,7 @@ func readDet(g *gray, d *detection, ts *templateSet, hint mrz.Format) (Result, e
 		}
 		if len(spc) > 0 {
 			res.spacing = median(spc)
+			res.lean = median(lean)
 			if math.Abs(res.spacing/nominalSpacing-1) > obliqueSpacing || math.Abs(median(lean)) > obliqueLean {
 				res.oblique = true
 			}
