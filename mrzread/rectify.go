@@ -155,6 +155,7 @@ type levelled struct {
 	band []*textLine
 }
 
+// level turns d's image by −deg and finds the zone's lines in it.
 func level(d *detection, deg float64, minH int, hint mrz.Format) *levelled {
 	rdet, back := d.det.rotated(deg)
 	r := min(max(min(rdet.w, rdet.h)/25, 10), 100)
@@ -212,8 +213,9 @@ func fitCurve(cs []comp, l *textLine) curve {
 // resamples the zone onto a straight, level, upright band of
 // rectPitch-pixel pitch (rotation, bend, lens distortion, the lean and
 // foreshortening of a document held at an angle, and scale removed;
-// perspective along the lines is left to the cell fit) and reads that
-// band. The Quad and Band of the result are in g's
+// the pitch's change along the lines under perspective is followed by
+// the band's columns, what remains of it is left to the cell fit) and
+// reads that band. The Quad and Band of the result are in g's
 // coordinates.
 func readRectified(g *gray, d *detection, ts *templateSet, hint mrz.Format) (Result, error) {
 	minH, maxH := 7, max(d.det.h/8, 8)
