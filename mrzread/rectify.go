@@ -482,13 +482,29 @@ func resample(g *gray, W, H int, step float64, toFull func(u, v float64) (float6
 		ss = min(int(math.Ceil(step)), 4)
 	}
 	rect := &gray{w: W, h: H, pix: make([]uint8, W*H)}
+	// toFull at every pixel corner; the samples inside a pixel are
+	// interpolated between its corners (the map is smooth at that
+	// scale), which costs one evaluation per pixel instead of ss².
+	cx := make([]float64, (W+1)*(H+1))
+	cy := make([]float64, (W+1)*(H+1))
+	for y := 0; y <= H; y++ {
+		for x := 0; x <= W; x++ {
+			cx[y*(W+1)+x], cy[y*(W+1)+x] = toFull(float64(x), float64(y))
+		}
+	}
 	for y := 0; y < H; y++ {
 		for x := 0; x < W; x++ {
+			i := y*(W+1) + x
+			x00, y00, x10, y10 := cx[i], cy[i], cx[i+1], cy[i+1]
+			x01, y01, x11, y11 := cx[i+W+1], cy[i+W+1], cx[i+W+2], cy[i+W+2]
 			var acc float64
 			n := 0
 			for sy := 0; sy < ss; sy++ {
+				v := (float64(sy) + 0.5) / float64(ss)
 				for sx := 0; sx < ss; sx++ {
-					fx, fy := toFull(float64(x)+(float64(sx)+0.5)/float64(ss), float64(y)+(float64(sy)+0.5)/float64(ss))
+					u := (float64(sx) + 0.5) / float64(ss)
+					fx := (1-v)*((1-u)*x00+u*x10) + v*((1-u)*x01+u*x11)
+					fy := (1-v)*((1-u)*y00+u*y10) + v*((1-u)*y01+u*y11)
 					if v, ok := g.bilinear(fx, fy); ok {
 						acc += v
 						n++
