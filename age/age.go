@@ -12,6 +12,7 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
+	"errors"
 	"io"
 	"net/url"
 	"strings"
@@ -20,6 +21,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/verifyd/verifyd"
+	"github.com/verifyd/verifyd/seal"
 )
 
 // Lifetimes of what the protocol issues.
@@ -46,13 +48,30 @@ var (
 	ErrInvalidScope         = &verifyd.Error{Code: verifyd.EBadRequest, Message: "invalid scope"}
 	ErrInvalidParams        = &verifyd.Error{Code: verifyd.EBadRequest, Message: "invalid params"}
 	ErrUnauthorizedRedirect = &verifyd.Error{Code: verifyd.EUnauthorized, Message: "Unauthorized redirect_uri"}
-	// A2
+	// A2. Several errors share a SPEC message (and so a status) but not
+	// RFC 6749's error code, which the HTTP layer adds next to SPEC's
+	// fields: they are separate values so that it can tell them apart.
 	ErrInvalidClientCredentials = &verifyd.Error{Code: verifyd.EBadRequest, Message: "invalid client credentials"}
-	ErrClientMismatch           = &verifyd.Error{Code: verifyd.EUnauthorized, Message: "client id and client secret does not match"}
+	// ErrTwoClientAuthMethods is ErrInvalidClientCredentials for a request
+	// that authenticates in two ways at once (RFC 6749 §2.3:
+	// invalid_request).
+	ErrTwoClientAuthMethods = &verifyd.Error{Code: verifyd.EBadRequest, Message: "invalid client credentials"}
+	ErrClientMismatch       = &verifyd.Error{Code: verifyd.EUnauthorized, Message: "client id and client secret does not match"}
+	// ErrClientNotAllowed is ErrClientMismatch for a key and its right
+	// secret used on the wrong mount: an identity key, or an age key of the
+	// other environment (RFC 6749's unauthorized_client). Only a caller who
+	// holds the secret learns that the key exists elsewhere.
+	ErrClientNotAllowed = &verifyd.Error{Code: verifyd.EUnauthorized, Message: "client id and client secret does not match"}
+	// ErrUnsupportedGrant is SPEC's A1 "invalid params" for a grant_type
+	// other than authorization_code (unsupported_grant_type).
+	ErrUnsupportedGrant = &verifyd.Error{Code: verifyd.EBadRequest, Message: "invalid params"}
 	// ErrInvalidCode (no SPEC row) answers a code that is unknown, expired,
 	// used, issued to another client, or whose PKCE verifier is missing or
 	// wrong. The causes are not told apart, as RFC 6749's invalid_grant.
 	ErrInvalidCode = &verifyd.Error{Code: verifyd.EBadRequest, Message: "invalid code"}
+	// ErrMissingCode is ErrInvalidCode for a request without a code
+	// (invalid_request).
+	ErrMissingCode = &verifyd.Error{Code: verifyd.EBadRequest, Message: "invalid code"}
 	// A3: a token that is missing, unknown, expired, revoked or of another
 	// environment.
 	ErrMalformedToken = &verifyd.Error{Code: verifyd.EBadRequest, Message: "malformed token"}
@@ -73,8 +92,10 @@ type Tenants interface {
 // Config holds what the service needs from the deployment.
 type Config struct {
 	// FlowBaseURL returns the public base URL of the age interface of an
-	// environment; the hosted flow of request ID is at {base}/flow/{ID}.
+	// environment; the hosted flow of a request is at {base}/flow/{Flow}.
 	FlowBaseURL func(verifyd.Environment) string
+	// Sealer seals authorize requests into their flow handles (required).
+	Sealer *seal.Sealer
 }
 
 // Service implements the OAuth use cases of the age interface.
@@ -95,7 +116,12 @@ func New(store verifyd.AgeOAuthStore, tenants Tenants, rand io.Reader, now func(
 // AuthRequest is a validated /oauth/authorize request waiting for the user to
 // finish the hosted flow.
 type AuthRequest struct {
-	ID          string
+	// ID names the request in what the flow stores (proofs, the code).
+	ID string
+	// Flow is the request's handle in the flow's address (/flow/{Flow}):
+	// the request itself, sealed, so that an authorize request is stored
+	// only when its flow issues a code.
+	Flow        string
 	BusinessID  string
 	Environment verifyd.Environment
 	// ClientID is the integrator's API key.
@@ -109,6 +135,8 @@ type AuthRequest struct {
 	Country                            string
 	CodeChallenge, CodeChallengeMethod string
 	CreatedAt, ExpiresAt               time.Time
+	// CompletedAt is when the flow finished with a code (nil before).
+	CompletedAt *time.Time
 }
 
 // Outcome is what the hosted flow found: whether the user proved to be 18+,
@@ -155,45 +183,51 @@ func (s *Service) random(prefix string, n int) (string, error) {
 	return prefix + t, nil
 }
 
-// AuthRequest returns a request waiting for the hosted flow, or
-// verifyd.ErrNotFound when it is unknown or expired. A completed request is
-// still returned until it expires; completing it again fails.
-func (s *Service) AuthRequest(ctx context.Context, id string) (AuthRequest, error) {
-	if !cleanText(id, maxID) {
-		return AuthRequest{}, verifyd.ErrNotFound
-	}
-	r, err := s.store.AgeAuthRequest(ctx, id)
+// AuthRequest returns the request a flow handle carries, or
+// verifyd.ErrNotFound when the handle is not one A1 made or the request
+// has expired. A completed request is still returned until it expires;
+// completing it again fails.
+func (s *Service) AuthRequest(ctx context.Context, flow string) (AuthRequest, error) {
+	r, err := s.openRequest(flow)
 	if err != nil {
 		return AuthRequest{}, err
 	}
 	if !s.now().Before(r.ExpiresAt) {
 		return AuthRequest{}, verifyd.ErrNotFound
 	}
-	return requestOf(r), nil
+	// A request is stored when its flow finishes: a stored one is
+	// finished, and its pages say so whoever opens them (a read, not a
+	// write: a flood of flow pages still costs no writes).
+	stored, err := s.store.AgeAuthRequest(ctx, r.ID)
+	switch {
+	case err == nil:
+		r.CompletedAt = stored.CompletedAt
+	case !errors.Is(err, verifyd.ErrNotFound):
+		return AuthRequest{}, err
+	}
+	return requestOf(r, flow), nil
 }
 
-func requestOf(r verifyd.AgeAuthRequest) AuthRequest {
+func requestOf(r verifyd.AgeAuthRequest, flow string) AuthRequest {
 	return AuthRequest{
-		ID: r.ID, BusinessID: r.BusinessID, Environment: r.Environment, ClientID: r.ClientID,
+		ID: r.ID, Flow: flow, BusinessID: r.BusinessID, Environment: r.Environment, ClientID: r.ClientID,
 		RedirectURI: r.RedirectURI, State: r.State, UserID: r.UserID, Country: r.Country,
 		CodeChallenge: r.CodeChallenge, CodeChallengeMethod: r.CodeChallengeMethod,
-		CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt,
+		CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt, CompletedAt: r.CompletedAt,
 	}
 }
 
-// Complete finishes a request with the hosted flow's outcome: it issues the
-// code and returns the request's redirect_uri with code (and state when the
-// request had one) added to its query. A request can be completed once; a
-// second Complete fails with ErrCompleted (EConflict). An unknown or expired
-// request is verifyd.ErrNotFound.
-func (s *Service) Complete(ctx context.Context, requestID string, o Outcome) (string, error) {
+// Complete finishes the request of a flow handle with the hosted flow's
+// outcome: it stores the request, issues the code and returns the
+// request's redirect_uri with code (and state when the request had one)
+// added to its query. A request can be completed once; a second Complete
+// fails with ErrCompleted (EConflict). An unknown or expired request is
+// verifyd.ErrNotFound.
+func (s *Service) Complete(ctx context.Context, flow string, o Outcome) (string, error) {
 	if o.VerificationID == "" || !cleanText(o.VerificationID, maxID) || !cleanText(o.Method, maxID) {
 		return "", verifyd.Errorf(verifyd.EInvalid, "an outcome needs a verification id (and method) of at most %d bytes of text", maxID)
 	}
-	if !cleanText(requestID, maxID) {
-		return "", verifyd.ErrNotFound
-	}
-	r, err := s.store.AgeAuthRequest(ctx, requestID)
+	r, err := s.openRequest(flow)
 	if err != nil {
 		return "", err
 	}
@@ -201,14 +235,17 @@ func (s *Service) Complete(ctx context.Context, requestID string, o Outcome) (st
 	if !now.Before(r.ExpiresAt) {
 		return "", verifyd.ErrNotFound
 	}
-	if r.CompletedAt != nil {
-		return "", ErrCompleted
-	}
 	code, err := s.random("vdc_", 32)
 	if err != nil {
 		return "", err
 	}
-	err = s.store.CompleteAgeAuthRequest(ctx, requestID, verifyd.AgeCode{
+	// The request is stored now, the first time its flow finishes; a
+	// second completion finds it stored and is refused by the store's
+	// conditional update. Old rows are purged on the way.
+	if err := s.store.CreateAgeAuthRequest(ctx, r, now.Add(-TokenLifetime)); err != nil && verifyd.ErrorCodeOf(err) != verifyd.EConflict {
+		return "", err
+	}
+	err = s.store.CompleteAgeAuthRequest(ctx, r.ID, verifyd.AgeCode{
 		Hash: hashOf(code), RequestID: r.ID, BusinessID: r.BusinessID, Environment: r.Environment,
 		ClientID: r.ClientID, RedirectURI: r.RedirectURI,
 		CodeChallenge: r.CodeChallenge, CodeChallengeMethod: r.CodeChallengeMethod,

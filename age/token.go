@@ -38,8 +38,9 @@ type Token struct {
 const dummySecret = "vds_live_0000000000000000000000000000000000000000000000000000"
 
 // authenticate checks a client's key and secret: missing ones are
-// ErrInvalidClientCredentials; a key that is unknown, revoked, of another
-// interface or environment, or a wrong secret is ErrClientMismatch.
+// ErrInvalidClientCredentials; a key that is unknown or revoked, or a wrong
+// secret, is ErrClientMismatch; the right secret of a key of another
+// interface or environment is ErrClientNotAllowed.
 func (s *Service) authenticate(ctx context.Context, env verifyd.Environment, key, secret string) (verifyd.Credential, error) {
 	if key == "" || secret == "" {
 		return verifyd.Credential{}, ErrInvalidClientCredentials
@@ -56,8 +57,11 @@ func (s *Service) authenticate(ctx context.Context, env verifyd.Environment, key
 	if err != nil {
 		return verifyd.Credential{}, err
 	}
-	if !equalSecret(secret, cred.APISecret) || cred.Interface != verifyd.InterfaceAge || cred.Environment != env {
+	if !equalSecret(secret, cred.APISecret) {
 		return verifyd.Credential{}, ErrClientMismatch
+	}
+	if cred.Interface != verifyd.InterfaceAge || cred.Environment != env {
+		return verifyd.Credential{}, ErrClientNotAllowed
 	}
 	return cred, nil
 }
@@ -80,10 +84,10 @@ func (s *Service) Exchange(ctx context.Context, env verifyd.Environment, in Toke
 		return Token{}, err
 	}
 	if in.GrantType != "" && in.GrantType != "authorization_code" {
-		return Token{}, ErrInvalidParams
+		return Token{}, ErrUnsupportedGrant
 	}
 	if in.Code == "" {
-		return Token{}, ErrInvalidCode
+		return Token{}, ErrMissingCode
 	}
 	hash := hashOf(in.Code)
 	code, err := s.store.AgeCode(ctx, hash)

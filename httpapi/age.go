@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/verifyd/verifyd"
 	"github.com/verifyd/verifyd/age"
 )
 
@@ -37,12 +38,11 @@ func (s *Server) ageAuthorize(w http.ResponseWriter, r *http.Request) {
 
 // ageToken is A2: exchange a code for an access token.
 func (s *Server) ageToken(w http.ResponseWriter, r *http.Request) {
+	var in age.TokenRequest
 	body, err := readBody(w, r, s.cfg.MaxBodyBytes)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
+	if err == nil {
+		in, err = tokenRequest(r, body)
 	}
-	in, basic, err := tokenRequest(r, body)
 	if err == nil {
 		var tok age.Token
 		if tok, err = s.deps.Age.Exchange(r.Context(), mountOf(r.Context()).Environment, in); err == nil {
@@ -52,20 +52,103 @@ func (s *Server) ageToken(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	if basic && errors.Is(err, age.ErrClientMismatch) {
-		// RFC 6749 §5.2: a client that tried HTTP Basic is told the scheme.
-		w.Header().Set("WWW-Authenticate", `Basic realm="verifyd"`)
-	}
 	w.Header().Set("Pragma", "no-cache")
-	s.writeError(w, r, err)
+	eb := s.errorBody(r, err)
+	eb.OAuthError, eb.OAuthDescription = tokenErrorOf(err, eb.StatusCode)
+	if eb.StatusCode == http.StatusUnauthorized && eb.OAuthError != "invalid_grant" {
+		// A client that failed to authenticate is told the scheme: RFC 6749
+		// §5.2 asks for it after HTTP Basic, RFC 9110 §15.5.2 on every 401.
+		// Not on SPEC's 401 for a redirect_uri mismatch, which is no
+		// authentication failure: clients that read a challenge first
+		// (openid-client) would report it instead of invalid_grant.
+		w.Header().Set("WWW-Authenticate", `Basic realm="verifyd", charset="UTF-8"`)
+	}
+	writeJSON(w, eb.StatusCode, eb)
+}
+
+// tokenError is an RFC 6749 §5.2 error: its code and a description for
+// the integrator's developer, in the characters RFC 6749 allows there
+// (printable ASCII but the double quote and the backslash).
+type tokenError struct{ code, description string }
+
+// tokenErrors gives each error of the token endpoint its RFC 6749 code.
+// SPEC's message and status are unchanged; errors that share a SPEC message
+// are separate values in package age so that they get the right code here.
+var tokenErrors = map[error]tokenError{
+	age.ErrInvalidParams: {"invalid_request",
+		"the token request could not be read: send grant_type=authorization_code and code as a form or JSON body, each parameter once"},
+	age.ErrMissingCode:          {"invalid_request", "the code parameter is missing"},
+	age.ErrTwoClientAuthMethods: {"invalid_request", "use one client authentication method: HTTP Basic or client_id and client_secret in the body, not both"},
+	age.ErrInvalidClientCredentials: {"invalid_client",
+		"client authentication is missing or malformed: send HTTP Basic with the API key and secret, or client_id and client_secret in the body"},
+	age.ErrClientMismatch:   {"invalid_client", "unknown or revoked API key, or wrong secret"},
+	age.ErrClientNotAllowed: {"unauthorized_client", "this API key is not an age key of this environment (sandbox and production keys are separate)"},
+	age.ErrUnsupportedGrant: {"unsupported_grant_type", "only grant_type=authorization_code is supported"},
+	age.ErrInvalidCode: {"invalid_grant",
+		"the code is unknown, expired, already used or issued to another client, or the PKCE code_verifier is missing or wrong"},
+	age.ErrUnauthorizedRedirect: {"invalid_grant", "redirect_uri is not the one of the authorization request"},
+}
+
+// tokenErrorOf returns the RFC 6749 error code and description of a token
+// endpoint error answered with status: the table's, else invalid_request
+// for other refusals (a body too large) and server_error (RFC 6749 §4.1.2.1's
+// code, which OAuth clients also accept here) for the service's failures.
+func tokenErrorOf(err error, status int) (code, description string) {
+	var e *verifyd.Error
+	if errors.As(err, &e) && status < 500 {
+		if te, ok := tokenErrors[e]; ok {
+			return te.code, te.description
+		}
+	}
+	if status < 500 {
+		return "invalid_request", "the token request was refused: " + http.StatusText(status)
+	}
+	return "server_error", "the service failed; try again later"
+}
+
+// ageMetadata serves RFC 8414's authorization server metadata of the mount
+// (docs/integrations.md), so that clients that discover their endpoints
+// (openid-client's discovery) need only the base URL. It lists what the
+// token endpoint really accepts.
+func (s *Server) ageMetadata(w http.ResponseWriter, r *http.Request) {
+	base := strings.TrimSuffix(mountOf(r.Context()).BaseURL.String(), "/")
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "public, max-age=3600")
+	w.Header().Set("Access-Control-Allow-Origin", "*")
+	_ = json.NewEncoder(w).Encode(authServerMetadata{
+		Issuer:                base,
+		AuthorizationEndpoint: base + "/oauth/authorize",
+		TokenEndpoint:         base + "/oauth/token",
+		ScopesSupported:       []string{"adult"},
+		ResponseTypes:         []string{"code"},
+		ResponseModes:         []string{"query"},
+		GrantTypes:            []string{"authorization_code"},
+		TokenAuthMethods:      []string{"client_secret_basic", "client_secret_post"},
+		CodeChallengeMethods:  []string{"S256"},
+	})
+}
+
+// authServerMetadata is RFC 8414 §2's metadata, the members that apply.
+// There is no userinfo_endpoint: /users/me answers SPEC's result, not an
+// OpenID Connect UserInfo with "sub", so clients read it as a protected
+// resource.
+type authServerMetadata struct {
+	Issuer                string   `json:"issuer"`
+	AuthorizationEndpoint string   `json:"authorization_endpoint"`
+	TokenEndpoint         string   `json:"token_endpoint"`
+	ScopesSupported       []string `json:"scopes_supported"`
+	ResponseTypes         []string `json:"response_types_supported"`
+	ResponseModes         []string `json:"response_modes_supported"`
+	GrantTypes            []string `json:"grant_types_supported"`
+	TokenAuthMethods      []string `json:"token_endpoint_auth_methods_supported"`
+	CodeChallengeMethods  []string `json:"code_challenge_methods_supported"`
 }
 
 // tokenRequest reads a token request in any of the forms clients send:
 // SPEC's (Basic credentials, JSON {"code"}) and RFC 6749's (a form body with
 // grant_type, code, redirect_uri, code_verifier; credentials in Basic or as
-// client_id and client_secret in the body). basic reports whether the
-// credentials came in the Authorization header.
-func tokenRequest(r *http.Request, body []byte) (in age.TokenRequest, basic bool, err error) {
+// client_id and client_secret in the body).
+func tokenRequest(r *http.Request, body []byte) (in age.TokenRequest, err error) {
 	var f struct {
 		GrantType    string `json:"grant_type"`
 		Code         string `json:"code"`
@@ -83,7 +166,7 @@ func tokenRequest(r *http.Request, body []byte) (in age.TokenRequest, basic bool
 	if isForm {
 		form, err := url.ParseQuery(string(body))
 		if err != nil {
-			return in, false, age.ErrInvalidParams
+			return in, age.ErrInvalidParams
 		}
 		for name, dst := range map[string]*string{
 			"grant_type": &f.GrantType, "code": &f.Code, "redirect_uri": &f.RedirectURI,
@@ -94,11 +177,11 @@ func tokenRequest(r *http.Request, body []byte) (in age.TokenRequest, basic bool
 			case 1:
 				*dst = vs[0]
 			default: // RFC 6749 §3.2: parameters must not be repeated
-				return in, false, age.ErrInvalidParams
+				return in, age.ErrInvalidParams
 			}
 		}
 	} else if err := json.Unmarshal(body, &f); err != nil {
-		return in, false, age.ErrInvalidParams
+		return in, age.ErrInvalidParams
 	}
 	in = age.TokenRequest{GrantType: f.GrantType, Code: f.Code, RedirectURI: f.RedirectURI, CodeVerifier: f.CodeVerifier}
 
@@ -106,14 +189,17 @@ func tokenRequest(r *http.Request, body []byte) (in age.TokenRequest, basic bool
 		id, secret, ok := basicCredentials(h)
 		// One authentication method only (RFC 6749 §2.3): a secret in the
 		// body too, or a body client_id naming another client, is refused.
-		if !ok || f.ClientSecret != "" || (f.ClientID != "" && f.ClientID != id) {
-			return in, true, age.ErrInvalidClientCredentials
+		if !ok {
+			return in, age.ErrInvalidClientCredentials
+		}
+		if f.ClientSecret != "" || (f.ClientID != "" && f.ClientID != id) {
+			return in, age.ErrTwoClientAuthMethods
 		}
 		in.ClientID, in.ClientSecret = id, secret
-		return in, true, nil
+		return in, nil
 	}
 	in.ClientID, in.ClientSecret = f.ClientID, f.ClientSecret
-	return in, false, nil
+	return in, nil
 }
 
 // basicCredentials decodes "Basic base64(id:secret)". Both parts are

@@ -117,7 +117,7 @@ func testAgeAccountDelete(t *testing.T, ts *testserver.Server) {
 	// count there), where the person opens the account page.
 	b.authorize("de")
 	wantStatus(t, b.logIn("erase@example.com", agePassword), http.StatusSeeOther)
-	b.wantStep("methods")
+	b.wantStep("document")
 	flowID := b.page[strings.LastIndex(b.page, "/")+1:]
 	link, page := b.openAccount()
 	wantStatus(t, page, http.StatusOK)
@@ -194,7 +194,7 @@ func testAgeAccountDelete(t *testing.T, ts *testserver.Server) {
 	res = b.deleteAccount(link, agePassword)
 	wantStatus(t, res, http.StatusForbidden)
 	req, _ = http.NewRequest(http.MethodGet, link, nil)
-	wantBody(t, b.send(req), `data-phase="account_signed_out"`, "You are not logged in.")
+	wantBody(t, b.send(req), `data-phase="account_signed_out"`, "Log in to see the sites", `id="login"`)
 
 	// The address signs up again, as a new account with nothing proven.
 	b.authorize("gb")

@@ -43,11 +43,15 @@ type flowBrowser struct {
 	hc     *http.Client
 	page   string            // the flow page of the current authorize request
 	tokens map[string]string // form action → csrf token
+	// consent answers "yes" when the flow page asks to share with the
+	// site, as a person who agrees would; the consent tests turn it off
+	// to see the question.
+	consent bool
 }
 
 func newFlowBrowser(t *testing.T, f *oauthFixture) *flowBrowser {
 	jar, _ := cookiejar.New(nil)
-	return &flowBrowser{t: t, f: f, tokens: map[string]string{}, hc: &http.Client{Jar: jar,
+	return &flowBrowser{t: t, f: f, tokens: map[string]string{}, consent: true, hc: &http.Client{Jar: jar,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
 }
 
@@ -80,7 +84,14 @@ func (b *flowBrowser) send(req *http.Request) response {
 func (b *flowBrowser) get(suffix string) response {
 	b.t.Helper()
 	req, _ := http.NewRequest(http.MethodGet, b.page+suffix, nil)
-	return b.send(req)
+	res := b.send(req)
+	if b.consent && suffix == "" && bytes.Contains(res.raw, []byte(`data-phase="consent"`)) {
+		if yes := b.post("/consent", url.Values{"share": {"yes"}}); yes.status != http.StatusSeeOther {
+			b.t.Fatalf("consent: status %d; body:\n%s", yes.status, yes.raw)
+		}
+		return b.get("")
+	}
+	return res
 }
 
 // token is the csrf token of the form that posts to a sub-path.
@@ -260,10 +271,11 @@ func testAgeCountryRules(t *testing.T, clock *flowClock, ts *testserver.Server) 
 	wantStatus(t, b.logIn("ada@example.com", agePassword), http.StatusSeeOther)
 	// ...and accepts only the document: the credit card is not offered, and
 	// refused when asked for anyway.
-	page = b.wantStep("methods")
-	wantBody(t, page, `id="method-document"`, "only an ID document with a selfie")
-	wantNotBody(t, page, `id="method-credit_card"`, `id="method-mobile_operator"`, `id="method-email_estimation"`)
-	res = b.post("/method", url.Values{"method": {"credit_card"}})
+	// (one method: the document step comes at once, with the rule)
+	page = b.wantStep("document")
+	wantBody(t, page, `id="capture"`, "only an ID document with a selfie")
+	wantNotBody(t, page, `id="methods"`, `id="method-credit_card"`, `id="method-mobile_operator"`, `id="method-email_estimation"`)
+	res = b.post("/method", url.Values{"method": {"credit_card"}, "csrf_token": {b.tokens["capture"]}})
 	wantStatus(t, res, http.StatusUnprocessableEntity)
 	wantBody(t, res, "This method is not accepted here.")
 
@@ -422,10 +434,11 @@ func TestAgePagesSandboxShortcuts(t *testing.T) {
 	wantNotBody(t, page, "sandbox-form", "Sandbox", "?sandbox=")
 	wantStatus(t, p.post("/sandbox", url.Values{"outcome": {"adult"}}), http.StatusNotFound)
 	wantStatus(t, p.signUp("ada@example.com"), http.StatusSeeOther)
-	page = p.wantStep("methods")
-	wantBody(t, page, `id="method-document"`)
-	wantNotBody(t, page, `id="method-credit_card"`, `id="method-mobile_operator"`, `id="method-email_estimation"`)
-	wantStatus(t, p.post("/method", url.Values{"method": {"credit_card"}}), http.StatusUnprocessableEntity)
+	// Production offers only the document: no methods page, the capture form.
+	page = p.wantStep("document")
+	wantBody(t, page, `id="capture"`)
+	wantNotBody(t, page, `id="methods"`, `id="method-credit_card"`, `id="method-mobile_operator"`, `id="method-email_estimation"`)
+	wantStatus(t, p.post("/method", url.Values{"method": {"credit_card"}, "csrf_token": {p.tokens["capture"]}}), http.StatusUnprocessableEntity)
 	// A sandbox flow id on the production mount is not found.
 	b.authorize("gb")
 	p.page = pf.base + "/flow/" + strings.TrimPrefix(b.page, f.base+"/flow/")
@@ -527,8 +540,6 @@ func TestAgePagesDocumentMethod(t *testing.T) {
 		b := newFlowBrowser(t, f)
 		b.authorize("de")
 		wantStatus(t, b.signUp("anna@example.de"), http.StatusSeeOther)
-		b.wantStep("methods")
-		wantStatus(t, b.post("/method", url.Values{"method": {"document"}}), http.StatusSeeOther)
 		page := b.wantStep("document")
 		wantBody(t, page, `id="capture"`, `name="document_type"`, `id="camera"`, "/age/flow-assets/hosted.",
 			"used only to check your age")
@@ -560,8 +571,6 @@ func TestAgePagesDocumentMethod(t *testing.T) {
 		k := newFlowBrowser(t, f)
 		k.authorize("gb")
 		wantStatus(t, k.signUp("kid@example.com"), http.StatusSeeOther)
-		k.wantStep("methods")
-		wantStatus(t, k.post("/method", url.Values{"method": {"document"}}), http.StatusSeeOther)
 		k.wantStep("document")
 		wantStatus(t, k.upload(good), http.StatusAccepted)
 		k.waitStep("done")
@@ -574,8 +583,6 @@ func TestAgePagesDocumentMethod(t *testing.T) {
 		r := newFlowBrowser(t, f)
 		r.authorize("fr")
 		wantStatus(t, r.signUp("rene@example.fr"), http.StatusSeeOther)
-		r.wantStep("methods")
-		wantStatus(t, r.post("/method", url.Values{"method": {"document"}}), http.StatusSeeOther)
 		r.wantStep("document")
 		wantStatus(t, r.upload(good), http.StatusAccepted)
 		r.waitStep("review")
@@ -606,8 +613,6 @@ func TestAgePagesDocumentMethod(t *testing.T) {
 			b := newFlowBrowser(t, f)
 			b.authorize("de")
 			wantStatus(t, b.signUp(email), http.StatusSeeOther)
-			b.wantStep("methods")
-			wantStatus(t, b.post("/method", url.Values{"method": {"document"}}), http.StatusSeeOther)
 			wantBody(t, b.wantStep("document"), "decided by a tag in the account")
 			wantStatus(t, b.upload(good), http.StatusAccepted)
 			b.waitStep("done")

@@ -311,6 +311,27 @@ func TestAgeAuthorizeErrors(t *testing.T) {
 	sb.start(sb.authorizeURL("redirect_uri", "https://sandbox.example/cb"))
 }
 
+// wantTokenError asserts SPEC's error body of the token endpoint with RFC
+// 6749 §5.2's error code next to it, a description in the characters RFC
+// 6749 allows, and WWW-Authenticate on the 401s of client authentication.
+func wantTokenError(t *testing.T, res response, status int, message, code string) {
+	t.Helper()
+	m := res.wantError(t, status, message)
+	if m["error"] != code {
+		t.Fatalf("error = %v, want %q; body %s", m["error"], code, res.raw)
+	}
+	desc, _ := m["error_description"].(string)
+	if desc == "" || strings.ContainsFunc(desc, func(r rune) bool { return r < 0x20 || r > 0x7e || r == '"' || r == '\\' }) {
+		t.Fatalf("error_description %q is empty or outside RFC 6749's characters", desc)
+	}
+	if got := res.header.Get("WWW-Authenticate"); (status == http.StatusUnauthorized && code != "invalid_grant") != strings.HasPrefix(got, "Basic ") {
+		t.Fatalf("status %d with WWW-Authenticate %q", status, got)
+	}
+	if res.header.Get("Cache-Control") != "no-store" || res.header.Get("Pragma") != "no-cache" {
+		t.Fatalf("token error headers: Cache-Control %q, Pragma %q", res.header.Get("Cache-Control"), res.header.Get("Pragma"))
+	}
+}
+
 func TestAgeTokenErrors(t *testing.T) {
 	t.Parallel()
 	ts := testserver.Start(t, "sqlite", testserver.Options{})
@@ -329,52 +350,68 @@ func TestAgeTokenErrors(t *testing.T) {
 	code := f.code(ageAdult)
 	body := map[string]string{"code": code}
 	enc := func(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
+	form := func(kv ...string) []byte {
+		v := url.Values{}
+		for i := 0; i+1 < len(kv); i += 2 {
+			v.Add(kv[i], kv[i+1])
+		}
+		return []byte(v.Encode())
+	}
+	const formType = "application/x-www-form-urlencoded"
 
-	// 400 invalid client credentials: missing or malformed.
-	f.tokenRequest("application/json", jsonOf(t, body), "").wantError(t, 400, "invalid client credentials")
+	// 400 invalid client credentials: missing or malformed (invalid_client).
+	wantTokenError(t, f.tokenRequest("application/json", jsonOf(t, body), ""), 400, "invalid client credentials", "invalid_client")
 	for _, auth := range []string{"Basic", "Basic !!!", "Basic " + enc(key), "Basic " + enc(":"+secret), "Basic " + enc(key+":"),
 		"Bearer " + secret, "hmac " + key + ":00", "Basic " + enc(key+":%zz")} {
-		f.tokenRequest("application/json", jsonOf(t, body), auth).wantError(t, 400, "invalid client credentials")
+		wantTokenError(t, f.tokenRequest("application/json", jsonOf(t, body), auth), 400, "invalid client credentials", "invalid_client")
 	}
-	// Two methods at once, or a body client_id naming another client.
-	f.specToken(key, secret, map[string]string{"code": code, "client_secret": secret}).wantError(t, 400, "invalid client credentials")
-	f.specToken(key, secret, map[string]string{"code": code, "client_id": other.APIKey}).wantError(t, 400, "invalid client credentials")
+	// Two methods at once, or a body client_id naming another client
+	// (invalid_request, RFC 6749 §2.3).
+	wantTokenError(t, f.specToken(key, secret, map[string]string{"code": code, "client_secret": secret}), 400, "invalid client credentials", "invalid_request")
+	wantTokenError(t, f.specToken(key, secret, map[string]string{"code": code, "client_id": other.APIKey}), 400, "invalid client credentials", "invalid_request")
 
-	// 401 client id and client secret does not match.
-	for name, kv := range map[string][2]string{
-		"wrong secret":              {key, other.APISecret},
-		"unknown key":               {"vdk_live_age_unknown", secret},
-		"sandbox key on production": {ts.Credential(age, sbx).APIKey, ts.Credential(age, sbx).APISecret},
-		"identity key":              {ts.Credential(idp, prd).APIKey, ts.Credential(idp, prd).APISecret},
+	// 401 client id and client secret does not match: invalid_client, or
+	// unauthorized_client for a key and its secret on the wrong mount.
+	for _, tt := range []struct {
+		name, key, secret, code string
+	}{
+		{"wrong secret", key, other.APISecret, "invalid_client"},
+		{"unknown key", "vdk_live_age_unknown", secret, "invalid_client"},
+		{"sandbox key on production", ts.Credential(age, sbx).APIKey, ts.Credential(age, sbx).APISecret, "unauthorized_client"},
+		{"identity key", ts.Credential(idp, prd).APIKey, ts.Credential(idp, prd).APISecret, "unauthorized_client"},
+		{"identity key, age secret", ts.Credential(idp, prd).APIKey, secret, "invalid_client"},
 	} {
-		res := f.specToken(kv[0], kv[1], body)
-		res.wantError(t, 401, "client id and client secret does not match")
-		if res.header.Get("WWW-Authenticate") == "" {
-			t.Errorf("%s: 401 after Basic without WWW-Authenticate", name)
-		}
+		t.Run(tt.name, func(t *testing.T) {
+			wantTokenError(t, f.specToken(tt.key, tt.secret, body), 401, "client id and client secret does not match", tt.code)
+		})
 	}
-	form := url.Values{"code": {code}, "client_id": {key}, "client_secret": {"wrong"}}
-	f.tokenRequest("application/x-www-form-urlencoded", []byte(form.Encode()), "").wantError(t, 401, "client id and client secret does not match")
+	wantTokenError(t, f.tokenRequest(formType, form("code", code, "client_id", key, "client_secret", "wrong"), ""),
+		401, "client id and client secret does not match", "invalid_client")
 
-	// 401 Unauthorized redirect_uri at the token step.
-	f.specToken(key, secret, map[string]string{"code": code, "redirect_uri": "https://shop.example/age/callback"}).
-		wantError(t, 401, "Unauthorized redirect_uri")
-	form = url.Values{"grant_type": {"authorization_code"}, "code": {code}, "redirect_uri": {"http://localhost:3000/cb"}}
-	f.tokenRequest("application/x-www-form-urlencoded", []byte(form.Encode()), "Basic "+enc(key+":"+secret)).
-		wantError(t, 401, "Unauthorized redirect_uri")
+	// 401 Unauthorized redirect_uri at the token step (invalid_grant).
+	wantTokenError(t, f.specToken(key, secret, map[string]string{"code": code, "redirect_uri": "https://shop.example/age/callback"}),
+		401, "Unauthorized redirect_uri", "invalid_grant")
+	wantTokenError(t, f.tokenRequest(formType, form("grant_type", "authorization_code", "code", code, "redirect_uri", "http://localhost:3000/cb"),
+		"Basic "+enc(key+":"+secret)), 401, "Unauthorized redirect_uri", "invalid_grant")
 
-	// 400 invalid code: unknown, another business's, missing.
-	f.specToken(key, secret, map[string]string{"code": "vdc_unknown"}).wantError(t, 400, "invalid code")
-	f.specToken(other.APIKey, other.APISecret, body).wantError(t, 400, "invalid code")
-	f.specToken(key, secret, map[string]string{}).wantError(t, 400, "invalid code")
-	// 400 invalid params: a body that does not parse, another grant type,
-	// a repeated form parameter.
+	// 400 invalid code: unknown or another business's (invalid_grant);
+	// missing (invalid_request).
+	wantTokenError(t, f.specToken(key, secret, map[string]string{"code": "vdc_unknown"}), 400, "invalid code", "invalid_grant")
+	wantTokenError(t, f.specToken(other.APIKey, other.APISecret, body), 400, "invalid code", "invalid_grant")
+	wantTokenError(t, f.specToken(key, secret, map[string]string{}), 400, "invalid code", "invalid_request")
+	// 400 invalid params: a body that does not parse or a repeated form
+	// parameter (invalid_request); another grant type
+	// (unsupported_grant_type).
 	for _, raw := range []string{`{"code":`, `["x"]`, `{"code": 7}`} {
-		f.specToken(key, secret, []byte(raw)).wantError(t, 400, "invalid params")
+		wantTokenError(t, f.specToken(key, secret, []byte(raw)), 400, "invalid params", "invalid_request")
 	}
-	f.specToken(key, secret, map[string]string{"code": code, "grant_type": "password"}).wantError(t, 400, "invalid params")
-	f.tokenRequest("application/x-www-form-urlencoded", []byte("code=a&code=b"), "Basic "+enc(key+":"+secret)).
-		wantError(t, 400, "invalid params")
+	wantTokenError(t, f.tokenRequest(formType, []byte("code=a&code=b"), "Basic "+enc(key+":"+secret)), 400, "invalid params", "invalid_request")
+	for _, grant := range []string{"password", "client_credentials", "refresh_token"} {
+		wantTokenError(t, f.specToken(key, secret, map[string]string{"code": code, "grant_type": grant}), 400, "invalid params", "unsupported_grant_type")
+	}
+	// A body over the limit.
+	wantTokenError(t, f.tokenRequest("application/json", bytes.Repeat([]byte(" "), 2<<20), "Basic "+enc(key+":"+secret)),
+		http.StatusRequestEntityTooLarge, verifyd.MsgTooLarge, "invalid_request")
 
 	// None of the refused requests consumed the code; without a Content-Type
 	// the JSON body is recognised.
@@ -383,6 +420,108 @@ func TestAgeTokenErrors(t *testing.T) {
 	// Only POST.
 	req, _ := http.NewRequest(http.MethodGet, f.base+"/oauth/token", nil)
 	oauthDo(t, http.DefaultClient, req).wantError(t, http.StatusMethodNotAllowed, verifyd.MsgMethodNotAllowed)
+}
+
+// TestAgeVerifyMyPaths: /authorize and /token, the paths VerifyMy's PHP age
+// client calls, are A1 and A2 with their errors, next to SPEC's paths, on
+// both environments; the flow completes through them as that client runs
+// it (league/oauth2-client: a form body with client_id and client_secret,
+// then /users/me with a Bearer token).
+func TestAgeVerifyMyPaths(t *testing.T) {
+	t.Parallel()
+	ts := testserver.Start(t, "sqlite", testserver.Options{})
+	for _, env := range []verifyd.Environment{prd, sbx} {
+		f := newOAuth(t, ts, env)
+		authURL := strings.Replace(f.authorizeURL("state", "5f2b"), "/oauth/authorize?", "/authorize?", 1)
+		u := f.finish(f.start(authURL), ageAdult)
+		if u.Query().Get("state") != "5f2b" {
+			t.Fatalf("%s: callback %s", env, u)
+		}
+		post := func(body url.Values) response {
+			req, _ := http.NewRequest(http.MethodPost, f.base+"/token", strings.NewReader(body.Encode()))
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			req.Header.Set("Accept", "application/json")
+			return oauthDo(t, http.DefaultClient, req)
+		}
+		creds := url.Values{"client_id": {f.cred.APIKey}, "client_secret": {f.cred.APISecret}, "redirect_uri": {oauthCallback},
+			"grant_type": {"authorization_code"}}
+		bad := url.Values{}
+		for k, v := range creds {
+			bad[k] = v
+		}
+		bad.Set("code", "vdc_unknown")
+		wantTokenError(t, post(bad), 400, "invalid code", "invalid_grant")
+		creds.Set("code", u.Query().Get("code"))
+		wantUser(t, oauthGet(t, f.base+"/users/me", "Authorization", "Bearer "+f.accessToken(post(creds))), true, "ver_adult_1")
+
+		oauthGet(t, strings.Replace(f.authorizeURL("scope", "openid"), "/oauth/authorize?", "/authorize?", 1)).wantError(t, 400, "invalid scope")
+		req, _ := http.NewRequest(http.MethodGet, f.base+"/token", nil)
+		res := oauthDo(t, http.DefaultClient, req)
+		res.wantError(t, http.StatusMethodNotAllowed, verifyd.MsgMethodNotAllowed)
+		if res.header.Get("Allow") != "POST" {
+			t.Errorf("GET /token: Allow %q", res.header.Get("Allow"))
+		}
+	}
+	// Only the age mounts have them.
+	oauthGet(t, ts.BaseURL(idp, sbx)+"/authorize").wantError(t, 404, verifyd.MsgNotFound)
+}
+
+// TestAgeMetadata: RFC 8414 metadata on each age mount, at the mount's
+// /.well-known/oauth-authorization-server and at RFC 8414 §3.1's path
+// built from the issuer; its endpoints are the ones that work.
+func TestAgeMetadata(t *testing.T) {
+	t.Parallel()
+	ts := testserver.Start(t, "sqlite", testserver.Options{})
+	for _, env := range []verifyd.Environment{prd, sbx} {
+		f := newOAuth(t, ts, env)
+		base, err := url.Parse(f.base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, at := range []string{f.base + "/.well-known/oauth-authorization-server",
+			base.Scheme + "://" + base.Host + "/.well-known/oauth-authorization-server" + base.Path} {
+			res := oauthGet(t, at)
+			if res.status != 200 || res.header.Get("Content-Type") != "application/json" {
+				t.Fatalf("%s: %d %s", at, res.status, res.raw)
+			}
+			m := res.json(t)
+			want := map[string]any{
+				"issuer":                                f.base,
+				"authorization_endpoint":                f.base + "/oauth/authorize",
+				"token_endpoint":                        f.base + "/oauth/token",
+				"scopes_supported":                      []any{"adult"},
+				"response_types_supported":              []any{"code"},
+				"response_modes_supported":              []any{"query"},
+				"grant_types_supported":                 []any{"authorization_code"},
+				"token_endpoint_auth_methods_supported": []any{"client_secret_basic", "client_secret_post"},
+				"code_challenge_methods_supported":      []any{"S256"},
+			}
+			wantKeys(t, m, mapKeys(want)...)
+			for k, v := range want {
+				if got, _ := json.Marshal(m[k]); string(got) != string(jsonOf(t, v)) {
+					t.Errorf("%s: %s = %s, want %s", at, k, got, jsonOf(t, v))
+				}
+			}
+		}
+		// The advertised endpoints are the ones that work: PKCE S256 with
+		// client_secret_post.
+		cfg := f.config()
+		cfg.Endpoint.AuthStyle = oauth2.AuthStyleInParams
+		verifier := oauth2.GenerateVerifier()
+		u := f.finish(f.start(cfg.AuthCodeURL("s", oauth2.S256ChallengeOption(verifier), oauth2.SetAuthURLParam("country", "de"))), ageAdult)
+		if _, err := cfg.Exchange(context.Background(), u.Query().Get("code"), oauth2.VerifierOption(verifier)); err != nil {
+			t.Fatalf("%s: exchange: %v", env, err)
+		}
+	}
+	// Not for identity mounts, nor for a path that is no age mount's.
+	idBase, _ := url.Parse(ts.BaseURL(idp, prd))
+	for _, at := range []string{ts.BaseURL(idp, prd) + "/.well-known/oauth-authorization-server",
+		idBase.Scheme + "://" + idBase.Host + "/.well-known/oauth-authorization-server" + idBase.Path,
+		idBase.Scheme + "://" + idBase.Host + "/.well-known/oauth-authorization-server/nowhere",
+		idBase.Scheme + "://" + idBase.Host + "/.well-known/oauth-authorization-server/age/",
+		idBase.Scheme + "://" + idBase.Host + "/.well-known/oauth-authorization-server"} {
+		oauthGet(t, at).wantError(t, 404, verifyd.MsgNotFound)
+	}
 }
 
 func TestAgeUserErrors(t *testing.T) {
@@ -433,8 +572,8 @@ func TestAgeCodeReplay(t *testing.T) {
 		wantUser(t, f.user(tok.AccessToken), true, "ver_adult_1")
 		_, err = cfg.Exchange(ctx, code)
 		var re *oauth2.RetrieveError
-		if !errors.As(err, &re) || re.Response.StatusCode != 400 || !strings.Contains(string(re.Body), `"invalid code"`) {
-			t.Fatalf("replayed Exchange: %v, want 400 invalid code", err)
+		if !errors.As(err, &re) || re.Response.StatusCode != 400 || !strings.Contains(string(re.Body), `"invalid code"`) || re.ErrorCode != "invalid_grant" {
+			t.Fatalf("replayed Exchange: %v, want 400 invalid code, invalid_grant", err)
 		}
 		f.user(tok.AccessToken).wantError(t, 400, "malformed token")
 		wantUser(t, f.user(kept), true, "ver_adult_1")
@@ -485,7 +624,9 @@ func TestAgeInternalErrors(t *testing.T) {
 	t.Parallel()
 	ts := testserver.Start(t, "sqlite", testserver.Options{})
 	f := newOAuth(t, ts, prd)
-	for _, table := range []string{"age_tokens", "age_codes", "age_auth_requests"} {
+	// A1 stores nothing (the request travels sealed in the flow's
+	// address); what it reads is the allowed-redirect list.
+	for _, table := range []string{"age_tokens", "age_codes", "age_auth_requests", "redirect_urls"} {
 		if _, err := ts.Store.SQL().Exec("DROP TABLE " + table); err != nil {
 			t.Fatal(err)
 		}
@@ -493,4 +634,35 @@ func TestAgeInternalErrors(t *testing.T) {
 	oauthGet(t, f.authorizeURL()).wantError(t, 500, "Internal Server Error")
 	f.specToken(f.cred.APIKey, f.cred.APISecret, map[string]string{"code": "vdc_x"}).wantError(t, 500, "Internal Server Error")
 	f.user("vdt_live_x").wantError(t, 500, "Internal Server Error")
+}
+
+// TestAuthorizeStoresNothing: A1 writes no row, however often it is
+// called; the request is stored once, when its flow issues the code, and
+// a second completion of the same flow is refused.
+func TestAuthorizeStoresNothing(t *testing.T) {
+	t.Parallel()
+	ts := testserver.Start(t, "sqlite", testserver.Options{})
+	f := newOAuth(t, ts, prd)
+	rows := func() int {
+		var n int
+		if err := ts.Store.SQL().QueryRow("SELECT count(*) FROM age_auth_requests").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	var flows []string
+	for range 10 {
+		flows = append(flows, f.start(f.authorizeURL()))
+	}
+	if n := rows(); n != 0 {
+		t.Fatalf("%d authorize requests stored after 10 A1 calls, want 0", n)
+	}
+	f.finish(flows[3], agesvc.Outcome{AgeVerified: true, VerificationID: "agv_x", Method: "document"})
+	if n := rows(); n != 1 {
+		t.Fatalf("%d authorize requests stored after one flow finished, want 1", n)
+	}
+	_, err := ts.Age.Complete(context.Background(), flows[3], agesvc.Outcome{AgeVerified: true, VerificationID: "agv_x", Method: "document"})
+	if !errors.Is(err, agesvc.ErrCompleted) {
+		t.Fatalf("second Complete of a flow: %v, want ErrCompleted", err)
+	}
 }

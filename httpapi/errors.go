@@ -16,6 +16,12 @@ type errorBody struct {
 	Message    string               `json:"message"`
 	StatusCode int                  `json:"status_code"`
 	Errors     []verifyd.FieldError `json:"errors,omitempty"`
+	// OAuthError and OAuthDescription are RFC 6749 §5.2's error and
+	// error_description, set only by the token endpoint (A2): OAuth client
+	// libraries read them, and some take a body without "error" for a
+	// token.
+	OAuthError       string `json:"error,omitempty"`
+	OAuthDescription string `json:"error_description,omitempty"`
 }
 
 // statusOf is the one place error codes become HTTP statuses.
@@ -47,6 +53,12 @@ func statusOf(code verifyd.ErrorCode) int {
 // *verifyd.Error reaches the client; anything else is logged in full and
 // answered as "Internal Server Error".
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	body := s.errorBody(r, err)
+	writeJSON(w, body.StatusCode, body)
+}
+
+// errorBody is writeError's body for err, logged as writeError logs it.
+func (s *Server) errorBody(r *http.Request, err error) errorBody {
 	body := errorBody{Message: verifyd.MsgInternal}
 	var e *verifyd.Error
 	if errors.As(err, &e) {
@@ -60,7 +72,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	} else if e != nil && e.Err != nil {
 		s.logger(r).InfoContext(r.Context(), "request refused", slog.Any("err", err))
 	}
-	writeJSON(w, body.StatusCode, body)
+	return body
 }
 
 // writeJSON writes v as the response body with the given status.

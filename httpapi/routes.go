@@ -73,15 +73,26 @@ func (s *Server) mountRoutes(m Mount) *http.ServeMux {
 		}))
 	case verifyd.InterfaceAge:
 		// A. Age verification, the OAuth side (age.go, docs/age.md). A1
-		// redirects to the hosted flow at /flow/{id}.
-		mux.Handle("/oauth/authorize", s.methods(map[string]http.Handler{
+		// redirects to the hosted flow at /flow/{id}. /authorize and
+		// /token are the same handlers at the paths VerifyMy's PHP age
+		// client (verifymyage-oauth) calls (docs/integrations.md).
+		authorize := s.methods(map[string]http.Handler{
 			http.MethodGet: http.HandlerFunc(s.ageAuthorize), // A1
-		}))
-		mux.Handle("/oauth/token", s.methods(map[string]http.Handler{
+		})
+		token := s.methods(map[string]http.Handler{
 			http.MethodPost: http.HandlerFunc(s.ageToken), // A2
-		}))
+		})
+		mux.Handle("/oauth/authorize", authorize)
+		mux.Handle("/authorize", authorize)
+		mux.Handle("/oauth/token", token)
+		mux.Handle("/token", token)
 		mux.Handle("/users/me", s.methods(map[string]http.Handler{
 			http.MethodGet: http.HandlerFunc(s.ageUser), // A3
+		}))
+		// RFC 8414 metadata, here and (dispatch, wellKnownAlias) at the
+		// path RFC 8414 §3.1 derives from the issuer.
+		mux.Handle(wellKnownOAuth, s.methods(map[string]http.Handler{
+			http.MethodGet: http.HandlerFunc(s.ageMetadata),
 		}))
 		// The hosted flow A1 sends the person to (age_pages.go): /flow/{id}
 		// and its forms, /flow-assets/{name}, and the account page
@@ -93,6 +104,23 @@ func (s *Server) mountRoutes(m Mount) *http.ServeMux {
 		s.writeError(w, r, errRouteNotFound)
 	}))
 	return mux
+}
+
+// wellKnownOAuth is RFC 8414's well-known suffix.
+const wellKnownOAuth = "/.well-known/oauth-authorization-server"
+
+// wellKnownAlias maps RFC 8414 §3.1's metadata URL of an issuer with a
+// path, /.well-known/oauth-authorization-server/sandbox/age, to the path
+// the mount serves, /sandbox/age/.well-known/oauth-authorization-server
+// (both are in use: openid-client's discovery with algorithm "oauth2"
+// builds the first, other clients append to the base URL). ok is false
+// for any other path.
+func wellKnownAlias(path string) (mountPath string, ok bool) {
+	issuerPath, ok := strings.CutPrefix(path, wellKnownOAuth)
+	if !ok || !strings.HasPrefix(issuerPath, "/") || strings.HasSuffix(issuerPath, "/") {
+		return "", false
+	}
+	return issuerPath + wellKnownOAuth, true
 }
 
 // opsRoutes are the operational endpoints, outside every mount.

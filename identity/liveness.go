@@ -18,11 +18,6 @@ import (
 	"github.com/verifyd/verifyd/liveness"
 )
 
-// ChallengeSteps is how many movements a challenge asks for: three of
-// five in order is one sequence in sixty, so a prepared recording is
-// unlikely to match, while the sequence stays about ten seconds long.
-const ChallengeSteps = 3
-
 // Field names of the active liveness capture in a hosted submission.
 const (
 	FieldLivenessChallenge = "liveness_challenge"
@@ -77,7 +72,7 @@ func (s *Service) issueChallenge(ctx context.Context, v View) (liveness.Challeng
 			return 0
 		}
 		return int(n.Int64())
-	}, ChallengeSteps)
+	}, liveness.ChallengeSteps)
 	if drawErr != nil {
 		return liveness.Challenge{}, fmt.Errorf("draw a liveness challenge: %w", drawErr)
 	}
@@ -121,7 +116,7 @@ func checkCapture(p *verifyd.Problems, in HostedSubmission) capture {
 		p.Add(FieldLivenessFrameMs, "must give one time for each frame")
 		return c
 	}
-	limit := (liveness.LeadIn + ChallengeSteps*liveness.StepWindow + liveness.Slack).Milliseconds()
+	limit := (liveness.LeadIn + liveness.ChallengeSteps*liveness.StepWindow + liveness.Slack).Milliseconds()
 	last := int64(-1)
 	for n, b := range in.LivenessFrames {
 		if len(b) > liveness.MaxFrameBytes {

@@ -37,6 +37,15 @@ const (
 // Steps lists every movement, in a fixed order.
 var Steps = []Step{TurnLeft, TurnRight, LookUp, Blink, Closer}
 
+// ChallengeSteps is how many movements the hosted pages' challenges ask
+// for: three of the four Drawn, in order, is one sequence in 24, so a
+// recording made beforehand is unlikely to match it, while the
+// sequence stays about ten seconds long. The evaluation
+// (internal/livenessdata) draws the same number: with two steps a
+// replayed video whose head happened to move as asked passed once in
+// twelve screen attacks (docs/accuracy.md, "Liveness").
+const ChallengeSteps = 3
+
 // Drawn are the movements Draw picks from. Blink is not among them: on
 // real videos of people closing their eyes (internal/livenessdata), the
 // 68-landmark network's eyelid points barely move (eye aspect ratio

@@ -38,7 +38,28 @@ type integrator struct {
 
 func newIntegrator(t *testing.T, ts *testserver.Server, env verifyd.Environment) *integrator {
 	t.Helper()
-	in := &integrator{base: ts.BaseURL(verifyd.InterfaceAge, env), cred: ts.Credential(verifyd.InterfaceAge, env)}
+	return newIntegratorWith(t, ts, env, ts.Credential(verifyd.InterfaceAge, env))
+}
+
+// newOtherIntegrator is a site of another business, with its own name.
+func newOtherIntegrator(t *testing.T, ts *testserver.Server, env verifyd.Environment, name string) *integrator {
+	t.Helper()
+	_, creds, err := ts.Tenants.CreateBusiness(context.Background(), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range creds {
+		if c.Interface == verifyd.InterfaceAge && c.Environment == env {
+			return newIntegratorWith(t, ts, env, c)
+		}
+	}
+	t.Fatal("no age credential")
+	return nil
+}
+
+func newIntegratorWith(t *testing.T, ts *testserver.Server, env verifyd.Environment, cred verifyd.Credential) *integrator {
+	t.Helper()
+	in := &integrator{base: ts.BaseURL(verifyd.InterfaceAge, env), cred: cred}
 	in.srv = httptest.NewServer(http.HandlerFunc(in.callback))
 	t.Cleanup(in.srv.Close)
 	c, err := sdk.New(in.base, in.cred.APIKey, in.cred.APISecret)
@@ -118,6 +139,17 @@ func waitForSite(t *testing.T, ctx context.Context, in *integrator) string {
 	return jsString(t, ctx, `document.getElementById('result').textContent`)
 }
 
+// agreeToShare answers "<business> asks whether you are 18 or older" with
+// yes, after checking that the question names the business.
+func agreeToShare(t *testing.T, ctx context.Context, business string) {
+	t.Helper()
+	waitJS(t, ctx, "the consent question", `document.querySelector('main').dataset.phase === 'consent'`)
+	if q := jsString(t, ctx, `document.getElementById('h-consent').textContent`); !strings.HasPrefix(q, business+" ") {
+		t.Fatalf("consent question %q does not name %q", q, business)
+	}
+	do(t, ctx, "share", chromedp.Click(chromedp.ID("consent-yes")))
+}
+
 func writeFiles(t *testing.T, files map[string][]byte) string {
 	t.Helper()
 	dir := t.TempDir()
@@ -162,6 +194,7 @@ func TestAgeNewUserVerifiesWithDocumentThenReturns(t *testing.T) {
 		chromedp.SendKeys(chromedp.ID("s-password"), password),
 		chromedp.SendKeys(chromedp.ID("s-password_again"), password),
 		chromedp.Click(chromedp.ID("signup-submit")))
+	agreeToShare(t, ctx, "Test business")
 	waitJS(t, ctx, "the methods", `document.querySelector('main').dataset.phase === 'methods'`)
 	for _, m := range []string{"document", "credit_card", "mobile_operator", "email_estimation"} {
 		if jsString(t, ctx, `String(!!document.getElementById('method-`+m+`'))`) != "true" {
@@ -207,6 +240,21 @@ func TestAgeNewUserVerifiesWithDocumentThenReturns(t *testing.T) {
 	if third := waitForSite(t, ctx, in); !strings.HasPrefix(third, "age_verified=true") || !strings.HasSuffix(third, "state=st-us") {
 		t.Fatalf("third visit: site shows %q", third)
 	}
+
+	// Another business's site, same session: no code before the person
+	// agrees; the question names that business; then the stored proof
+	// counts there, under another id, and the answer is remembered.
+	other := newOtherIntegrator(t, ts, verifyd.EnvSandbox, "Kino am Markt")
+	do(t, ctx, "open another business's link", chromedp.Navigate(other.authorizeURL("gb")))
+	agreeToShare(t, ctx, "Kino am Markt")
+	shared := waitForSite(t, ctx, other)
+	if !strings.HasPrefix(shared, "age_verified=true id=agv_") || strings.Contains(first, strings.Fields(shared)[1]) {
+		t.Fatalf("the other business: site shows %q (first site %q)", shared, first)
+	}
+	do(t, ctx, "open the other business's link again", chromedp.Navigate(other.authorizeURL("gb")))
+	if again := waitForSite(t, ctx, other); again != shared {
+		t.Fatalf("the other business again: site shows %q, want %q", again, shared)
+	}
 }
 
 func accountID(t *testing.T, ts *testserver.Server, env verifyd.Environment, email string) string {
@@ -238,6 +286,7 @@ func TestAgeGermanyOffersOnlyTheDocument(t *testing.T) {
 		chromedp.SendKeys(chromedp.ID("s-password"), password),
 		chromedp.SendKeys(chromedp.ID("s-password_again"), password),
 		chromedp.Click(chromedp.ID("signup-submit")))
+	agreeToShare(t, ctx, "Test business")
 	waitJS(t, ctx, "the methods", `!!document.getElementById('method-credit_card')`)
 	do(t, ctx, "choose the credit card", chromedp.Click(chromedp.ID("method-credit_card")))
 	waitJS(t, ctx, "the simulation", `!!document.getElementById('outcome-adult')`)
@@ -258,28 +307,49 @@ func TestAgeGermanyOffersOnlyTheDocument(t *testing.T) {
 	}
 	do(t, ctx, "enter the password", chromedp.SendKeys(chromedp.ID("l-password"), password),
 		chromedp.Click(chromedp.ID("login-submit")))
-	waitJS(t, ctx, "the methods", `document.querySelector('main').dataset.phase === 'methods'`)
-	offered := jsString(t, ctx, `Array.from(document.querySelectorAll('button[name=method]')).map(b => b.value).join(',')`)
-	if offered != "document" {
-		t.Fatalf("Germany offers %q, want only document", offered)
+	// Germany accepts one method: no methods page, the capture form at
+	// once, with the rule explained.
+	waitJS(t, ctx, "the capture form", `document.querySelector('main').dataset.phase === 'document'`)
+	if jsString(t, ctx, `String(document.querySelectorAll('button[name=method]').length)`) != "0" {
+		t.Fatal("a methods page with one method")
 	}
 	if text := jsString(t, ctx, `document.querySelector('main').innerText`); !strings.Contains(text, "nur ein Ausweisdokument mit Selfie") {
 		t.Fatalf("the German rule is not explained:\n%s", text)
 	}
-	screenshot(t, ctx, "age-methods-de.png")
+	screenshot(t, ctx, "age-document-de.png")
 	// A tampered page asks for the credit card anyway: refused.
-	do(t, ctx, "tamper and submit", chromedp.Evaluate[chromedp.Void](`document.getElementById('method-document').value = 'credit_card'`),
-		chromedp.Click(chromedp.ID("method-document")))
+	do(t, ctx, "tamper and submit", chromedp.Evaluate[chromedp.Void](`(function () {
+		var f = document.createElement('form');
+		f.method = 'post';
+		f.action = location.pathname + '/method';
+		[['csrf_token', document.querySelector('input[name=csrf]').value], ['method', 'credit_card']].forEach(function (kv) {
+			var i = document.createElement('input');
+			i.type = 'hidden'; i.name = kv[0]; i.value = kv[1];
+			f.appendChild(i);
+		});
+		document.body.appendChild(f);
+		f.submit();
+	})()`))
 	waitJS(t, ctx, "the refusal", `!!document.getElementById('banner')`)
 	if got := jsString(t, ctx, `document.getElementById('banner').textContent`); !strings.Contains(got, "nicht akzeptiert") {
 		t.Fatalf("banner %q", got)
 	}
-	if jsString(t, ctx, `document.querySelector('main').dataset.phase`) != "methods" {
-		t.Fatal("the refused choice left the methods page")
+	if phase(t, ctx) != "document" {
+		t.Fatal("the refused choice left the document step")
 	}
 	screenshot(t, ctx, "age-refused-de.png")
 	proofs, err := ts.Store.AgeProofs(context.Background(), verifyd.EnvSandbox, accountID(t, ts, verifyd.EnvSandbox, email))
-	if err != nil || len(proofs) != 1 {
-		t.Fatalf("the refused method stored a proof: %+v %v", proofs, err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The UK site's card proof and the German flow's document check; no
+	// card proof for Germany.
+	for _, p := range proofs {
+		if p.Country == "de" && p.Method != verifyd.AgeMethodDocument {
+			t.Fatalf("the refused method stored a proof: %+v", p)
+		}
+	}
+	if len(proofs) != 2 {
+		t.Fatalf("proofs %+v", proofs)
 	}
 }

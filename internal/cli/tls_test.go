@@ -72,7 +72,7 @@ func TestServeTLS(t *testing.T) {
 	var out testserver.Buffer
 	done := make(chan error, 1)
 	go func() {
-		done <- cli.Run(ctx, []string{"serve", "--tls-cert", certFile, "--tls-key", keyFile, "--models-dir", t.TempDir(), "--ocr", "off"},
+		done <- cli.Run(ctx, []string{"serve", "--tls-cert", certFile, "--tls-key", keyFile, "--models-dir", t.TempDir(), "--models-fetch=false", "--ocr", "off"},
 			func(k string) string { return env[k] }, nil, &out, io.Discard)
 	}()
 	var origin string

@@ -277,7 +277,7 @@ func (d *deployment) startServerPoll(t *testing.T, name string, poll time.Durati
 	if err != nil {
 		t.Fatal(err)
 	}
-	args := append([]string{"serve", "--dev", "--log-format", "json", "--listen", "127.0.0.1:0",
+	args := append([]string{"serve", "--dev", "--log-format", "json", "--listen", "127.0.0.1:0", "--models-fetch=false",
 		"--queue-rescue-after", "3s", "--queue-poll-interval", poll.String()}, d.storeFlags()...)
 	cmd := exec.Command(d.bin, args...)
 	cmd.Env = childEnv()

@@ -56,7 +56,7 @@ func (s *Set) Cases(ctx context.Context, fa engine.FaceAnalyzer, th engine.FaceT
 		// same whichever species are drawn with it and however many.
 		rng := rand.New(rand.NewPCG(seed, uint64(slices.Index(all, sp))+1))
 		for i := range n {
-			steps := liveness.Draw(rng.IntN, 2+rng.IntN(2))
+			steps := liveness.Draw(rng.IntN, liveness.ChallengeSteps)
 			seq, err := s.Attack(sp, steps, rng)
 			if err != nil {
 				return nil, fmt.Errorf("%s %d: %w", sp, i, err)
