@@ -54,9 +54,9 @@
 //     is that layout's document code.
 //  8. If the result does not verify (or verifies with more than two
 //     low-confidence characters), or the zone is seen at an angle (turned
-//     by 8° or more, its lines' spacing more than 8 % off the nominal 6
+//     by 8° or more, its lines' spacing more than 12 % off the nominal 6
 //     lines per inch at 10 characters per inch, or its columns leaning by
-//     more than 0.06), the zone is read again from a rectified band: the
+//     more than 0.09), the zone is read again from a rectified band: the
 //     text direction (±45°) is the mode of the directions between
 //     neighbouring glyph-sized components, the detection image is turned
 //     level, each line of the zone gets a baseline with a quadratic term
