@@ -53,14 +53,22 @@
 //     taken only if it verifies without corrections and its first glyph
 //     is that layout's document code.
 //  8. If the result does not verify (or verifies with more than two
-//     low-confidence characters), the zone is read again from a rectified
-//     band: the text direction (±45°) is the mode of the directions
-//     between neighbouring glyph-sized components, the detection image is
-//     turned level, each line of the zone gets a baseline with a
-//     quadratic term (bent page, lens distortion), the column shear comes
-//     from the lines' ends (perspective), and the zone is resampled onto a
-//     straight band at 24 px pitch that steps 2–7 read. The better
-//     reading wins. Each line also estimates its glyphs' width and height
+//     low-confidence characters), or the zone is seen at an angle (turned
+//     by 8° or more, its lines' spacing more than 12 % off the nominal 6
+//     lines per inch at 10 characters per inch, or its columns leaning by
+//     more than 0.09), the zone is read again from a rectified band: the
+//     text direction (±45°) is the mode of the directions between
+//     neighbouring glyph-sized components, the detection image is turned
+//     level, each line of the zone gets a baseline with a quadratic term
+//     (bent page, lens distortion), the direction of the columns at either
+//     end of the zone is where the ink projects most sharply across the
+//     lines (deslanting; perspective leans the columns, differently along
+//     the line), the height across the lines is set from their spacing
+//     (perspective foreshortens the glyphs across the line), and the zone
+//     is resampled onto a straight, upright band at 24 px pitch that
+//     steps 2–7 read. The better reading wins; of two valid readings of a
+//     zone seen at an angle, the rectified one unless it is clearly less
+//     sure. Each line also estimates its glyphs' width and height
 //     relative to the templates (another printer, another OCR-B) and
 //     matches its cells at that scale.
 //  9. If the result still does not verify, the image is also read turned

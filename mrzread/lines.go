@@ -186,13 +186,43 @@ func fitLine(cs []comp, l *textLine) {
 	} else {
 		l.p = 0.97 * l.h
 	}
+	// Regularity is judged against the local pitch (the median of the
+	// nearest neighbour distances of whole glyphs around each pair):
+	// perspective makes the pitch change along a line, by half from end
+	// to end for a card held at a steep angle, and a line's median pitch
+	// would call its ends irregular.
+	type step struct{ x, dx float64 }
+	var steps []step
+	for k := 1; k < len(l.comps); k++ {
+		a, b := &cs[l.comps[k-1]], &cs[l.comps[k]]
+		if a.w() > a.h()*5/4+1 || b.w() > b.h()*5/4+1 {
+			continue
+		}
+		if dx := b.cx() - a.cx(); dx > 0.55*l.h && dx < 1.5*l.h {
+			steps = append(steps, step{(a.cx() + b.cx()) / 2, dx})
+		}
+	}
+	var win [6]float64
+	localP := func(x float64) float64 {
+		if len(steps) < 5 {
+			return l.p
+		}
+		i := sort.Search(len(steps), func(i int) bool { return steps[i].x >= x })
+		lo, hi := max(i-3, 0), min(i+3, len(steps))
+		d := win[:0]
+		for _, s := range steps[lo:hi] {
+			d = append(d, s.dx)
+		}
+		slices.Sort(d)
+		return d[len(d)/2]
+	}
 	good, all := 0, 0
 	for k := 1; k < len(l.comps); k++ {
 		a, b := &cs[l.comps[k-1]], &cs[l.comps[k]]
 		if a.w() > a.h()*5/4+1 || b.w() > b.h()*5/4+1 {
 			continue
 		}
-		r := (b.cx() - a.cx()) / l.p
+		r := (b.cx() - a.cx()) / localP((a.cx()+b.cx())/2)
 		if r > 6 {
 			continue
 		}

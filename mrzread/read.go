@@ -19,6 +19,20 @@ var ErrNoMRZ = errors.New("mrzread: no machine-readable zone found")
 // this way up).
 var errUnreadable = errors.New("mrzread: lines found are not readable as an MRZ")
 
+// A zone turned by obliqueDeg degrees or more, whose lines' spacing
+// departs from the nominal by more than obliqueSpacing (relative), or
+// whose columns lean by more than obliqueLean (along the line per unit
+// across it) is read from the rectified band too, even when the direct
+// reading verifies: a valid reading of glyphs seen at an angle may
+// still hold substitutions no check digit sees. (The direct reading
+// follows a rotation exactly, its cells turn with the baseline; it does
+// not model glyphs sheared or foreshortened across the line.)
+const (
+	obliqueDeg     = 8
+	obliqueSpacing = 0.12
+	obliqueLean    = 0.09
+)
+
 // LowConfidence is the confidence below which a character counts as
 // unreliable for Result.Covered and Result.Uncertain.
 const LowConfidence = 0.35
@@ -68,6 +82,12 @@ type Result struct {
 	// verifies and the zone is not cut off.
 	Valid bool
 
+	// oblique reports a zone seen at an angle (readDet); spacing is the
+	// distance between its first and last line's baselines per line, in
+	// pitches (0 when not both were found).
+	oblique bool
+	spacing float64
+	lean    float64
 	// code0 is what the first glyph of the first line looks like most,
 	// whatever its position allows (the layout forces a P, or an A, C
 	// or I, there).
@@ -130,14 +150,24 @@ func Read(img image.Image, hint mrz.Format) (Result, error) {
 		// The other orientations are rectified only while nothing good
 		// was found (an upside-down or sideways tilted zone); a cut or
 		// covered zone read the right way up is not read better so.
-		if (err != nil || !res.solid()) && (rot == 0 || bestErr != nil || best.quality() < 0.5) {
+		if (err != nil || !res.solid() || res.oblique) && (rot == 0 || bestErr != nil || best.quality() < 0.5) {
 			// Tilted beyond what the cell fit follows, bent, distorted:
 			// read the zone again from a rectified band. A reading whose
 			// check digits verify but with doubtful characters (cells
 			// misplaced along a curved line) competes with it.
 			if rr, rerr := readRectified(gr, d, ts, hint); rerr == nil {
+				// Of two equally valid readings of an oblique zone the
+				// rectified one is preferred unless it is clearly less
+				// sure: its cells hold upright glyphs of the templates'
+				// proportions, where the direct reading's are sheared
+				// and foreshortened (a misread there can be as confident
+				// as a right reading, since the check digits made it).
+				margin := 0.02
+				if err == nil && res.oblique {
+					margin = -0.05
+				}
 				better := err != nil || rr.Valid && !res.Valid ||
-					rr.Valid == res.Valid && rr.MeanConfidence() > res.MeanConfidence()+0.02
+					rr.Valid == res.Valid && rr.MeanConfidence() > res.MeanConfidence()+margin
 				if better {
 					res, err = rr, nil
 				}
@@ -557,6 +587,36 @@ func readDet(g *gray, d *detection, ts *templateSet, hint mrz.Format) (Result, e
 		slope += l.slope
 	}
 	res.Skew = math.Atan(slope/float64(len(band))) * 180 / math.Pi
+	// Oblique: turned, or its lines further apart or closer together than
+	// their pitch says (6 lines and 10 characters per inch): the document
+	// is seen at an angle, which foreshortens and slants the glyphs in
+	// ways the cells of this reading do not model (see Read).
+	res.oblique = math.Abs(res.Skew) >= obliqueDeg
+	if a, b := geoms[0], geoms[len(geoms)-1]; a != b && a.found && b.found {
+		// The columns: cell k of the first and of the last line lie in
+		// one column of the document. Their spacing across the lines
+		// (in pitches) and their lean (along the line per unit across)
+		// are those of a document seen square on only if the photo was.
+		c := math.Sqrt(1 + a.slope*a.slope)
+		ux, uy := 1/c, a.slope/c
+		var spc, lean []float64
+		for k := 0; k < n; k++ {
+			dx, dy := b.centres[k]-a.centres[k], b.baseY(b.centres[k])-a.baseY(a.centres[k])
+			along, across := dx*ux+dy*uy, -dx*uy+dy*ux
+			if across <= 0 {
+				continue
+			}
+			spc = append(spc, across/float64(len(geoms)-1)/(a.pitch[k]*c))
+			lean = append(lean, along/across)
+		}
+		if len(spc) > 0 {
+			res.spacing = median(spc)
+			res.lean = median(lean)
+			if math.Abs(res.spacing/nominalSpacing-1) > obliqueSpacing || math.Abs(median(lean)) > obliqueLean {
+				res.oblique = true
+			}
+		}
+	}
 	first, last := geoms[0], geoms[len(geoms)-1]
 	tl := cellCorner(first, 0, 0, true)
 	tr := cellCorner(first, n-1, 1, true)
@@ -780,6 +840,15 @@ func rematchLine(g *gray, ts *templateSet, lg *lineGeom, cells []cellResult, cls
 			for _, h := range []float64{0.95, 1.05} {
 				if v := score(sw, h); v > best {
 					best, sh = v, h
+				}
+			}
+			// Glyphs clearly taller or shorter: one step further (the
+			// rectified band sets the height from the lines' spacing,
+			// which a document printed at another line spacing than the
+			// nominal one gets wrong by up to a tenth).
+			if sh != 1 {
+				if h := 1 + 2*(sh-1); score(sw, h) > best {
+					sh = h
 				}
 			}
 		}

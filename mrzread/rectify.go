@@ -8,6 +8,10 @@ import (
 	"github.com/verifyd/verifyd/mrz"
 )
 
+// nominalSpacing is the distance between the baselines of an MRZ's
+// lines in character pitches: 6 lines and 10 characters per inch.
+const nominalSpacing = 10.0 / 6
+
 // rectPitch is the character pitch, in pixels, of the rectified zone.
 const rectPitch = 24
 
@@ -140,6 +144,27 @@ func (g *gray) rotated(deg float64) (*gray, func(x, y float64) (float64, float64
 	return out, back
 }
 
+// levelled is the detection image turned by −deg (text at deg level),
+// its threshold, components and the zone's lines found in it.
+type levelled struct {
+	deg  float64
+	det  *gray
+	back func(x, y float64) (float64, float64)
+	bin  []uint8
+	cs   []comp
+	band []*textLine
+}
+
+// level turns d's image by −deg and finds the zone's lines in it.
+func level(d *detection, deg float64, minH int, hint mrz.Format) *levelled {
+	rdet, back := d.det.rotated(deg)
+	r := min(max(min(rdet.w, rdet.h)/25, 10), 100)
+	bin := binarize(rdet, r)
+	cs := components(bin, rdet.w, rdet.h)
+	lines := findLines(cs, minH, max(rdet.h/8, 8))
+	return &levelled{deg: deg, det: rdet, back: back, bin: bin, cs: cs, band: selectBand(lines, hint)}
+}
+
 // curve is a baseline y = a + b (x−x0) + c (x−x0)².
 type curve struct{ x0, a, b, c float64 }
 
@@ -183,10 +208,14 @@ func fitCurve(cs []comp, l *textLine) curve {
 }
 
 // readRectified finds the zone at any angle up to ±45°, fits each line's
-// baseline with a curvature term, resamples the zone onto a straight,
-// level band of rectPitch-pixel pitch (rotation, bend, lens distortion
-// and scale removed; perspective along the lines is left to the cell
-// fit) and reads that band. The Quad and Band of the result are in g's
+// baseline with a curvature term, finds the direction of its columns
+// (slantProfile) and its height across the lines (from their spacing),
+// resamples the zone onto a straight, level, upright band of
+// rectPitch-pixel pitch (rotation, bend, lens distortion, the lean and
+// foreshortening of a document held at an angle, and scale removed;
+// the pitch's change along the lines under perspective is followed by
+// the band's columns, what remains of it is left to the cell fit) and
+// reads that band. The Quad and Band of the result are in g's
 // coordinates.
 func readRectified(g *gray, d *detection, ts *templateSet, hint mrz.Format) (Result, error) {
 	minH, maxH := 7, max(d.det.h/8, 8)
@@ -194,15 +223,34 @@ func readRectified(g *gray, d *detection, ts *templateSet, hint mrz.Format) (Res
 	if !ok {
 		return Result{}, ErrNoMRZ
 	}
-	rdet, back := d.det.rotated(deg)
-	r := min(max(min(rdet.w, rdet.h)/25, 10), 100)
-	bin := binarize(rdet, r)
-	cs := components(bin, rdet.w, rdet.h)
-	lines := findLines(cs, minH, max(rdet.h/8, 8))
-	band := selectBand(lines, hint)
-	if len(band) == 0 {
+	// The zone's own lines say how level the turn left them: other text
+	// on the document, seen at another angle under perspective, can
+	// outvote them in textAngle. One more turn by their slope.
+	var lv *levelled
+	for pass := 0; pass < 2; pass++ {
+		l := level(d, deg, minH, hint)
+		if lv == nil || len(l.band) >= len(lv.band) {
+			lv = l
+		}
+		if pass > 0 || len(l.band) == 0 {
+			break
+		}
+		var sl []float64
+		for _, b := range l.band {
+			sl = append(sl, b.slope)
+		}
+		ms := median(sl)
+		if math.Abs(ms) < 0.035 {
+			break
+		}
+		deg += math.Atan(ms) * 180 / math.Pi
+	}
+	if len(lv.band) == 0 {
 		return Result{}, ErrNoMRZ
 	}
+	deg = lv.deg
+	back, bin, cs, band := lv.back, lv.bin, lv.cs, lv.band
+	rw, rh := lv.det.w, lv.det.h
 	curves := make([]curve, len(band))
 	x0, x1 := math.Inf(1), math.Inf(-1)
 	var ps []float64
@@ -241,21 +289,47 @@ func readRectified(g *gray, d *detection, ts *templateSet, hint mrz.Format) (Res
 			return Result{}, ErrNoMRZ
 		}
 	}
+	// The vertical scale: the document's columns may be foreshortened
+	// differently from its lines (a card held at an angle squashes the
+	// glyphs across the line). The lines of an MRZ are printed at 6 per
+	// inch and its characters at 10 per inch, so the distance between
+	// baselines is nominalSpacing pitches on every document; resampling
+	// the band so that it is restores the glyphs' height (what remains,
+	// another printer's glyph height, is left to the per-line glyph
+	// scale, see rematchLine).
+	sv := s // detection pixels per rectified pixel, across the lines
+	if len(band) >= 2 {
+		sv = s * math.Min(math.Max(spacing/(nominalSpacing*p), 0.7), 1.4)
+	}
 	top := spacing + 1.4*h // above the first baseline: a missing line, then margin
 	bot := spacing + 0.9*h
 	xa, xb := x0-3*p, x1+3*p
-	W := int((xb - xa) / s)
-	V0 := top / s
-	Sr := spacing / s
-	H := int((top + bot + spacing*float64(len(band)-1)) / s)
-	if W < 32 || H < 32 || W > 4000 || H > 2000 {
-		return Result{}, ErrNoMRZ
+	// Along the lines the pitch changes under perspective (the far end
+	// of a card held at an angle is smaller): the band's columns follow
+	// the local pitch pa + p1 (x − xa), so that every glyph of the band
+	// is as wide as it is tall there (the cells are sampled square).
+	pa, p1 := pitchTrend(cs, band, xa, p)
+	uOf := func(x float64) float64 { // band column of x
+		if math.Abs(p1) < 1e-6 {
+			return (x - xa) / pa * rectPitch
+		}
+		return rectPitch / p1 * math.Log(1+p1*(x-xa)/pa)
 	}
+	xOf := func(u float64) float64 { // x of band column u
+		if math.Abs(p1) < 1e-6 {
+			return xa + u*pa/rectPitch
+		}
+		return xa + pa/p1*(math.Exp(p1*u/rectPitch)-1)
+	}
+	W := int(uOf(xb))
+	sMax := math.Max(pa, pa+p1*(xb-xa)) / rectPitch
+	var V0, Sr float64
 	m := len(curves)
 	// Under perspective the document's columns are not perpendicular to
-	// its lines; the lines of a zone start and end in the same columns,
-	// so the shear of the columns at either end follows from where the
-	// lines start and end (when they agree).
+	// its lines. Their direction at either end comes from the ink
+	// (slantProfile); failing that, since the lines of a zone start and
+	// end in the same columns, from where the lines start and end (when
+	// they agree).
 	shear := func(ends []float64) float64 {
 		if m < 2 {
 			return 0
@@ -281,10 +355,13 @@ func readRectified(g *gray, d *detection, ts *templateSet, hint mrz.Format) (Res
 		stops = append(stops, float64(cs[l.comps[len(l.comps)-1]].cx()))
 	}
 	shL, shR := shear(starts), shear(stops)
+	if l, r, ok := slantProfile(bin, rw, rh, band, curves, x0, x1); ok {
+		shL, shR = l, r
+	}
 	mid := curves[m/2]
 	yAt := func(x, v float64) float64 {
 		if m == 1 {
-			return curves[0].at(x) + (v-V0)*s
+			return curves[0].at(x) + (v-V0)*sv
 		}
 		t := (v - V0) / Sr
 		i := min(max(int(math.Floor(t)), 0), m-2)
@@ -293,7 +370,7 @@ func readRectified(g *gray, d *detection, ts *templateSet, hint mrz.Format) (Res
 	}
 	// toRot maps rectified (u, v) to the rotated detection frame.
 	toRot := func(u, v float64) (float64, float64) {
-		xl := xa + u*s
+		xl := xOf(u)
 		t := clamp01((xl - x0) / math.Max(x1-x0, 1))
 		sh := shL*(1-t) + shR*t
 		x := xl
@@ -307,37 +384,27 @@ func readRectified(g *gray, d *detection, ts *templateSet, hint mrz.Format) (Res
 		x, y := back(toRot(u, v))
 		return x * f, y * f
 	}
-	step := s * f // full-resolution pixels per rectified pixel
-	ss := 1
-	if step > 1.3 {
-		ss = min(int(math.Ceil(step)), 4)
-	}
-	rect := &gray{w: W, h: H, pix: make([]uint8, W*H)}
-	outside := 0
-	for y := 0; y < H; y++ {
-		for x := 0; x < W; x++ {
-			var acc float64
-			n := 0
-			for sy := 0; sy < ss; sy++ {
-				for sx := 0; sx < ss; sx++ {
-					fx, fy := toFull(float64(x)+(float64(sx)+0.5)/float64(ss), float64(y)+(float64(sy)+0.5)/float64(ss))
-					if v, ok := g.bilinear(fx, fy); ok {
-						acc += v
-						n++
-					}
-				}
-			}
-			if n == 0 {
-				rect.pix[y*W+x] = 255
-				outside++
-				continue
-			}
-			rect.pix[y*W+x] = uint8(acc/float64(n) + 0.5)
+	var res Result
+	var err error
+	for pass := 0; ; pass++ {
+		V0, Sr = top/sv, spacing/sv
+		H := int((top + bot + spacing*float64(len(band)-1)) / sv)
+		if W < 32 || H < 32 || W > 4000 || H > 2000 {
+			return Result{}, ErrNoMRZ
 		}
+		rect := resample(g, W, H, math.Max(sMax, sv)*f, toFull)
+		rd := detectR(rect, 2*rectPitch)
+		rd.maxH = 3 * rectPitch
+		res, err = readZone(rect, rd, ts, hint)
+		// Only one line was found at detection scale (the others broken
+		// up by the angle, blur or a shadow): the band's height was a
+		// guess, and the lines found in the band say how far off it was.
+		// One more pass at their spacing.
+		if pass > 0 || len(band) >= 2 || err != nil || res.spacing == 0 || math.Abs(res.spacing/nominalSpacing-1) <= 0.04 {
+			break
+		}
+		sv *= math.Min(math.Max(res.spacing/nominalSpacing, 0.7), 1.4)
 	}
-	rd := detectR(rect, 2*rectPitch)
-	rd.maxH = 3 * rectPitch
-	res, err := readZone(rect, rd, ts, hint)
 	if err != nil {
 		return Result{}, err
 	}
@@ -360,4 +427,208 @@ func readRectified(g *gray, d *detection, ts *templateSet, hint mrz.Format) (Res
 	res.Band = image.Rectangle{minP, maxP}.Intersect(image.Rect(0, 0, g.w, g.h))
 	res.Skew += deg
 	return res, nil
+}
+
+// pitchTrend fits the pitch of the zone's lines as a straight function
+// of x, pa + p1 (x − xa), through the distances between neighbouring
+// whole glyphs (dropping those more than 15 % off the fit); p is the
+// median pitch, returned unchanged (p1 = 0) when the glyphs are too few
+// or the trend implausible (more than 3:1 over the zone and its margin).
+func pitchTrend(cs []comp, band []*textLine, xa, p float64) (pa, p1 float64) {
+	var pts [][2]float64
+	for _, l := range band {
+		for k := 1; k < len(l.comps); k++ {
+			a, b := &cs[l.comps[k-1]], &cs[l.comps[k]]
+			if a.w() > a.h()*5/4+1 || b.w() > b.h()*5/4+1 {
+				continue
+			}
+			if dx := b.cx() - a.cx(); dx > 0.55*l.h && dx < 1.5*l.h {
+				pts = append(pts, [2]float64{(a.cx()+b.cx())/2 - xa, dx})
+			}
+		}
+	}
+	if len(pts) < 12 {
+		return p, 0
+	}
+	xy := func(q [2]float64) (float64, float64) { return q[0], q[1] }
+	a, b, _ := polyfit(pts, false, xy)
+	var in [][2]float64
+	for _, q := range pts {
+		if math.Abs(q[1]-(a+b*q[0])) <= 0.15*(a+b*q[0]) {
+			in = append(in, q)
+		}
+	}
+	if len(in) >= 12 {
+		a, b, _ = polyfit(in, false, xy)
+	}
+	xmax := 0.0
+	for _, q := range pts {
+		xmax = math.Max(xmax, q[0])
+	}
+	end := a + b*(xmax+p)
+	if a <= 0 || end <= 0 || end/a > 3 || a/end > 3 {
+		return p, 0
+	}
+	return a, b
+}
+
+// resample draws the W×H rectified band whose pixel (u, v) lies at
+// toFull(u, v) in g, averaging over each band pixel's footprint (step
+// full-resolution pixels across, up to 4×4 samples), so that a 12 MP
+// photo costs no more than a small one. Pixels outside g are white.
+func resample(g *gray, W, H int, step float64, toFull func(u, v float64) (float64, float64)) *gray {
+	ss := 1
+	if step > 1.3 {
+		ss = min(int(math.Ceil(step)), 4)
+	}
+	rect := &gray{w: W, h: H, pix: make([]uint8, W*H)}
+	// toFull at every pixel corner; the samples inside a pixel are
+	// interpolated between its corners (the map is smooth at that
+	// scale), which costs one evaluation per pixel instead of ss².
+	cx := make([]float64, (W+1)*(H+1))
+	cy := make([]float64, (W+1)*(H+1))
+	for y := 0; y <= H; y++ {
+		for x := 0; x <= W; x++ {
+			cx[y*(W+1)+x], cy[y*(W+1)+x] = toFull(float64(x), float64(y))
+		}
+	}
+	for y := 0; y < H; y++ {
+		for x := 0; x < W; x++ {
+			i := y*(W+1) + x
+			x00, y00, x10, y10 := cx[i], cy[i], cx[i+1], cy[i+1]
+			x01, y01, x11, y11 := cx[i+W+1], cy[i+W+1], cx[i+W+2], cy[i+W+2]
+			var acc float64
+			n := 0
+			for sy := 0; sy < ss; sy++ {
+				v := (float64(sy) + 0.5) / float64(ss)
+				for sx := 0; sx < ss; sx++ {
+					u := (float64(sx) + 0.5) / float64(ss)
+					fx := (1-v)*((1-u)*x00+u*x10) + v*((1-u)*x01+u*x11)
+					fy := (1-v)*((1-u)*y00+u*y10) + v*((1-u)*y01+u*y11)
+					if v, ok := g.bilinear(fx, fy); ok {
+						acc += v
+						n++
+					}
+				}
+			}
+			if n == 0 {
+				rect.pix[y*W+x] = 255
+				continue
+			}
+			rect.pix[y*W+x] = uint8(acc/float64(n) + 0.5)
+		}
+	}
+	return rect
+}
+
+// slantProfile estimates the direction of the zone's columns (the shear
+// dx/dy of its glyphs' vertical strokes in the levelled detection frame,
+// as toRot applies it) from the ink itself, at the zone's left and right
+// ends: perspective leans the columns of a document held at an angle,
+// and by different amounts along the line, and a printer may slant its
+// glyphs. For each of four windows along the zone, the ink between each
+// line's baseline and its glyphs' tops is projected onto the line along
+// candidate directions; the direction along which the projection is
+// sharpest (sum of squares of the profile, the classic deslanting
+// criterion) is where the strokes are upright, and the columns of all
+// lines of the zone line up (ICAO 9303 prints them at one pitch from
+// one left margin). A straight fit through the windows' directions gives
+// the shear at either end. ok is false when the windows disagree with
+// any straight fit.
+func slantProfile(bin []uint8, w, h int, band []*textLine, curves []curve, x0, x1 float64) (shL, shR float64, ok bool) {
+	const (
+		nWin   = 4
+		maxSh  = 0.5
+		stepSh = 0.02
+	)
+	nSh := int(2*maxSh/stepSh) + 1
+	mid := curves[len(curves)/2]
+	span := x1 - x0
+	if span < 20 {
+		return 0, 0, false
+	}
+	var ts, shs []float64
+	var hist []float64
+	for wi := 0; wi < nWin; wi++ {
+		wa := x0 + span*float64(wi)/nWin
+		wb := x0 + span*float64(wi+1)/nWin
+		// Ink pixels of the window, as (x, y − mid(x)).
+		var px, py []float64
+		for li, l := range band {
+			q := curves[li]
+			for x := int(wa); x < int(wb) && x < w; x++ {
+				if x < 0 {
+					continue
+				}
+				yb := q.at(float64(x))
+				ym := mid.at(float64(x))
+				for y := int(yb - 1.0*l.h); y <= int(yb-0.05*l.h); y++ {
+					if y >= 0 && y < h && bin[y*w+x] != 0 {
+						px = append(px, float64(x)-wa)
+						py = append(py, float64(y)-ym)
+					}
+				}
+			}
+		}
+		if len(px) < 50 {
+			continue
+		}
+		maxDy := 0.0
+		for _, y := range py {
+			maxDy = math.Max(maxDy, math.Abs(y))
+		}
+		off := maxSh*maxDy + 2
+		nb := int(wb-wa+2*off) + 2
+		if cap(hist) < nb {
+			hist = make([]float64, nb)
+		}
+		hist = hist[:nb]
+		energy := make([]float64, nSh)
+		for si := 0; si < nSh; si++ {
+			sh := -maxSh + float64(si)*stepSh
+			clear(hist)
+			for i := range px {
+				u := px[i] - sh*py[i] + off
+				b := int(u)
+				fr := u - float64(b)
+				hist[b] += 1 - fr
+				hist[b+1] += fr
+			}
+			e := 0.0
+			for _, v := range hist {
+				e += v * v
+			}
+			energy[si] = e
+		}
+		best := 0
+		for si := range energy {
+			if energy[si] > energy[best] {
+				best = si
+			}
+		}
+		sh := -maxSh + float64(best)*stepSh
+		if best > 0 && best < nSh-1 {
+			a, b, c := energy[best-1], energy[best], energy[best+1]
+			if den := a - 2*b + c; den < 0 {
+				sh += 0.5 * (a - c) / den * stepSh
+			}
+		}
+		ts = append(ts, (float64(wi)+0.5)/nWin)
+		shs = append(shs, sh)
+	}
+	if len(ts) < 2 {
+		return 0, 0, false
+	}
+	pts := make([][2]float64, len(ts))
+	for i := range ts {
+		pts[i] = [2]float64{ts[i], shs[i]}
+	}
+	xy := func(p [2]float64) (float64, float64) { return p[0], p[1] }
+	a, b, _ := polyfit(pts, false, xy)
+	for _, p := range pts {
+		if math.Abs(p[1]-(a+b*p[0])) > 0.08 {
+			return 0, 0, false
+		}
+	}
+	return a, a + b, true
 }

@@ -26,6 +26,15 @@ type Degrade struct {
 	// Perspective is the largest displacement of each document corner, as
 	// a fraction of the document's width (keystone, tilt).
 	Perspective float64
+	// Tilt is the largest angle, in degrees, by which the document's
+	// plane is turned out of the image plane about a random axis through
+	// its centre (a card held at an angle to the camera), seen by a
+	// pinhole camera with a phone's main-camera field of view (26 mm
+	// equivalent focal length): the near side is larger than the far
+	// side, the columns and lines converge, and the glyphs are
+	// foreshortened across the axis. Unlike Perspective, which moves each
+	// corner independently, this is the geometry of a real pose.
+	Tilt float64
 	// Blur is the standard deviation, in photo pixels, of a Gaussian blur.
 	Blur float64
 	// Noise is the standard deviation of Gaussian noise in 0–255 levels.
@@ -163,6 +172,17 @@ func Photograph(doc *Document, d Degrade, seed uint64) (*Photo, error) {
 		for i, c := range [4][2]float64{{0, 0}, {dw, 0}, {dw, dh}, {0, dh}} {
 			x, y := (c[0]-dw/2)*scale, (c[1]-dh/2)*scale
 			corners[i] = Point{cx + x*cos - y*sin + jit*(2*rng.Float64()-1), cy + x*sin + y*cos + jit*(2*rng.Float64()-1)}
+		}
+		if d.Tilt > 0 {
+			corners = tiltCorners(corners, Point{cx, cy}, d.Tilt*rng.Float64(), 2*math.Pi*rng.Float64(), W, H)
+			inside := true
+			for _, p := range corners {
+				inside = inside && p.X >= 0 && p.Y >= 0 && p.X <= float64(W) && p.Y <= float64(H)
+			}
+			if !inside && !d.CutMRZ && attempt < 20 {
+				maxS = minS + (maxS-minS)*0.8
+				continue
+			}
 		}
 		break
 	}
@@ -633,4 +653,31 @@ func addNoise(img *image.RGBA, std float64, rng *rand.Rand) {
 			}
 		}
 	}
+}
+
+// tiltCorners turns the document whose corners are cs (centre c, in the
+// image plane) by theta degrees out of that plane about the axis through
+// c at angle phi (radians) in it, and projects it with a pinhole camera
+// of a phone's field of view (focal length 0.6 × the photo's diagonal,
+// 26 mm in 35 mm terms) whose principal point is the photo's centre and
+// which sees the untilted document at its present size.
+func tiltCorners(cs [4]Point, c Point, theta, phi float64, w, h int) [4]Point {
+	f := 0.6 * math.Hypot(float64(w), float64(h))
+	t := theta * math.Pi / 180
+	ux, uy := math.Cos(phi), math.Sin(phi)
+	ct, st := math.Cos(t), math.Sin(t)
+	var out [4]Point
+	for i, p := range cs {
+		x, y := p.X-c.X, p.Y-c.Y
+		// Rodrigues' rotation of (x, y, 0) about the unit axis (ux, uy, 0).
+		d := ux*x + uy*y
+		rx := x*ct + ux*d*(1-ct)
+		ry := y*ct + uy*d*(1-ct)
+		rz := (ux*y - uy*x) * st
+		X := c.X - float64(w)/2 + rx
+		Y := c.Y - float64(h)/2 + ry
+		Z := f + rz
+		out[i] = Point{float64(w)/2 + f*X/Z, float64(h)/2 + f*Y/Z}
+	}
+	return out
 }
