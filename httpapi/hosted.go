@@ -16,6 +16,7 @@ import (
 	"net/url"
 	"path"
 	"strings"
+	"time"
 
 	"github.com/verifyd/verifyd"
 	"github.com/verifyd/verifyd/identity"
@@ -178,6 +179,10 @@ func (s *Server) hostedPageError(w http.ResponseWriter, r *http.Request, h hoste
 	}
 	d := s.hostedData(w, r, h)
 	d.NotFound, d.Message = true, msg(h.lang, key)
+	if status == http.StatusNotFound {
+		// The link is unknown, so is the site it came from: say where to go.
+		d.NextStep = msg(h.lang, "next_not_found")
+	}
 	setPageHeaders(w)
 	w.WriteHeader(status)
 	if err := hostedTemplates.ExecuteTemplate(w, "hosted.html", d); err != nil {
@@ -332,11 +337,16 @@ func (s *Server) hostedFail(w http.ResponseWriter, r *http.Request, h hostedReq,
 	case verifyd.ENotFound:
 		key = "not_found"
 	case verifyd.EInvalid:
-		key = "errors_title"
+		// The error summary above the form carries this heading; a plain
+		// form's page shows no banner besides it.
+		key = ""
 	case verifyd.EUnauthorized:
 		status, key = http.StatusForbidden, "err_csrf"
 	}
 	if wantsJSON(r) {
+		if key == "" {
+			key = "errors_title"
+		}
 		writeJSON(w, status, hostedErrorBody{Message: msg(h.lang, key), StatusCode: status, Errors: problems})
 		return
 	}
@@ -349,7 +359,11 @@ func (s *Server) hostedFail(w http.ResponseWriter, r *http.Request, h hostedReq,
 		s.hostedPageError(w, r, h, stErr)
 		return
 	}
-	s.renderHosted(w, r, h, st, status, &hostedFormResult{banner: msg(h.lang, key), problems: problems, form: form})
+	res := &hostedFormResult{problems: problems, form: form}
+	if key != "" {
+		res.banner = msg(h.lang, key)
+	}
+	s.renderHosted(w, r, h, st, status, res)
 }
 
 // errCSRF is how a failed CSRF check travels to hostedFail (answered 403).
@@ -584,12 +598,20 @@ type hostedPageData struct {
 	Phase    identity.Phase
 	Message  string
 	// Detail explains a failure; Fix and FixImage what to do on a retry.
-	Detail       string
+	Detail string
+	// NextStep tells a person who cannot go on here what to do instead.
+	NextStep     string
 	Fix          string
 	FixImage     string
 	AttemptsLeft int
 	ShowAttempts bool
 	ExpiresAt    string
+	// ExpiresISO is ExpiresAt in RFC 3339, for the script to show in the
+	// person's language and time zone.
+	ExpiresISO string
+	// ChooseAgain lists the photos a refused plain form lost: a browser
+	// does not keep file inputs across a POST.
+	ChooseAgain string
 	ReturnURL    string
 	CanSubmit    bool
 	ShowSandbox  bool
@@ -652,6 +674,7 @@ func (s *Server) renderHosted(w http.ResponseWriter, r *http.Request, h hostedRe
 	d.Sandbox, d.Phase = st.Sandbox(), st.Phase
 	d.Message = msg(h.lang, "state_"+string(st.Phase))
 	d.ExpiresAt = st.DueAt().UTC().Format("2006-01-02 15:04")
+	d.ExpiresISO = st.DueAt().UTC().Format(time.RFC3339)
 	d.CanSubmit = st.CanSubmit()
 	d.ShowSandbox = st.Sandbox() && !st.Status.Terminal()
 	d.AttemptsLeft = st.AttemptsLeft
@@ -662,6 +685,7 @@ func (s *Server) renderHosted(w http.ResponseWriter, r *http.Request, h hostedRe
 	switch st.Phase {
 	case identity.PhaseFailed:
 		d.Detail = msg(h.lang, "reason_"+string(st.Reason))
+		d.NextStep = msg(h.lang, "next_failed")
 	case identity.PhaseRetry:
 		d.Fix = msg(h.lang, "fix_"+st.Fix.Problem)
 		if st.Fix.Image != "" {
@@ -729,4 +753,16 @@ func (s *Server) fillCaptureForm(d *hostedPageData, r *http.Request, h hostedReq
 		d.Images[n].Error = fieldErr[d.Images[n].Field]
 	}
 	d.FieldErr = fieldErr
+	if res != nil && res.form != nil {
+		// Photos that were sent without a problem are lost all the same.
+		var again []string
+		for _, im := range d.Images {
+			if len(res.form.Image(im.Field)) > 0 && im.Error == "" {
+				again = append(again, im.Label)
+			}
+		}
+		if len(again) > 0 {
+			d.ChooseAgain = msg(h.lang, "choose_again", strings.Join(again, ", "))
+		}
+	}
 }

@@ -301,7 +301,7 @@ func TestHostedPageHeadersAssetsAndLanguages(t *testing.T) {
 		t.Fatalf("unknown token: %d", nf.status)
 	}
 	wantHeaderContains(t, nf, "Content-Security-Policy", strictCSP...)
-	wantBody(t, nf, "Dieser Verifizierungslink ist ungültig")
+	wantBody(t, nf, "Dieser Verifizierungslink ist ungültig", `id="next-step"`, "kehren Sie dorthin zurück")
 	// A production token does not open on the sandbox mount.
 	other := newCustomer(t, strings.Replace(f.page, "/identity/", "/sandbox/identity/", 1))
 	if r := other.open(""); r.status != 404 {
@@ -434,7 +434,14 @@ func TestHostedSubmissionValidation(t *testing.T) {
 	res.wantStatus(t, 422)
 	wantHeaderContains(t, res, "Content-Security-Policy", strictCSP...)
 	wantBody(t, res, "Please correct the following:", `href="#f-back"`, "Back of the document: please add a photo.",
-		`value="DriverLicense" required checked`, `<option value="fra" selected>`, `aria-invalid="true"`)
+		`value="DriverLicense" required checked`, `<option value="fra" selected>`, `aria-invalid="true"`,
+		// The photos that were fine are named: the browser dropped them.
+		`id="choose-again"`, "Please choose these photos again: Front of the document, Selfie.")
+	// Once on the page (the script's texts, in their JSON element, aside).
+	shown, _, _ := strings.Cut(string(res.raw), `id="hosted-text"`)
+	if n := strings.Count(shown, "Please correct the following:"); n != 1 {
+		t.Fatalf("the error heading is shown %d times", n)
+	}
 	// A body far too large is refused before it is read (the limit is
 	// about 44 MB: three photos, the burst and the liveness frames).
 	u, _ := url.Parse(f.page + "/submission")
@@ -532,7 +539,8 @@ func TestHostedThirdFailureIsFinal(t *testing.T) {
 	}
 	f.rc.waitFor("failed", hasStatuses(f.id, "started:", "failed:partial_id"))
 	page := c.open("?lang=fr")
-	wantBody(t, page, "Votre identité n’a pas pu être vérifiée", "Une partie du document était masquée ou coupée.", `id="continue"`)
+	wantBody(t, page, "Votre identité n’a pas pu être vérifiée", "Une partie du document était masquée ou coupée.", `id="continue"`,
+		`id="next-step"`, "contactez l’organisation qui vous a envoyé ici")
 	wantNotBody(t, page, `id="capture"`)
 	c.submit(idCard, goodPhotos(t), true).wantStatus(t, 409)
 	runs, _ := ts.Store.CheckRuns(context.Background(), f.id)

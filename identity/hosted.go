@@ -208,6 +208,20 @@ type HostedSubmission struct {
 	ManualStep string
 }
 
+// Image returns the bytes sent for the photo field (front, back or
+// selfie), nil for any other name.
+func (in HostedSubmission) Image(field string) []byte {
+	switch field {
+	case FieldFront:
+		return in.Front
+	case FieldBack:
+		return in.Back
+	case FieldSelfie:
+		return in.Selfie
+	}
+	return nil
+}
+
 // Field names of a hosted submission, as the form sends them and as
 // validation problems name them.
 const (
