@@ -612,9 +612,9 @@ type hostedPageData struct {
 	// ChooseAgain lists the photos a refused plain form lost: a browser
 	// does not keep file inputs across a POST.
 	ChooseAgain string
-	ReturnURL    string
-	CanSubmit    bool
-	ShowSandbox  bool
+	ReturnURL   string
+	CanSubmit   bool
+	ShowSandbox bool
 
 	Banner    string
 	Problems  []hostedProblem
