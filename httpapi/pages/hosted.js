@@ -14,7 +14,20 @@
 
   function t(key, arg) {
     var s = T[key] || key;
-    return arg === undefined ? s : s.replace(/%[sd]/, String(arg));
+    return (arg === undefined ? s : s.replace(/%[sd]/, String(arg))).replace(/%%/g, '%');
+  }
+
+  // The link's expiry in the person's language and time zone; the page
+  // says it in UTC for when this script does not run.
+  var expires = document.querySelector('#expires time[datetime]');
+  if (expires && window.Intl && T.expires_local) {
+    try {
+      var when = new Date(expires.getAttribute('datetime'));
+      var shown = new Intl.DateTimeFormat(lang, {
+        year: 'numeric', month: 'long', day: 'numeric', hour: '2-digit', minute: '2-digit', timeZoneName: 'short'
+      }).format(when);
+      expires.textContent = t('expires_local', shown);
+    } catch (e) { /* the UTC text stays */ }
   }
 
   function announce(text) {
@@ -84,6 +97,7 @@
   function fieldError(field, text) {
     var el = document.getElementById('e-' + field);
     var input = fileInput(field);
+    if (!text) { clearProblem(field); }
     if (!el) { return; }
     el.textContent = text || '';
     el.hidden = !text;
@@ -97,6 +111,33 @@
       }
     }
   }
+
+  // clearProblem takes a fixed field out of the error summary, and hides
+  // the summary once nothing is left in it.
+  function clearProblem(field) {
+    if (!summary) { return; }
+    Array.prototype.forEach.call(summary.querySelectorAll('li'), function (li) {
+      var a = li.querySelector('a');
+      if (a && a.getAttribute('href') === '#f-' + field) { li.parentNode.removeChild(li); }
+    });
+    if (!summary.querySelector('li')) {
+      summary.hidden = true;
+      var again = document.getElementById('choose-again');
+      if (again) { again.parentNode.removeChild(again); }
+    }
+  }
+  ['document_type', 'document_country'].forEach(function (field) {
+    Array.prototype.forEach.call(form.querySelectorAll('[name=' + field + ']'), function (el) {
+      el.addEventListener('change', function () {
+        if (!el.value) { return; }
+        var err = document.getElementById('e-' + field);
+        if (err) { err.hidden = true; }
+        var sel = document.getElementById('f-' + field);
+        if (sel) { sel.removeAttribute('aria-invalid'); }
+        clearProblem(field);
+      });
+    });
+  });
 
   function showSummary(items) {
     var list = summary.querySelector('ul');
@@ -125,7 +166,9 @@
     b.textContent = text;
   }
 
-  function setPreview(field, blob) {
+  // setPreview shows a photo; chosen says it is a file rather than the
+  // camera's picture, which decides what the buttons offer next.
+  function setPreview(field, blob, chosen) {
     var sec = section(field);
     var slot = sec.querySelector('.camera-slot');
     var img = slot.querySelector('img.preview');
@@ -139,7 +182,12 @@
     img.alt = t('preview_alt', label(field));
     sec.classList.add('has-photo');
     var btn = slot.querySelector('button.take');
-    if (btn) { btn.textContent = t('retake'); }
+    if (btn) { btn.textContent = t(chosen ? 'use_camera' : 'retake'); }
+    var fileLabel = sec.querySelector('label[for=f-' + field + ']');
+    if (fileLabel) {
+      if (!fileLabel.hasAttribute('data-label')) { fileLabel.setAttribute('data-label', fileLabel.textContent); }
+      fileLabel.textContent = chosen ? t('choose_another') : fileLabel.getAttribute('data-label');
+    }
     fieldError(field, '');
   }
 
@@ -172,7 +220,7 @@
       if (!file) { return; }
       normalise(file).then(function (blob) {
         if (blob) { photos[field] = blob; }
-        setPreview(field, blob || file);
+        setPreview(field, blob || file, true);
         announce(t('photo_chosen', label(field)));
       });
     });
@@ -392,7 +440,7 @@
         photos[field] = blob;
         if (field === 'selfie') { livenessCapture = capture; }
         fileInput(field).value = '';
-        setPreview(field, blob);
+        setPreview(field, blob, false);
         closeCamera();
         if (face && capture && capture.manual) {
           announce(t('live_manual_done'));
