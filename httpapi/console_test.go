@@ -390,7 +390,7 @@ func TestConsoleReview(t *testing.T) {
 			"?environment=production":                 "Nothing matching these filters",
 			"?interface=age":                          "Nothing matching these filters",
 		} {
-			if got := b.get("/console" + query).wantStatus(t, http.StatusOK); !strings.Contains(got.body, want) {
+			if got := b.get("/console"+query).wantStatus(t, http.StatusOK); !strings.Contains(got.body, want) {
 				t.Errorf("queue%s lacks %q", query, want)
 			}
 		}
