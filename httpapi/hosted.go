@@ -651,6 +651,8 @@ type hostedImage struct {
 	Required      bool
 	Optional      bool
 	Error         string
+	// Kept: a retry may leave this photo out; the last one is kept.
+	Kept bool
 }
 
 // hostedData fills what every hosted page shows.
@@ -748,9 +750,17 @@ func (s *Server) fillCaptureForm(d *hostedPageData, r *http.Request, h hostedReq
 		{Field: identity.FieldSelfie, Heading: msg(h.lang, "step_selfie"),
 			Tips: msg(h.lang, "selfie_tips"), FileLabel: msg(h.lang, "file_selfie"), Facing: "user", Guide: "face", Required: true},
 	}
+	kinds := map[string]verifyd.ImageKind{identity.FieldFront: verifyd.ImageDocumentFront,
+		identity.FieldBack: verifyd.ImageDocumentBack, identity.FieldSelfie: verifyd.ImageSelfie}
 	for n := range d.Images {
-		d.Images[n].Label = msg(h.lang, "field_"+d.Images[n].Field)
-		d.Images[n].Error = fieldErr[d.Images[n].Field]
+		im := &d.Images[n]
+		im.Label = msg(h.lang, "field_"+im.Field)
+		im.Error = fieldErr[im.Field]
+		// The photo the server asked to fix is taken again; the others
+		// may stay as they were.
+		if st.Keeps(kinds[im.Field]) && im.Error == "" {
+			im.Kept, im.Required = true, false
+		}
 	}
 	d.FieldErr = fieldErr
 	if res != nil && res.form != nil {

@@ -497,14 +497,39 @@ func testHostedRetry(t *testing.T, dialect string) {
 	wantBody(t, page, "We could not use your photos", "The photo was blurred", "This concerns the front of the document.",
 		"Attempts left: 2", `id="capture"`, `value="IdCard" required checked`, `<option value="deu" selected>`)
 	wantNotBody(t, page, `id="continue"`)
+	// Only the photo the check named is asked for again: the back and the
+	// selfie are kept, and their inputs are not required.
+	wantBody(t, page, `id="k-back"`, `id="k-selfie"`, `data-kept="true"`)
+	wantNotBody(t, page, `id="k-front"`, `name="back" accept="image/*" capture="environment" required`)
+	first, err := ts.Store.Images(context.Background(), f.id)
+	if err != nil {
+		t.Fatal(err)
+	}
 	de := c.open("?lang=de")
 	wantBody(t, de, "Das Foto war unscharf", "Verbleibende Versuche: 2")
 	if got := statuses(f.rc.all(), f.id); len(got) != 1 {
 		t.Fatalf("a fixable failure sent webhooks: %v", got)
 	}
 
-	c.submit(idCard, goodPhotos(t), true).wantStatus(t, 202)
+	// The retry sends the new front only.
+	c.submit(idCard, photos{front: testJPEG(t, 902, 600)}, true).wantStatus(t, 202)
 	s = c.waitPhase("approved")
+	second, err := ts.Store.Images(context.Background(), f.id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sums := func(ims []verifyd.StoredImage) map[verifyd.ImageKind]string {
+		out := map[verifyd.ImageKind]string{}
+		for _, im := range ims {
+			out[im.Kind] = fmt.Sprintf("%x", im.SHA256)
+		}
+		return out
+	}
+	a, b := sums(first), sums(second)
+	if len(b) != 3 || a[verifyd.ImageDocumentBack] != b[verifyd.ImageDocumentBack] || a[verifyd.ImageSelfie] != b[verifyd.ImageSelfie] ||
+		a[verifyd.ImageDocumentFront] == b[verifyd.ImageDocumentFront] {
+		t.Fatalf("images after the retry: %v, before: %v", b, a)
+	}
 	if s["status"] != "approved" || s["return_url"] != f.redirect || s["attempts_left"] != float64(1) {
 		t.Fatalf("approved status: %v", s)
 	}

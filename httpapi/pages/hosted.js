@@ -181,6 +181,9 @@
     img.src = URL.createObjectURL(blob);
     img.alt = t('preview_alt', label(field));
     sec.classList.add('has-photo');
+    // A new photo replaces the one kept from the last attempt.
+    var keptNote = document.getElementById('k-' + field);
+    if (keptNote) { keptNote.hidden = true; }
     var btn = slot.querySelector('button.take');
     if (btn) { btn.textContent = t(chosen ? 'use_camera' : 'retake'); }
     var fileLabel = sec.querySelector('label[for=f-' + field + ']');
@@ -456,9 +459,13 @@
   cancel.addEventListener('click', closeCamera);
   dialog.addEventListener('cancel', function (e) { e.preventDefault(); closeCamera(); });
 
+  // A photo the server keeps from the last attempt (a retry) need not be
+  // sent again.
   function hasPhoto(field) {
     var input = fileInput(field);
-    return !!photos[field] || !!(input && input.files && input.files.length);
+    var sec = section(field);
+    return !!photos[field] || !!(input && input.files && input.files.length) ||
+      !!(sec && sec.getAttribute('data-kept') === 'true');
   }
 
   form.addEventListener('submit', function (e) {
