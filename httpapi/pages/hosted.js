@@ -75,6 +75,13 @@
   var canCamera = !!(navigator.mediaDevices && navigator.mediaDevices.getUserMedia) && window.isSecureContext;
   var maxBytes = 10 * 1024 * 1024;
   var accepted = ['image/jpeg', 'image/png', 'image/webp'];
+  // Photos are sent with a long side of at most uploadSide pixels, as
+  // JPEG (docs/hosted-flow.md, "Photo size"): the engine's checks are
+  // calibrated on documents 800–1000 px wide, and 2048 px keeps a card
+  // that fills half the frame above that, with MRZ characters over 20 px
+  // tall, at a tenth of a 12 MP photo's bytes.
+  var uploadSide = 2048;
+  var uploadQuality = 0.9;
 
   function section(field) { return document.getElementById('s-' + field); }
   function fileInput(field) { return document.getElementById('f-' + field); }
@@ -194,19 +201,24 @@
     fieldError(field, '');
   }
 
-  // Re-encode a chosen file the server would refuse (another format, or
-  // more than 10 MB) as a JPEG of at most 3000 px, when the browser can
-  // decode it; otherwise the server's message explains the problem.
+  // Scale a chosen file down to uploadSide pixels as a JPEG when it is
+  // larger, in another format, or a heavy PNG/WebP; a file already small
+  // enough is sent as it is. The browser applies the photo's EXIF
+  // orientation when decoding. Resolves to null when the file is kept
+  // (or cannot be decoded: the server's message then explains).
   function normalise(file) {
-    if (accepted.indexOf(file.type) >= 0 && file.size <= maxBytes) { return Promise.resolve(null); }
     if (!window.createImageBitmap) { return Promise.resolve(null); }
     return createImageBitmap(file).then(function (bmp) {
-      var scale = Math.min(1, 3000 / Math.max(bmp.width, bmp.height));
+      var long = Math.max(bmp.width, bmp.height);
+      var fits = long <= uploadSide && accepted.indexOf(file.type) >= 0 && file.size <= maxBytes &&
+        (file.type === 'image/jpeg' || file.size <= 1024 * 1024);
+      if (fits) { return null; }
+      var scale = Math.min(1, uploadSide / long);
       var c = document.createElement('canvas');
       c.width = Math.round(bmp.width * scale);
       c.height = Math.round(bmp.height * scale);
       c.getContext('2d').drawImage(bmp, 0, 0, c.width, c.height);
-      return new Promise(function (resolve) { c.toBlob(resolve, 'image/jpeg', 0.9); });
+      return new Promise(function (resolve) { c.toBlob(resolve, 'image/jpeg', uploadQuality); });
     }).catch(function () { return null; });
   }
 
@@ -437,7 +449,7 @@
     var field = current.field;
     var face = guide.classList.contains('guide-face');
     shoot.disabled = true;
-    grab(1e9, 0.92).then(function (blob) {
+    grab(uploadSide, uploadQuality).then(function (blob) {
       if (!blob) { cameraFailed(); return; }
       return (face ? challenge() : Promise.resolve(null)).then(function (capture) {
         photos[field] = blob;
@@ -497,36 +509,68 @@
     if (!needsBack()) { data.delete('back'); }
     submit.disabled = true;
     announce(t('sending'));
-    fetch(form.action, {
-      method: 'POST', body: data, credentials: 'same-origin',
-      headers: { Accept: 'application/json', 'X-CSRF-Token': csrf }
-    }).then(function (r) {
-      if (r.status === 202 || r.status === 409) { window.location.reload(); return null; }
-      return r.json().catch(function () { return {}; }).then(function (body) {
-        submit.disabled = false;
-        if (r.status === 422 && body.errors) {
-          body.errors.forEach(function (p) {
-            // The movements cannot be fixed, only repeated: the selfie
-            // is taken again (with a new challenge).
-            if (p.field.indexOf('liveness_') === 0) {
-              p.field = 'selfie';
-              delete photos.selfie;
-              livenessCapture = null;
-            }
-            fieldError(p.field, p.message);
-          });
-          showSummary(body.errors);
-          announce(t('errors_title'));
-          return;
-        }
-        var key = r.status === 403 ? 'err_csrf' : r.status === 413 ? 'err_too_large' : 'err_generic';
-        showBanner(body.message || t(key));
-        announce(body.message || t(key));
-      });
-    }).catch(function () {
+    send(data);
+  });
+
+  // send posts the form with XMLHttpRequest, whose upload events (which
+  // fetch lacks) drive the progress bar.
+  var progress = document.getElementById('upload-progress');
+  var progressText = document.getElementById('upload-progress-text');
+  var lastSaid = -1;
+  function showProgress(fraction) {
+    if (!progress) { return; }
+    var pct = Math.round(100 * fraction);
+    progress.parentNode.hidden = false;
+    progress.value = pct;
+    progressText.textContent = t('uploading', pct);
+    // Say it aloud in quarters, not on every event.
+    var quarter = Math.floor(pct / 25);
+    if (quarter !== lastSaid) { lastSaid = quarter; announce(t('uploading', pct)); }
+  }
+  function send(data) {
+    var xhr = new XMLHttpRequest();
+    xhr.open('POST', form.action);
+    xhr.setRequestHeader('Accept', 'application/json');
+    xhr.setRequestHeader('X-CSRF-Token', csrf);
+    xhr.withCredentials = true;
+    lastSaid = -1;
+    showProgress(0);
+    xhr.upload.addEventListener('progress', function (e) {
+      if (e.lengthComputable && e.total > 0) { showProgress(e.loaded / e.total); }
+    });
+    xhr.upload.addEventListener('load', function () { showProgress(1); });
+    xhr.addEventListener('error', function () {
       submit.disabled = false;
+      if (progress) { progress.parentNode.hidden = true; }
       showBanner(t('err_network'));
       announce(t('err_network'));
     });
-  });
+    xhr.addEventListener('load', function () {
+      var status = xhr.status;
+      if (status === 202 || status === 409) { window.location.reload(); return; }
+      if (progress) { progress.parentNode.hidden = true; }
+      var body = {};
+      try { body = JSON.parse(xhr.responseText) || {}; } catch (e) { body = {}; }
+      submit.disabled = false;
+      if (status === 422 && body.errors) {
+        body.errors.forEach(function (p) {
+          // The movements cannot be fixed, only repeated: the selfie
+          // is taken again (with a new challenge).
+          if (p.field.indexOf('liveness_') === 0) {
+            p.field = 'selfie';
+            delete photos.selfie;
+            livenessCapture = null;
+          }
+          fieldError(p.field, p.message);
+        });
+        showSummary(body.errors);
+        announce(t('errors_title'));
+        return;
+      }
+      var key = status === 403 ? 'err_csrf' : status === 413 ? 'err_too_large' : 'err_generic';
+      showBanner(body.message || t(key));
+      announce(body.message || t(key));
+    });
+    xhr.send(data);
+  }
 })();
