@@ -268,6 +268,7 @@
   }
 
   function closeCamera() {
+    stopGuidance();
     stopChallenge();
     stopStream();
     if (dialog.open) { dialog.close(); }
@@ -305,6 +306,7 @@
         document.getElementById('camera-help').textContent = t(face ? 'camera_face' : 'camera_doc');
         shoot.disabled = false;
         shoot.focus();
+        startGuidance(face);
       });
     }).catch(cameraFailed);
   }
@@ -444,9 +446,173 @@
     });
   }
 
+  // Live guidance (no third-party code): a few times a second the frame is
+  // looked at in small. For a document: are its four edges inside the
+  // frame guide, is it sharp, free of glare and lit; when it is, for
+  // guideSteady looks in a row, the guide turns green and the photo is
+  // taken by itself. For the selfie: is there a face-like, lit subject in
+  // the oval (not backlit); the guide turns green, Capture stays manual
+  // (the movement check follows). The guide's data-state says what is
+  // wrong; the help text says it once per change. Capture always works.
+  var guideEvery = 200, guideSteady = 3, analysisSide = 320;
+  var guidance = null;
+  var helpEl = document.getElementById('camera-help');
+
+  function stopGuidance() {
+    if (guidance) { clearInterval(guidance.timer); }
+    guidance = null;
+    guide.removeAttribute('data-state');
+    guide.classList.remove('ok');
+  }
+
+  function startGuidance(face) {
+    stopGuidance();
+    var canvas = document.createElement('canvas');
+    var g = { timer: 0, good: 0, state: '', face: face, ctx: canvas.getContext('2d', { willReadFrequently: true }), canvas: canvas };
+    guidance = g;
+    g.timer = setInterval(function () {
+      if (guidance !== g || !video.videoWidth || shoot.disabled || running) { return; }
+      var state = face ? lookFace(g) : lookDocument(g);
+      g.good = state === 'ok' ? g.good + 1 : 0;
+      guide.setAttribute('data-state', state);
+      guide.classList.toggle('ok', state === 'ok');
+      if (state !== g.state) {
+        g.state = state;
+        var key = face ? { ok: 'guide_face_ok', none: 'guide_face_none', light: 'guide_face_light' }[state]
+          : { ok: 'camera_hold', outside: 'guide_outside', blur: 'guide_blur', glare: 'guide_glare', dark: 'guide_dark' }[state];
+        helpEl.textContent = t(key);
+      }
+      if (!face && g.good >= guideSteady) {
+        stopGuidance();
+        current.auto = true;
+        shoot.click();
+      }
+    }, guideEvery);
+  }
+
+  // luma draws the video frame at analysisSide pixels wide and returns its
+  // luminance (0–255) with the size.
+  function luma(g) {
+    var w = analysisSide, h = Math.round(analysisSide * video.videoHeight / video.videoWidth);
+    g.canvas.width = w;
+    g.canvas.height = h;
+    g.ctx.drawImage(video, 0, 0, w, h);
+    var px = g.ctx.getImageData(0, 0, w, h).data;
+    var y = new Float32Array(w * h);
+    for (var i = 0, j = 0; j < y.length; i += 4, j++) { y[j] = 0.299 * px[i] + 0.587 * px[i + 1] + 0.114 * px[i + 2]; }
+    return { y: y, w: w, h: h };
+  }
+
+  // The guide's rectangle in frame pixels (hosted.css: 6% from each side,
+  // ID-1 proportions, centred).
+  function guideRect(w, h) {
+    var gw = w * 0.88, gh = gw * 54 / 85.6;
+    return { x0: w * 0.06, x1: w * 0.94, y0: (h - gh) / 2, y1: (h + gh) / 2 };
+  }
+
+  // edge finds the document's edge across a band of the frame: the first
+  // step of at least minStep levels met coming from outside the guide
+  // (inward: from..to in order), at its steepest. alongX looks for vertical
+  // edges at columns from..to over rows r0..r1; otherwise the transpose.
+  // It returns the position, the mean luminance just outside it, and the
+  // edge's sharpness (the steepest one-pixel step over the step across
+  // 8 pixels); pos is -1 when the band has no such step.
+  var minStep = 24;
+  function edge(f, alongX, from, to, r0, r1) {
+    var n = alongX ? f.w : f.h, dir = from < to ? 1 : -1;
+    from = Math.min(n - 6, Math.max(5, Math.round(from)));
+    to = Math.min(n - 6, Math.max(5, Math.round(to)));
+    r0 = Math.max(0, Math.round(r0));
+    r1 = Math.min((alongX ? f.h : f.w) - 1, Math.round(r1));
+    var at = alongX ? function (p, r) { return f.y[r * f.w + p]; } : function (p, r) { return f.y[p * f.w + r]; };
+    var rows = Math.floor((r1 - r0) / 2) + 1;
+    function grad(p) {
+      var sum = 0;
+      for (var r = r0; r <= r1; r += 2) { sum += Math.abs(at(p + 1, r) - at(p - 1, r)); }
+      return sum / rows;
+    }
+    var pos = -1;
+    for (var p = from; dir > 0 ? p <= to : p >= to; p += dir) {
+      if (grad(p) >= minStep) { pos = p; break; }
+    }
+    if (pos < 0) { return { pos: -1 }; }
+    while (pos + dir > 4 && pos + dir < n - 5 && grad(pos + dir) > grad(pos)) { pos += dir; }
+    var step = 0, steep = 0, out = 0, outN = 0;
+    for (var q = r0; q <= r1; q += 2) {
+      step += Math.abs(at(pos + 4, q) - at(pos - 4, q));
+      steep += Math.max(Math.abs(at(pos + 1, q) - at(pos, q)), Math.abs(at(pos, q) - at(pos - 1, q)));
+      for (var k = 3; k <= 5; k++) {
+        var o = pos - dir * k;
+        if (o >= 0 && o < n) { out += at(o, q); outN++; }
+      }
+    }
+    return { pos: pos, sharp: step > 0 ? steep / step : 0, outside: outN ? out / outN : 0 };
+  }
+
+  function lookDocument(g) {
+    var f = luma(g), r = guideRect(f.w, f.h);
+    var gw = r.x1 - r.x0, gh = r.y1 - r.y0, mx = gw * 0.05, my = gh * 0.05;
+    // Each edge is looked for from a little outside the guide's side to a
+    // quarter into it, over the guide's middle half.
+    var left = edge(f, true, r.x0 - mx, r.x0 + gw * 0.25, r.y0 + gh * 0.25, r.y1 - gh * 0.25);
+    var right = edge(f, true, r.x1 + mx, r.x1 - gw * 0.25, r.y0 + gh * 0.25, r.y1 - gh * 0.25);
+    var top = edge(f, false, r.y0 - my, r.y0 + gh * 0.25, r.x0 + gw * 0.25, r.x1 - gw * 0.25);
+    var bottom = edge(f, false, r.y1 + my, r.y1 - gh * 0.25, r.x0 + gw * 0.25, r.x1 - gw * 0.25);
+    var sides = [left, right, top, bottom];
+    if (sides.some(function (e) { return e.pos < 0; })) { return 'outside'; }
+    var x0 = left.pos, x1 = right.pos, y0 = top.pos, y1 = bottom.pos;
+    var sum = 0, n = 0, bright = 0;
+    for (var y = y0 + 3; y < y1 - 3; y += 2) {
+      for (var x = x0 + 3; x < x1 - 3; x += 2) {
+        var v = f.y[y * f.w + x];
+        sum += v; n++;
+        if (v >= 250) { bright++; }
+      }
+    }
+    if (!n) { return 'outside'; }
+    var inside = sum / n;
+    // What lies beyond the four edges is one background, unlike the
+    // document: a document running out of the frame on one side has
+    // itself, not the table, beyond that side's "edge".
+    var outs = sides.map(function (e) { return e.outside; });
+    var bg = outs.reduce(function (a, b) { return a + b; }, 0) / 4;
+    if (Math.max.apply(null, outs) - Math.min.apply(null, outs) > 40 || Math.abs(inside - bg) < 30) { return 'outside'; }
+    if (inside < 50) { return 'dark'; }
+    // Glare: more than 2% of the document clipped white.
+    if (bright / n > 0.02) { return 'glare'; }
+    // Sharp: the edges' steepest pixel carries at least a third of the
+    // step (a blur of σ ≈ 2 analysis pixels brings it under a quarter).
+    var sharp = sides.reduce(function (a, e) { return a + e.sharp; }, 0) / 4;
+    if (sharp < 0.33) { return 'blur'; }
+    return 'ok';
+  }
+
+  function lookFace(g) {
+    var f = luma(g);
+    // The oval (hosted.css: 8% from top and bottom, 3:4).
+    var oh = f.h * 0.84, ow = oh * 0.75, cx = f.w / 2, cy = f.h / 2;
+    var inSum = 0, inSq = 0, inN = 0, outSum = 0, outN = 0;
+    for (var y = 0; y < f.h; y += 2) {
+      for (var x = 0; x < f.w; x += 2) {
+        var v = f.y[y * f.w + x];
+        var dx = (x - cx) / (ow / 2), dy = (y - cy) / (oh / 2), d = dx * dx + dy * dy;
+        if (d < 0.6) { inSum += v; inSq += v * v; inN++; } else if (d > 1.2) { outSum += v; outN++; }
+      }
+    }
+    var mean = inSum / inN, sd = Math.sqrt(Math.max(0, inSq / inN - mean * mean)), around = outN ? outSum / outN : mean;
+    // Lit: the face's middle neither dark nor clipped, and not much
+    // darker than what is behind it (backlight).
+    if (mean < 60 || mean > 220 || around - mean > 50) { return 'light'; }
+    // A face has features: a plain wall or a covered camera does not.
+    if (sd < 12) { return 'none'; }
+    return 'ok';
+  }
+
   shoot.addEventListener('click', function () {
     if (!stream || !video.videoWidth) { return; }
+    stopGuidance();
     var field = current.field;
+    section(field).setAttribute('data-captured', current.auto ? 'auto' : 'manual');
     var face = guide.classList.contains('guide-face');
     shoot.disabled = true;
     grab(uploadSide, uploadQuality).then(function (blob) {

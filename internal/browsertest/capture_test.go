@@ -1,10 +1,14 @@
 package browsertest
 
 import (
+	"bytes"
 	"context"
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
@@ -65,4 +69,104 @@ func timeZone(zone string) chromedp.Action[chromedp.Void] {
 		_, err := cdp.Call(ctx, tg, emulation.SetTimezoneOverride, emulation.SetTimezoneOverrideParams{TimezoneID: zone})
 		return err
 	})
+}
+
+// y4m writes a two-frame Y4M video for Chromium's fake camera, w×h, with
+// the luminance pix(x, y) and neutral colour.
+func y4m(t *testing.T, w, h int, pix func(x, y int) byte) string {
+	t.Helper()
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "YUV4MPEG2 W%d H%d F10:1 Ip A1:1 C420jpeg\n", w, h)
+	for range 2 {
+		b.WriteString("FRAME\n")
+		for y := range h {
+			for x := range w {
+				b.WriteByte(pix(x, y))
+			}
+		}
+		b.Write(bytes.Repeat([]byte{128}, w*h/2))
+	}
+	p := filepath.Join(t.TempDir(), "camera.y4m")
+	if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// card draws fakeCamera's light card with dark text at x0..x0+440,
+// y 100..380 on a grey table; glare adds a clipped white patch on it.
+func card(x0 int, glare bool) func(x, y int) byte {
+	return func(x, y int) byte {
+		dx := x - x0
+		if dx <= 0 || dx >= 440 || y <= 100 || y >= 380 {
+			return 80
+		}
+		if glare && dx > 200 && dx < 330 && y > 150 && y < 260 {
+			return 255
+		}
+		if (y-140)%28 < 8 && dx > 200 && dx < 400 && y < 330 || (dx > 30 && dx < 170 && y > 140 && y < 320) {
+			return 40
+		}
+		return 225
+	}
+}
+
+// TestDocumentLiveGuidance: with Chromium's fake camera, a card inside the
+// frame guide turns it green and is photographed by itself; a card half
+// outside the frame, or one with glare, is not (the guide says why), and
+// Capture still takes it by hand.
+func TestDocumentLiveGuidance(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name  string
+		video func(x, y int) byte
+		state string // "" for the automatic capture
+	}{
+		{"inside", card(100, false), ""},
+		{"half outside", card(400, false), "outside"},
+		{"glare", card(100, true), "glare"},
+		{"blurred", blurred(card(100, false)), "blur"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			ts := testserver.Start(t, "sqlite", testserver.Options{Dev: true})
+			hk := newHooks(t, ts)
+			_, page := create(t, ts, verifyd.EnvProduction, "ada@example.com", hk.srv.URL+"/hooks", "https://shop.example.com/x")
+			ctx := browser(t, chromedp.Flag("use-fake-ui-for-media-stream", true),
+				chromedp.Flag("use-fake-device-for-media-stream", true),
+				chromedp.Flag("use-file-for-fake-video-capture", y4m(t, 640, 480, c.video)))
+			do(t, ctx, "open the page", mobile(), chromedp.Navigate(page+"?lang=en"))
+			waitJS(t, ctx, "the camera button", `!!document.querySelector('#s-front button.take')`)
+			do(t, ctx, "open the camera", chromedp.Click(chromedp.CSS("#s-front button.take")))
+			if c.state == "" {
+				waitJS(t, ctx, "the automatic capture", `!document.getElementById('camera').open && document.getElementById('s-front').dataset.captured === 'auto'`)
+				return
+			}
+			waitJS(t, ctx, "the guide's verdict", `document.querySelector('#camera .guide').dataset.state === '`+c.state+`'`)
+			// It stays so: no automatic capture of a bad picture.
+			time.Sleep(2 * time.Second)
+			if got := jsString(t, ctx, `document.querySelector('#camera .guide').dataset.state + ' ' + document.getElementById('camera').open`); got != c.state+" true" {
+				t.Fatalf("after 2 s: %q, want %q and the camera still open", got, c.state)
+			}
+			want := map[string]string{"outside": "Move the document into the frame", "glare": "Light is reflected", "blur": "The picture is blurred"}[c.state]
+			if got := jsString(t, ctx, `document.getElementById('camera-help').textContent`); !strings.HasPrefix(got, want) {
+				t.Fatalf("help %q, want %q", got, want)
+			}
+			do(t, ctx, "capture by hand", chromedp.Click(chromedp.ID("camera-shoot")))
+			waitJS(t, ctx, "the manual capture", `!document.getElementById('camera').open && document.getElementById('s-front').dataset.captured === 'manual'`)
+		})
+	}
+}
+
+// blurred is pix under a box blur of 9 pixels (σ ≈ 2.6 px).
+func blurred(pix func(x, y int) byte) func(x, y int) byte {
+	return func(x, y int) byte {
+		sum := 0
+		for dy := -4; dy <= 4; dy++ {
+			for dx := -4; dx <= 4; dx++ {
+				sum += int(pix(x+dx, y+dy))
+			}
+		}
+		return byte(sum / 81)
+	}
 }
