@@ -170,3 +170,37 @@ func blurred(pix func(x, y int) byte) func(x, y int) byte {
 		return byte(sum / 81)
 	}
 }
+
+// TestSelfieLiveGuidance: the selfie's guide says whether the oval holds a
+// lit subject with features: a plain wall is "none", a dark room "light",
+// a detailed, lit picture "ok" (green); the photo is never taken by
+// itself (the movement check follows Capture).
+func TestSelfieLiveGuidance(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name, state string
+		video       func(x, y int) byte
+	}{
+		{"plain wall", "none", func(int, int) byte { return 150 }},
+		{"dark", "light", func(x, y int) byte { return byte(20 + (x/40+y/40)%2*20) }},
+		{"lit detail", "ok", card(100, false)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			ts := testserver.Start(t, "sqlite", testserver.Options{Dev: true})
+			hk := newHooks(t, ts)
+			_, page := create(t, ts, verifyd.EnvProduction, "ada@example.com", hk.srv.URL+"/hooks", "https://shop.example.com/x")
+			ctx := browser(t, chromedp.Flag("use-fake-ui-for-media-stream", true),
+				chromedp.Flag("use-fake-device-for-media-stream", true),
+				chromedp.Flag("use-file-for-fake-video-capture", y4m(t, 640, 480, c.video)))
+			do(t, ctx, "open the page", mobile(), chromedp.Navigate(page+"?lang=en"))
+			waitJS(t, ctx, "the camera button", `!!document.querySelector('#s-selfie button.take')`)
+			do(t, ctx, "open the camera", chromedp.Click(chromedp.CSS("#s-selfie button.take")))
+			waitJS(t, ctx, "the guide's verdict", `document.querySelector('#camera .guide').dataset.state === '`+c.state+`'`)
+			time.Sleep(time.Second)
+			if got := jsString(t, ctx, `document.querySelector('#camera .guide').className + ' ' + document.getElementById('camera').open`); got != map[bool]string{true: "guide guide-face ok true", false: "guide guide-face true"}[c.state == "ok"] {
+				t.Fatalf("after 1 s: %q", got)
+			}
+		})
+	}
+}
