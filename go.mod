@@ -22,9 +22,13 @@ require (
 	modernc.org/sqlite v1.61.1
 )
 
-require gonum.org/v1/gonum v0.17.0
+require (
+	github.com/yeqown/go-qrcode/v2 v2.3.0
+	golang.org/x/time v0.16.0
+	gonum.org/v1/gonum v0.17.0
+)
 
-require golang.org/x/time v0.16.0 // indirect
+require github.com/yeqown/reedsolomon v1.0.0 // indirect
 
 require (
 	github.com/beorn7/perks v1.0.1 // indirect

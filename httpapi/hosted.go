@@ -624,6 +624,10 @@ type hostedPageData struct {
 	FieldErr  map[string]string
 	Outcomes  []hostedOption
 	JSText    map[string]string
+
+	// HandoffURL and HandoffQR hand the verification to a phone: the
+	// page's absolute link and its QR code (handoff.go).
+	HandoffURL, HandoffQR string
 }
 
 // T returns the text of key in the page's language.
@@ -705,6 +709,7 @@ func (s *Server) renderHosted(w http.ResponseWriter, r *http.Request, h hostedRe
 	}
 	if d.CanSubmit {
 		s.fillCaptureForm(&d, r, h, st, res)
+		d.HandoffURL, d.HandoffQR = h.pageURL(), h.pagePath("/handoff.png"+h.query())
 	}
 	d.JSText = map[string]string{}
 	for _, k := range jsKeys {

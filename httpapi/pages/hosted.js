@@ -61,6 +61,47 @@
     window.setTimeout(poll, 1000);
   }
 
+  // The hand-off to a phone: opened by itself on a computer (not a mobile
+  // browser, no touch screen). While it is open the page follows the
+  // verification: when the phone has sent photos (the phase or the
+  // attempts left change) it reloads and shows where things stand.
+  var handoff = document.getElementById('handoff');
+  if (handoff) {
+    var mobileUA = navigator.userAgentData ? navigator.userAgentData.mobile : /Mobi|Android|iPhone|iPad/i.test(navigator.userAgent);
+    var desktop = !mobileUA && !(navigator.maxTouchPoints > 0) && !('ontouchstart' in window);
+    if (desktop) { handoff.open = true; }
+    var linkInput = document.getElementById('handoff-link');
+    var copy = document.getElementById('handoff-copy');
+    if (copy && navigator.clipboard && window.isSecureContext) {
+      copy.hidden = false;
+      copy.addEventListener('click', function () {
+        navigator.clipboard.writeText(linkInput.value).then(function () { announce(t('handoff_copied')); });
+      });
+    }
+    linkInput.addEventListener('focus', function () { linkInput.select(); });
+    var followURL = main.getAttribute('data-status') + '?lang=' + encodeURIComponent(lang);
+    var seen = null;
+    var follow = function () {
+      if (!handoff.open) { window.setTimeout(follow, 3000); return; }
+      fetch(followURL, { headers: { Accept: 'application/json' }, credentials: 'same-origin', cache: 'no-store' })
+        .then(function (r) {
+          if (r.status === 404) { window.location.reload(); return null; }
+          return r.ok ? r.json() : null;
+        })
+        .then(function (s) {
+          if (s) {
+            var now = s.phase + '/' + s.attempts_left;
+            if (seen !== null && now !== seen) { window.location.reload(); return; }
+            if (s.phase !== phase) { window.location.reload(); return; }
+            seen = now;
+          }
+          window.setTimeout(follow, 3000);
+        })
+        .catch(function () { window.setTimeout(follow, 5000); });
+    };
+    window.setTimeout(follow, 1000);
+  }
+
   var form = document.getElementById('capture');
   if (!form) { return; }
   var csrf = form.querySelector('input[name=csrf]').value;

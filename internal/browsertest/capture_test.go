@@ -204,3 +204,34 @@ func TestSelfieLiveGuidance(t *testing.T) {
 		})
 	}
 }
+
+// TestDesktopHandsOffToPhone: on a computer the capture page opens the
+// hand-off: a QR code of its own link and the link to copy. A phone opens
+// the link and sends the photos; the computer's page follows and shows
+// that the verification is being reviewed.
+func TestDesktopHandsOffToPhone(t *testing.T) {
+	t.Parallel()
+	ts := testserver.Start(t, "sqlite", testserver.Options{Dev: true})
+	hk := newHooks(t, ts)
+	_, page := create(t, ts, verifyd.EnvSandbox, "ada+review@example.com", hk.srv.URL+"/hooks", "https://shop.example.com/x")
+
+	desk := browser(t)
+	do(t, desk, "open the page on the computer", chromedp.EmulateViewport(1280, 900), chromedp.Navigate(page+"?lang=en"))
+	waitJS(t, desk, "the hand-off, open", `document.getElementById('handoff') && document.getElementById('handoff').open`)
+	waitJS(t, desk, "the QR code", `document.getElementById('handoff-qr').complete && document.getElementById('handoff-qr').naturalWidth > 100`)
+	link := jsString(t, desk, `document.getElementById('handoff-link').value`)
+	if link != page+"?lang=en" {
+		t.Fatalf("hand-off link %q, want %q", link, page+"?lang=en")
+	}
+
+	phone := browser(t)
+	do(t, phone, "open the link on the phone", mobile(), chromedp.Navigate(link))
+	waitJS(t, phone, "the capture form", `!!document.getElementById('capture')`)
+	if jsString(t, phone, `String(document.getElementById('handoff').open)`) != "false" {
+		t.Fatal("the phone's page opens the hand-off")
+	}
+	fillCaptureForm(t, phone, documentFiles(t))
+	do(t, phone, "submit on the phone", chromedp.Click(chromedp.ID("submit")))
+	waitJS(t, phone, "the review on the phone", `document.querySelector('main').dataset.phase === 'review'`)
+	waitJS(t, desk, "the computer following", `document.querySelector('main').dataset.phase === 'review' && document.body.innerText.includes('being reviewed')`)
+}
