@@ -18,6 +18,9 @@ type Store interface {
 	OperatorStore
 	AgeOAuthStore
 	AgeAccountStore
+	AgeConsentStore
+	AgePasskeyStore
+	AgeMailStore
 	RetentionStore
 	LivenessStore
 	// Ping reports whether the database answers; /readyz uses it.
@@ -222,7 +225,8 @@ type AgeOAuthStore interface {
 	// CreateAgeAuthRequest stores a new authorize request. In the same
 	// transaction it deletes tokens that expired at or before purgeBefore,
 	// then codes that expired by then and have no tokens left, then requests
-	// that expired by then and have no code, so the tables stay small.
+	// that expired by then and have no code, so the tables stay small. An
+	// existing id is an EConflict error (and nothing is stored).
 	CreateAgeAuthRequest(ctx context.Context, r AgeAuthRequest, purgeBefore time.Time) error
 	// AgeAuthRequest returns the request with the given id, whether expired
 	// or completed or not, or ErrNotFound.

@@ -20,6 +20,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/verifyd/verifyd"
+	"github.com/verifyd/verifyd/seal"
 )
 
 // Lifetimes of what the protocol issues.
@@ -90,8 +91,10 @@ type Tenants interface {
 // Config holds what the service needs from the deployment.
 type Config struct {
 	// FlowBaseURL returns the public base URL of the age interface of an
-	// environment; the hosted flow of request ID is at {base}/flow/{ID}.
+	// environment; the hosted flow of a request is at {base}/flow/{Flow}.
 	FlowBaseURL func(verifyd.Environment) string
+	// Sealer seals authorize requests into their flow handles (required).
+	Sealer *seal.Sealer
 }
 
 // Service implements the OAuth use cases of the age interface.
@@ -112,7 +115,12 @@ func New(store verifyd.AgeOAuthStore, tenants Tenants, rand io.Reader, now func(
 // AuthRequest is a validated /oauth/authorize request waiting for the user to
 // finish the hosted flow.
 type AuthRequest struct {
-	ID          string
+	// ID names the request in what the flow stores (proofs, the code).
+	ID string
+	// Flow is the request's handle in the flow's address (/flow/{Flow}):
+	// the request itself, sealed, so that an authorize request is stored
+	// only when its flow issues a code.
+	Flow        string
 	BusinessID  string
 	Environment verifyd.Environment
 	// ClientID is the integrator's API key.
@@ -126,6 +134,8 @@ type AuthRequest struct {
 	Country                            string
 	CodeChallenge, CodeChallengeMethod string
 	CreatedAt, ExpiresAt               time.Time
+	// CompletedAt is when the flow finished with a code (nil before).
+	CompletedAt *time.Time
 }
 
 // Outcome is what the hosted flow found: whether the user proved to be 18+,
@@ -172,45 +182,41 @@ func (s *Service) random(prefix string, n int) (string, error) {
 	return prefix + t, nil
 }
 
-// AuthRequest returns a request waiting for the hosted flow, or
-// verifyd.ErrNotFound when it is unknown or expired. A completed request is
-// still returned until it expires; completing it again fails.
-func (s *Service) AuthRequest(ctx context.Context, id string) (AuthRequest, error) {
-	if !cleanText(id, maxID) {
-		return AuthRequest{}, verifyd.ErrNotFound
-	}
-	r, err := s.store.AgeAuthRequest(ctx, id)
+// AuthRequest returns the request a flow handle carries, or
+// verifyd.ErrNotFound when the handle is not one A1 made or the request
+// has expired. A completed request is still returned until it expires;
+// completing it again fails.
+func (s *Service) AuthRequest(ctx context.Context, flow string) (AuthRequest, error) {
+	r, err := s.openRequest(flow)
 	if err != nil {
 		return AuthRequest{}, err
 	}
 	if !s.now().Before(r.ExpiresAt) {
 		return AuthRequest{}, verifyd.ErrNotFound
 	}
-	return requestOf(r), nil
+	return requestOf(r, flow), nil
 }
 
-func requestOf(r verifyd.AgeAuthRequest) AuthRequest {
+func requestOf(r verifyd.AgeAuthRequest, flow string) AuthRequest {
 	return AuthRequest{
-		ID: r.ID, BusinessID: r.BusinessID, Environment: r.Environment, ClientID: r.ClientID,
+		ID: r.ID, Flow: flow, BusinessID: r.BusinessID, Environment: r.Environment, ClientID: r.ClientID,
 		RedirectURI: r.RedirectURI, State: r.State, UserID: r.UserID, Country: r.Country,
 		CodeChallenge: r.CodeChallenge, CodeChallengeMethod: r.CodeChallengeMethod,
-		CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt,
+		CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt, CompletedAt: r.CompletedAt,
 	}
 }
 
-// Complete finishes a request with the hosted flow's outcome: it issues the
-// code and returns the request's redirect_uri with code (and state when the
-// request had one) added to its query. A request can be completed once; a
-// second Complete fails with ErrCompleted (EConflict). An unknown or expired
-// request is verifyd.ErrNotFound.
-func (s *Service) Complete(ctx context.Context, requestID string, o Outcome) (string, error) {
+// Complete finishes the request of a flow handle with the hosted flow's
+// outcome: it stores the request, issues the code and returns the
+// request's redirect_uri with code (and state when the request had one)
+// added to its query. A request can be completed once; a second Complete
+// fails with ErrCompleted (EConflict). An unknown or expired request is
+// verifyd.ErrNotFound.
+func (s *Service) Complete(ctx context.Context, flow string, o Outcome) (string, error) {
 	if o.VerificationID == "" || !cleanText(o.VerificationID, maxID) || !cleanText(o.Method, maxID) {
 		return "", verifyd.Errorf(verifyd.EInvalid, "an outcome needs a verification id (and method) of at most %d bytes of text", maxID)
 	}
-	if !cleanText(requestID, maxID) {
-		return "", verifyd.ErrNotFound
-	}
-	r, err := s.store.AgeAuthRequest(ctx, requestID)
+	r, err := s.openRequest(flow)
 	if err != nil {
 		return "", err
 	}
@@ -218,14 +224,17 @@ func (s *Service) Complete(ctx context.Context, requestID string, o Outcome) (st
 	if !now.Before(r.ExpiresAt) {
 		return "", verifyd.ErrNotFound
 	}
-	if r.CompletedAt != nil {
-		return "", ErrCompleted
-	}
 	code, err := s.random("vdc_", 32)
 	if err != nil {
 		return "", err
 	}
-	err = s.store.CompleteAgeAuthRequest(ctx, requestID, verifyd.AgeCode{
+	// The request is stored now, the first time its flow finishes; a
+	// second completion finds it stored and is refused by the store's
+	// conditional update. Old rows are purged on the way.
+	if err := s.store.CreateAgeAuthRequest(ctx, r, now.Add(-TokenLifetime)); err != nil && verifyd.ErrorCodeOf(err) != verifyd.EConflict {
+		return "", err
+	}
+	err = s.store.CompleteAgeAuthRequest(ctx, r.ID, verifyd.AgeCode{
 		Hash: hashOf(code), RequestID: r.ID, BusinessID: r.BusinessID, Environment: r.Environment,
 		ClientID: r.ClientID, RedirectURI: r.RedirectURI,
 		CodeChallenge: r.CodeChallenge, CodeChallengeMethod: r.CodeChallengeMethod,

@@ -54,6 +54,7 @@ type fixture struct {
 	db      *sqlstore.DB
 	tenants *tenant.Service
 	clock   *clock
+	sealer  *seal.Sealer
 	flowURL func(verifyd.Environment) string
 	// creds[env] is the business's age credential; other is another
 	// business's production age key, identity its production identity key.
@@ -96,7 +97,8 @@ func newFixture(t *testing.T, dialect string) *fixture {
 		}
 		return "https://verifyd.example/age"
 	}
-	f.svc = age.New(db, tenants, rand.Reader, c.now, age.Config{FlowBaseURL: f.flowURL})
+	f.sealer = sealer
+	f.svc = age.New(db, tenants, rand.Reader, c.now, age.Config{FlowBaseURL: f.flowURL, Sealer: sealer})
 	for n, name := range []string{"Shop", "Other shop"} {
 		_, creds, err := tenants.CreateBusiness(ctx, name)
 		if err != nil {
@@ -144,7 +146,7 @@ func (f *fixture) authorize(env verifyd.Environment, q url.Values) age.AuthReque
 	if err != nil {
 		f.t.Fatalf("Authorize: %v", err)
 	}
-	if want := map[verifyd.Environment]string{prd: "https://verifyd.example/age/flow/", sbx: "https://verifyd.example/sandbox/age/flow/"}[env] + r.ID; flow != want {
+	if want := map[verifyd.Environment]string{prd: "https://verifyd.example/age/flow/", sbx: "https://verifyd.example/sandbox/age/flow/"}[env] + r.Flow; flow != want {
 		f.t.Fatalf("flow URL = %q, want %q", flow, want)
 	}
 	return r
@@ -154,7 +156,7 @@ func (f *fixture) authorize(env verifyd.Environment, q url.Values) age.AuthReque
 func (f *fixture) code(env verifyd.Environment, q url.Values, o age.Outcome) (string, *url.URL) {
 	f.t.Helper()
 	r := f.authorize(env, q)
-	to, err := f.svc.Complete(f.ctx, r.ID, o)
+	to, err := f.svc.Complete(f.ctx, r.Flow, o)
 	if err != nil {
 		f.t.Fatalf("Complete: %v", err)
 	}
@@ -265,30 +267,56 @@ func TestAuthorizeKeepsRequest(t *testing.T) {
 	if !strings.HasPrefix(r.ID, "areq_") || len(r.ID) < len("areq_")+26 {
 		t.Errorf("request id %q: want areq_ and at least 128 random bits", r.ID)
 	}
-	got, err := f.svc.AuthRequest(f.ctx, r.ID)
+	got, err := f.svc.AuthRequest(f.ctx, r.Flow)
 	if err != nil {
 		t.Fatalf("AuthRequest: %v", err)
 	}
 	start := f.clock.now()
-	want := age.AuthRequest{ID: r.ID, BusinessID: f.creds[prd].BusinessID, Environment: prd,
+	want := age.AuthRequest{ID: r.ID, Flow: r.Flow, BusinessID: f.creds[prd].BusinessID, Environment: prd,
 		ClientID: f.creds[prd].APIKey, RedirectURI: redirect, State: "a b&c=d/é", UserID: "user-42", Country: "de",
 		CodeChallenge: challenge, CodeChallengeMethod: "S256", CreatedAt: start, ExpiresAt: start.Add(30 * time.Minute)}
 	if got != want || r != want {
 		t.Errorf("AuthRequest = %+v\nAuthorize returned %+v\nwant %+v", got, r, want)
 	}
 	// Two requests never share an id.
-	if again := f.authorize(prd, q); again.ID == r.ID {
-		t.Error("two authorize requests got the same id")
+	if again := f.authorize(prd, q); again.ID == r.ID || again.Flow == r.Flow {
+		t.Error("two authorize requests got the same id or flow")
+	}
+	// Nothing is stored until the flow completes.
+	if _, err := f.db.AgeAuthRequest(f.ctx, r.ID); !errors.Is(err, verifyd.ErrNotFound) {
+		t.Errorf("stored request after Authorize: %v, want ErrNotFound", err)
+	}
+	// The flow handle cannot be altered or made elsewhere: a changed
+	// byte, another master key, no prefix.
+	key := make([]byte, seal.KeySize)
+	_, _ = rand.Read(key)
+	otherSealer, _ := seal.New(key, rand.Reader)
+	elsewhere := age.New(f.db, f.tenants, rand.Reader, f.clock.now, age.Config{FlowBaseURL: f.flowURL, Sealer: otherSealer})
+	foreign, _, err := elsewhere.Authorize(f.ctx, prd, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	flip := []byte(r.Flow)
+	flip[len(flip)/2] ^= 'A' ^ 'B'
+	if flip[len(flip)/2] == r.Flow[len(flip)/2] {
+		flip[len(flip)/2] = 'C'
+	}
+	for name, bad := range map[string]string{"changed": string(flip), "other key": foreign.Flow,
+		"no prefix": strings.TrimPrefix(r.Flow, "af_"), "truncated": r.Flow[:len(r.Flow)-4], "long": r.Flow + strings.Repeat("A", 20000)} {
+		_, err := f.svc.AuthRequest(f.ctx, bad)
+		wantErr(t, "AuthRequest of a "+name+" flow", err, verifyd.ErrNotFound)
+		_, err = f.svc.Complete(f.ctx, bad, adult)
+		wantErr(t, "Complete of a "+name+" flow", err, verifyd.ErrNotFound)
 	}
 
 	f.clock.advance(30*time.Minute - time.Microsecond)
-	if _, err := f.svc.AuthRequest(f.ctx, r.ID); err != nil {
+	if _, err := f.svc.AuthRequest(f.ctx, r.Flow); err != nil {
 		t.Errorf("AuthRequest just before expiry: %v", err)
 	}
 	f.clock.advance(time.Microsecond)
-	_, err = f.svc.AuthRequest(f.ctx, r.ID)
+	_, err = f.svc.AuthRequest(f.ctx, r.Flow)
 	wantErr(t, "AuthRequest after 30 minutes", err, verifyd.ErrNotFound)
-	_, err = f.svc.Complete(f.ctx, r.ID, adult)
+	_, err = f.svc.Complete(f.ctx, r.Flow, adult)
 	wantErr(t, "Complete after 30 minutes", err, verifyd.ErrNotFound)
 	_, err = f.svc.AuthRequest(f.ctx, "areq_\xff")
 	wantErr(t, "AuthRequest of an id that is not UTF-8", err, verifyd.ErrNotFound)
@@ -322,19 +350,23 @@ func TestCompleteRedirect(t *testing.T) {
 
 	// Completing twice fails; an outcome needs its verification id.
 	r := f.authorize(prd, f.query(prd))
-	_, err := f.svc.Complete(f.ctx, r.ID, age.Outcome{AgeVerified: true})
+	_, err := f.svc.Complete(f.ctx, r.Flow, age.Outcome{AgeVerified: true})
 	if verifyd.ErrorCodeOf(err) != verifyd.EInvalid {
 		t.Errorf("Complete without verification id: %v, want EInvalid", err)
 	}
-	if _, err := f.svc.Complete(f.ctx, r.ID, adult); err != nil {
+	if _, err := f.svc.Complete(f.ctx, r.Flow, adult); err != nil {
 		t.Fatalf("Complete: %v", err)
 	}
-	_, err = f.svc.Complete(f.ctx, r.ID, adult)
+	// Completing stored the request, completed.
+	if stored, err := f.db.AgeAuthRequest(f.ctx, r.ID); err != nil || stored.CompletedAt == nil || stored.RedirectURI != r.RedirectURI {
+		t.Errorf("stored request after Complete: %+v, %v", stored, err)
+	}
+	_, err = f.svc.Complete(f.ctx, r.Flow, adult)
 	if verifyd.ErrorCodeOf(err) != verifyd.EConflict || !errors.Is(err, age.ErrCompleted) {
 		t.Errorf("second Complete: %v, want ErrCompleted (EConflict)", err)
 	}
 	// A completed request can still be read until it expires.
-	if _, err := f.svc.AuthRequest(f.ctx, r.ID); err != nil {
+	if _, err := f.svc.AuthRequest(f.ctx, r.Flow); err != nil {
 		t.Errorf("AuthRequest of a completed request: %v", err)
 	}
 }
@@ -547,7 +579,7 @@ func TestConcurrentExchangeOneWins(t *testing.T) {
 	each(t, func(t *testing.T, f *fixture) {
 		const n = 20
 		f.svc = age.New(&barrier{AgeOAuthStore: f.db, n: n, all: make(chan struct{})}, f.tenants, rand.Reader,
-			f.clock.now, age.Config{FlowBaseURL: f.flowURL})
+			f.clock.now, age.Config{FlowBaseURL: f.flowURL, Sealer: f.sealer})
 		code, _ := f.code(prd, f.query(prd), adult)
 		toks := make([]age.Token, n)
 		errs := make([]error, n)

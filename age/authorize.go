@@ -1,12 +1,15 @@
 package age
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"net/url"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/verifyd/verifyd"
 	"github.com/verifyd/verifyd/tenant"
@@ -35,8 +38,9 @@ func param(q url.Values, name string) (v string, ok bool) {
 }
 
 // Authorize validates an authorize request (SPEC A1) that arrived on the age
-// mount of env and keeps it for the hosted flow. It returns the request and
-// the URL of the hosted flow to send the user to.
+// mount of env. It returns the request and the URL of the hosted flow to
+// send the user to, which carries the request sealed (AuthRequest.Flow):
+// nothing is stored until the flow finishes.
 //
 // The checks run in this order and the first failure answers: client_id (an
 // active age key of env, else ErrInvalidClientID), scope (exactly "adult",
@@ -101,12 +105,93 @@ func (s *Service) Authorize(ctx context.Context, env verifyd.Environment, q url.
 		CodeChallenge: challenge, CodeChallengeMethod: method,
 		CreatedAt: now, ExpiresAt: now.Add(RequestLifetime),
 	}
-	// Rows stop mattering once the tokens issued from them have expired.
-	if err := s.store.CreateAgeAuthRequest(ctx, r, now.Add(-TokenLifetime)); err != nil {
+	// Nothing is stored: the request travels sealed in the flow's address
+	// and is stored when the flow issues its code (Complete), so a flood
+	// of authorize requests costs no writes.
+	flow, err := s.sealRequest(r)
+	if err != nil {
 		return AuthRequest{}, "", err
 	}
-	flow := strings.TrimSuffix(s.cfg.FlowBaseURL(env), "/") + "/flow/" + id
-	return requestOf(r), flow, nil
+	url := strings.TrimSuffix(s.cfg.FlowBaseURL(env), "/") + "/flow/" + flow
+	return requestOf(r, flow), url, nil
+}
+
+// flowPrefix starts every flow handle.
+const flowPrefix = "af_"
+
+// maxFlow bounds a flow handle: the sealed request with the longest
+// redirect_uri, state and user_id allowed, each escaped to twice its
+// length in JSON at worst, plus the other fields and the seal, in base64.
+const maxFlow = len(flowPrefix) + 4*(2*(verifyd.MaxURLLength+maxState+maxUserID)+1024)/3
+
+// sealedRequest is an authorize request as its flow handle carries it.
+type sealedRequest struct {
+	ID          string `json:"i"`
+	BusinessID  string `json:"b"`
+	Environment string `json:"e"`
+	ClientID    string `json:"k"`
+	RedirectURI string `json:"r"`
+	State       string `json:"s,omitempty"`
+	UserID      string `json:"u,omitempty"`
+	Country     string `json:"c"`
+	Challenge   string `json:"p,omitempty"`
+	Method      string `json:"m,omitempty"`
+	// Created and Expires are Unix microseconds.
+	Created int64 `json:"t"`
+	Expires int64 `json:"x"`
+}
+
+// flowAAD binds a handle to its purpose and environment: a handle made
+// for the sandbox does not open on production.
+func flowAAD(env verifyd.Environment) []byte { return []byte("age-authorize-request|" + string(env)) }
+
+// sealRequest makes the flow handle of a request: the request encrypted
+// and authenticated under the master key (seal), in base64url.
+func (s *Service) sealRequest(r verifyd.AgeAuthRequest) (string, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // <, > and & as themselves: shorter
+	err := enc.Encode(sealedRequest{ID: r.ID, BusinessID: r.BusinessID, Environment: string(r.Environment),
+		ClientID: r.ClientID, RedirectURI: r.RedirectURI, State: r.State, UserID: r.UserID, Country: r.Country,
+		Challenge: r.CodeChallenge, Method: r.CodeChallengeMethod,
+		Created: r.CreatedAt.UnixMicro(), Expires: r.ExpiresAt.UnixMicro()})
+	if err != nil {
+		return "", err
+	}
+	sealed, err := s.cfg.Sealer.Seal(bytes.TrimSuffix(b.Bytes(), []byte("\n")), flowAAD(r.Environment))
+	if err != nil {
+		return "", err
+	}
+	return flowPrefix + base64.RawURLEncoding.EncodeToString(sealed), nil
+}
+
+// openRequest reads a flow handle made by sealRequest in either
+// environment. Anything else, damaged or sealed under another key, is
+// verifyd.ErrNotFound; expiry is the caller's to check.
+func (s *Service) openRequest(flow string) (verifyd.AgeAuthRequest, error) {
+	raw, ok := strings.CutPrefix(flow, flowPrefix)
+	if !ok || len(flow) > maxFlow {
+		return verifyd.AgeAuthRequest{}, verifyd.ErrNotFound
+	}
+	sealed, err := base64.RawURLEncoding.Strict().DecodeString(raw)
+	if err != nil {
+		return verifyd.AgeAuthRequest{}, verifyd.ErrNotFound
+	}
+	for _, env := range verifyd.Environments {
+		b, err := s.cfg.Sealer.Open(sealed, flowAAD(env))
+		if err != nil {
+			continue
+		}
+		var in sealedRequest
+		if err := json.Unmarshal(b, &in); err != nil || in.Environment != string(env) {
+			return verifyd.AgeAuthRequest{}, verifyd.ErrNotFound
+		}
+		return verifyd.AgeAuthRequest{ID: in.ID, BusinessID: in.BusinessID, Environment: env, ClientID: in.ClientID,
+			RedirectURI: in.RedirectURI, State: in.State, UserID: in.UserID, Country: in.Country,
+			CodeChallenge: in.Challenge, CodeChallengeMethod: in.Method,
+			CreatedAt: time.UnixMicro(in.Created).UTC(), ExpiresAt: time.UnixMicro(in.Expires).UTC()}, nil
+	}
+	return verifyd.AgeAuthRequest{}, verifyd.ErrNotFound
 }
 
 // validChallenge accepts no PKCE at all, or an S256 challenge: the unpadded

@@ -624,7 +624,9 @@ func TestAgeInternalErrors(t *testing.T) {
 	t.Parallel()
 	ts := testserver.Start(t, "sqlite", testserver.Options{})
 	f := newOAuth(t, ts, prd)
-	for _, table := range []string{"age_tokens", "age_codes", "age_auth_requests"} {
+	// A1 stores nothing (the request travels sealed in the flow's
+	// address); what it reads is the allowed-redirect list.
+	for _, table := range []string{"age_tokens", "age_codes", "age_auth_requests", "redirect_urls"} {
 		if _, err := ts.Store.SQL().Exec("DROP TABLE " + table); err != nil {
 			t.Fatal(err)
 		}
@@ -632,4 +634,35 @@ func TestAgeInternalErrors(t *testing.T) {
 	oauthGet(t, f.authorizeURL()).wantError(t, 500, "Internal Server Error")
 	f.specToken(f.cred.APIKey, f.cred.APISecret, map[string]string{"code": "vdc_x"}).wantError(t, 500, "Internal Server Error")
 	f.user("vdt_live_x").wantError(t, 500, "Internal Server Error")
+}
+
+// TestAuthorizeStoresNothing: A1 writes no row, however often it is
+// called; the request is stored once, when its flow issues the code, and
+// a second completion of the same flow is refused.
+func TestAuthorizeStoresNothing(t *testing.T) {
+	t.Parallel()
+	ts := testserver.Start(t, "sqlite", testserver.Options{})
+	f := newOAuth(t, ts, prd)
+	rows := func() int {
+		var n int
+		if err := ts.Store.SQL().QueryRow("SELECT count(*) FROM age_auth_requests").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	var flows []string
+	for range 10 {
+		flows = append(flows, f.start(f.authorizeURL()))
+	}
+	if n := rows(); n != 0 {
+		t.Fatalf("%d authorize requests stored after 10 A1 calls, want 0", n)
+	}
+	f.finish(flows[3], agesvc.Outcome{AgeVerified: true, VerificationID: "agv_x", Method: "document"})
+	if n := rows(); n != 1 {
+		t.Fatalf("%d authorize requests stored after one flow finished, want 1", n)
+	}
+	_, err := ts.Age.Complete(context.Background(), flows[3], agesvc.Outcome{AgeVerified: true, VerificationID: "agv_x", Method: "document"})
+	if !errors.Is(err, agesvc.ErrCompleted) {
+		t.Fatalf("second Complete of a flow: %v, want ErrCompleted", err)
+	}
 }

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"net"
 	"net/http"
 	"net/netip"
@@ -211,6 +212,27 @@ func (c *clientBuckets) sweep(now time.Time) {
 
 // errTooManyRequests answers a client over its budget.
 var errTooManyRequests = &verifyd.Error{Code: verifyd.ETooManyRequests, Message: verifyd.MsgTooManyRequests}
+
+// holdRefusal waits before a refused answer is sent: until the client's
+// next token is due (wait), at most Config.RefusalHold, and not at all
+// when MaxHeldRefusals answers are held already or the client has gone.
+// A client that waits for each answer then gets about one per connection
+// and hold; answering at once let one address's 32 connections send 14,000
+// requests a second, and their parsing and scheduling cost an integrator's
+// B1 70 % of its rate on two cores (docs/reliability.md).
+func (s *Server) holdRefusal(ctx context.Context, wait time.Duration) {
+	d := min(wait, s.cfg.RefusalHold)
+	if d <= 0 || !s.held.TryAcquire(1) {
+		return
+	}
+	defer s.held.Release(1)
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
 
 // retryAfter is the Retry-After value for a wait: whole seconds, at least one.
 func retryAfter(d time.Duration) string { return strconv.Itoa(int(d/time.Second) + 1) }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/verifyd/verifyd"
 	"github.com/verifyd/verifyd/engine"
+	"github.com/verifyd/verifyd/identity"
 	"github.com/verifyd/verifyd/internal/docgen"
 	"github.com/verifyd/verifyd/internal/testdb"
 	"github.com/verifyd/verifyd/internal/testserver"
@@ -185,6 +186,14 @@ func TestOurFailuresAreNotTheCustomers(t *testing.T) {
 	_, runErr, _ := ts.Identity.CheckResults(runs[0])
 	if !strings.Contains(runErr, "crash number 1") {
 		t.Fatalf("the cause is not visible to operators: %q", runErr)
+	}
+	// The pipeline ran MaxPipelineRuns times; the next attempt failed the
+	// verification without running it (as after runs the process died in).
+	if calls != identity.MaxPipelineRuns {
+		t.Errorf("the pipeline ran %d times, want %d", calls, identity.MaxPipelineRuns)
+	}
+	if _, last, _ := ts.Identity.CheckResults(runs[len(runs)-1]); !strings.Contains(last, "started 3 times") {
+		t.Errorf("the last run's error: %q", last)
 	}
 
 	missing := testserver.Start(t, "sqlite", testserver.Options{Dev: true, Pipeline: engine.NewPipeline(unavailable{})})

@@ -7,7 +7,9 @@ import (
 	"net/http"
 	"net/netip"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/verifyd/verifyd"
 	"github.com/verifyd/verifyd/internal/testserver"
@@ -77,5 +79,47 @@ func TestAnonymousFloodIsLimited(t *testing.T) {
 	c := newClient(t, ts, idp, prd)
 	if res := c.send("POST", "/api/v1/identity-verification", createBody(newCustomerID(), "https://h.example.com/", "")); res.status != 201 {
 		t.Fatalf("the integrator's B1 during the flood: %d %s", res.status, res.raw)
+	}
+}
+
+// TestRefusalsAreHeld: a client that keeps sending after its budget is
+// spent gets each refusal only when its next token is due, so 16
+// connections that wait for their answers send a few dozen requests in two
+// seconds instead of thousands (what they sent before refusals were held).
+func TestRefusalsAreHeld(t *testing.T) {
+	t.Parallel()
+	ts := testserver.Start(t, "sqlite", testserver.Options{Dev: true,
+		TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}})
+	authorize := ts.BaseURL(verifyd.InterfaceAge, prd) + "/oauth/authorize?client_id=nobody"
+	var mu sync.Mutex
+	statuses := map[int]int{}
+	end := time.Now().Add(2 * time.Second)
+	var wg sync.WaitGroup
+	for range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cl := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}}
+			for time.Now().Before(end) {
+				req, _ := http.NewRequest("GET", authorize, nil)
+				req.Header.Set("X-Forwarded-For", "198.51.100.7")
+				res, err := cl.Do(req)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				io.Copy(io.Discard, res.Body)
+				res.Body.Close()
+				mu.Lock()
+				statuses[res.StatusCode]++
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	// The burst of 60 is answered at once (400: the client id is
+	// unknown); then about one refusal per connection and second.
+	if statuses[http.StatusBadRequest] > 63 || statuses[http.StatusTooManyRequests] == 0 || statuses[http.StatusTooManyRequests] > 16*4 {
+		t.Errorf("answers in 2 s from 16 connections of one client: %v; want at most 63 × 400 and 1–64 × 429", statuses)
 	}
 }

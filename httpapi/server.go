@@ -110,6 +110,16 @@ type Config struct {
 	TrustedProxies []netip.Prefix
 	// Now is the clock of the rate limits (time.Now when nil).
 	Now func() time.Time
+	// RefusalHold is the longest an answer refused by the anonymous
+	// limits is held before it is sent: until the client's next token is
+	// due, at most this long (1 s when zero; negative sends it at once).
+	// A flooding client that waits for each answer, as HTTP/1.1 clients
+	// on a connection do, is slowed to about one request per connection
+	// and hold instead of costing the server CPU at the rate it can send.
+	RefusalHold time.Duration
+	// MaxHeldRefusals bounds the refused answers held at once (2048 when
+	// zero, about 20 KiB each); beyond it they are sent at once.
+	MaxHeldRefusals int64
 	// MetricsToken, when set, serves /metrics to requests carrying
 	// "Authorization: Bearer TOKEN". Without it /metrics is served only
 	// in development mode: metrics name routes, volumes and failures,
@@ -150,6 +160,8 @@ type Server struct {
 	limits  anonymousLimits
 	// bodies is MaxBodiesInFlight's semaphore.
 	bodies *semaphore.Weighted
+	// held is MaxHeldRefusals' semaphore.
+	held *semaphore.Weighted
 }
 
 type mountHandler struct {
@@ -168,8 +180,14 @@ func New(cfg Config, deps Deps) *Server {
 	if cfg.MaxBodiesInFlight == 0 {
 		cfg.MaxBodiesInFlight = 128 << 20
 	}
+	if cfg.RefusalHold == 0 {
+		cfg.RefusalHold = time.Second
+	}
+	if cfg.MaxHeldRefusals == 0 {
+		cfg.MaxHeldRefusals = 2048
+	}
 	s := &Server{cfg: cfg, deps: deps, metrics: newHTTPMetrics(deps.Registry), limits: newAnonymousLimits(cfg.Now),
-		bodies: semaphore.NewWeighted(cfg.MaxBodiesInFlight)}
+		bodies: semaphore.NewWeighted(cfg.MaxBodiesInFlight), held: semaphore.NewWeighted(cfg.MaxHeldRefusals)}
 	for _, m := range cfg.Mounts {
 		s.mounts = append(s.mounts, mountHandler{Mount: m, mux: s.mountRoutes(m)})
 	}
@@ -216,6 +234,7 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request) {
 				s.logger(r).WarnContext(r.Context(), "client rate-limited", "client", clientAddr(r).String(), "path", rest)
 			}
 			w.Header().Set("Retry-After", retryAfter(wait))
+			s.holdRefusal(r.Context(), wait)
 			s.writeError(w, r, errTooManyRequests)
 			return
 		}

@@ -27,6 +27,19 @@ var fixableReasons = map[verifyd.Reason]bool{
 	verifyd.ReasonLivenessError: true,
 }
 
+// MaxPipelineRuns is how often the pipeline is started on one submission.
+// A run that neither decides nor fails cleanly (it errored, or the process
+// died during it: a photo that exhausts memory kills the process, and on
+// restart the rescued job would kill it again) is retried; the next
+// attempt after MaxPipelineRuns fails the verification with idv_error
+// without running the pipeline, so such a submission takes the service
+// down MaxPipelineRuns times at most (docs/reliability.md).
+const MaxPipelineRuns = 3
+
+// errPipelineRuns is the recorded error of a verification failed by
+// MaxPipelineRuns.
+var errPipelineRuns = fmt.Errorf("the pipeline was started %d times on this submission without finishing; the process may have died during it", MaxPipelineRuns)
+
 // Process runs the verification pipeline on a verification's submission:
 // it starts the verification, decides it, stores every check's evidence,
 // and applies the decision through the normal transitions (and so the
@@ -51,6 +64,9 @@ func (s *Service) Process(ctx context.Context, id string, attempt int, final boo
 		if v, err = s.Transition(ctx, verifyd.Transition{VerificationID: id, To: verifyd.StatusStarted, Cause: verifyd.CauseSubmission}); err != nil {
 			return ignoreConflict(err)
 		}
+	}
+	if attempt > MaxPipelineRuns {
+		return s.decide(ctx, v, engine.Decision{}, errPipelineRuns, true)
 	}
 	in, err := s.pipelineInput(ctx, v)
 	if err != nil {

@@ -65,8 +65,9 @@ func (purgeArgs) Kind() string { return "verification_purge" }
 // days by then) and its errors are logged by River.
 const PurgeAttempts = 25
 
-// ProcessAttempts is how often a submission's processing is tried before
-// the verification fails with idv_error.
+// ProcessAttempts is how often a submission's processing job is tried:
+// identity.MaxPipelineRuns runs of the pipeline, then attempts that only
+// fail the verification with idv_error (two, in case that write fails).
 const ProcessAttempts = 5
 
 const (

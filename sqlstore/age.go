@@ -28,7 +28,7 @@ func boolInt(b bool) int64 {
 }
 
 // CreateAgeAuthRequest stores a request and purges what expired before
-// purgeBefore.
+// purgeBefore; an existing id is EConflict.
 func (db *DB) CreateAgeAuthRequest(ctx context.Context, r verifyd.AgeAuthRequest, purgeBefore time.Time) error {
 	return db.inTx(ctx, func(tx *sql.Tx) error {
 		before := micros(purgeBefore)
@@ -43,11 +43,19 @@ func (db *DB) CreateAgeAuthRequest(ctx context.Context, r verifyd.AgeAuthRequest
 				return err
 			}
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO age_auth_requests (`+ageRequestColumns+`)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+		res, err := tx.ExecContext(ctx, `INSERT INTO age_auth_requests (`+ageRequestColumns+`)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) ON CONFLICT (id) DO NOTHING`,
 			r.ID, r.BusinessID, string(r.Environment), r.ClientID, r.RedirectURI, r.State, r.UserID, r.Country,
 			r.CodeChallenge, r.CodeChallengeMethod, micros(r.CreatedAt), micros(r.ExpiresAt), nullMicros(r.CompletedAt))
-		return err
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n == 0 {
+			return verifyd.Errorf(verifyd.EConflict, "authorize request %s exists", r.ID)
+		}
+		return nil
 	})
 }
 
@@ -67,7 +75,7 @@ func scanAgeRequest(row interface{ Scan(...any) error }) (verifyd.AgeAuthRequest
 
 // AgeAuthRequest returns one request.
 func (db *DB) AgeAuthRequest(ctx context.Context, id string) (verifyd.AgeAuthRequest, error) {
-	return scanAgeRequest(db.read.QueryRowContext(ctx, `SELECT `+ageRequestColumns+` FROM age_auth_requests WHERE id = $1`, id))
+	return scanAgeRequest(db.readRow(ctx, `SELECT `+ageRequestColumns+` FROM age_auth_requests WHERE id = $1`, id))
 }
 
 // CompleteAgeAuthRequest marks a request completed and stores its code, in
@@ -121,7 +129,7 @@ func scanAgeCode(row interface{ Scan(...any) error }) (verifyd.AgeCode, error) {
 
 // AgeCode returns one code by hash.
 func (db *DB) AgeCode(ctx context.Context, hash []byte) (verifyd.AgeCode, error) {
-	return scanAgeCode(db.read.QueryRowContext(ctx, `SELECT `+ageCodeColumns+` FROM age_codes WHERE code_hash = $1`, hash))
+	return scanAgeCode(db.readRow(ctx, `SELECT `+ageCodeColumns+` FROM age_codes WHERE code_hash = $1`, hash))
 }
 
 // RedeemAgeCode consumes a code in one conditional UPDATE and stores the
@@ -171,7 +179,7 @@ func (db *DB) AgeToken(ctx context.Context, hash []byte) (verifyd.AgeToken, erro
 	var env string
 	var verified, created, expires int64
 	var revoked sql.NullInt64
-	err := db.read.QueryRowContext(ctx, `SELECT `+ageTokenColumns+` FROM age_tokens WHERE token_hash = $1`, hash).
+	err := db.readRow(ctx, `SELECT `+ageTokenColumns+` FROM age_tokens WHERE token_hash = $1`, hash).
 		Scan(&t.Hash, &t.CodeHash, &t.BusinessID, &env, &t.ClientID, &verified, &t.VerificationID,
 			&created, &expires, &revoked)
 	if err != nil {

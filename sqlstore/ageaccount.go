@@ -25,28 +25,29 @@ func (db *DB) CreateAgeAccount(ctx context.Context, a verifyd.AgeAccount) error 
 	return nil
 }
 
-const ageAccountColumns = `id, environment, email, password_hash, created_at`
+const ageAccountColumns = `id, environment, email, password_hash, created_at, email_confirmed_at`
 
 func scanAgeAccount(row interface{ Scan(...any) error }) (verifyd.AgeAccount, error) {
 	var a verifyd.AgeAccount
 	var env string
 	var created int64
-	if err := row.Scan(&a.ID, &env, &a.Email, &a.PasswordHash, &created); err != nil {
+	var confirmed sql.NullInt64
+	if err := row.Scan(&a.ID, &env, &a.Email, &a.PasswordHash, &created, &confirmed); err != nil {
 		return verifyd.AgeAccount{}, notFound(err)
 	}
-	a.Environment, a.CreatedAt = verifyd.Environment(env), fromMicros(created)
+	a.Environment, a.CreatedAt, a.EmailConfirmedAt = verifyd.Environment(env), fromMicros(created), fromNullMicros(confirmed)
 	return a, nil
 }
 
 // AgeAccountByEmail returns the account with the address in env.
 func (db *DB) AgeAccountByEmail(ctx context.Context, env verifyd.Environment, email string) (verifyd.AgeAccount, error) {
-	return scanAgeAccount(db.read.QueryRowContext(ctx, `SELECT `+ageAccountColumns+`
+	return scanAgeAccount(db.readRow(ctx, `SELECT `+ageAccountColumns+`
 		FROM age_accounts WHERE environment = $1 AND email = $2`, string(env), email))
 }
 
 // AgeAccount returns an account of env by id.
 func (db *DB) AgeAccount(ctx context.Context, env verifyd.Environment, id string) (verifyd.AgeAccount, error) {
-	return scanAgeAccount(db.read.QueryRowContext(ctx, `SELECT `+ageAccountColumns+`
+	return scanAgeAccount(db.readRow(ctx, `SELECT `+ageAccountColumns+`
 		FROM age_accounts WHERE environment = $1 AND id = $2`, string(env), id))
 }
 
@@ -116,13 +117,13 @@ func (db *DB) DecideAgeProof(ctx context.Context, id string, result verifyd.AgeR
 
 // AgeProof returns a proof of env by id.
 func (db *DB) AgeProof(ctx context.Context, env verifyd.Environment, id string) (verifyd.AgeProof, error) {
-	return scanAgeProof(db.read.QueryRowContext(ctx, `SELECT `+ageProofColumns+`
+	return scanAgeProof(db.readRow(ctx, `SELECT `+ageProofColumns+`
 		FROM age_proofs WHERE environment = $1 AND id = $2`, string(env), id))
 }
 
 // AgeProofs lists an account's proofs, newest first.
 func (db *DB) AgeProofs(ctx context.Context, env verifyd.Environment, accountID string) ([]verifyd.AgeProof, error) {
-	rows, err := db.read.QueryContext(ctx, `SELECT `+ageProofColumns+` FROM age_proofs
+	rows, err := db.readRows(ctx, `SELECT `+ageProofColumns+` FROM age_proofs
 		WHERE environment = $1 AND account_id = $2 ORDER BY created_at DESC, id DESC`, string(env), accountID)
 	if err != nil {
 		return nil, err
@@ -210,6 +211,9 @@ func (db *DB) DeleteAgeAccount(ctx context.Context, d verifyd.AgeAccountDeletion
 				WHERE account_id = $1 AND used_at IS NULL AND expires_at > $2`, []any{id, at}},
 			{&unlinked, `UPDATE age_codes SET account_id = NULL WHERE account_id = $1`, []any{id}},
 			{&out.Proofs, `DELETE FROM age_proofs WHERE account_id = $1`, []any{id}},
+			{&out.Consents, `DELETE FROM age_consents WHERE account_id = $1`, []any{id}},
+			{&out.Passkeys, `DELETE FROM age_passkeys WHERE account_id = $1`, []any{id}},
+			{&out.MailTokens, `DELETE FROM age_mail_tokens WHERE account_id = $1`, []any{id}},
 			{&out.Sessions, `DELETE FROM web_sessions WHERE realm = $1 AND subject = $2`, []any{d.SessionRealm, id}},
 		} {
 			if err := count(step.dst, step.stmt, step.args...); err != nil {

@@ -48,6 +48,9 @@ type DB struct {
 	// read-only connections so readers never queue behind the writer, for
 	// PostgreSQL it is the same pool as write.
 	read *sql.DB
+	// readStmts keeps read's statements prepared (SQLite only; nil for
+	// PostgreSQL, whose driver caches them itself).
+	readStmts *preparedStmts
 	// jobs enqueues background work inside transactions (SetEnqueuer).
 	jobs Enqueuer
 }
@@ -117,6 +120,7 @@ func Open(ctx context.Context, rawURL string, logger *slog.Logger) (*DB, error) 
 		// Keep them all idle between requests: opening a SQLite connection
 		// costs far more than a query.
 		db.read.SetMaxIdleConns(8)
+		db.readStmts = newPreparedStmts(db.read)
 	case Postgres:
 		if db.write, err = sql.Open("pgx", dsn); err != nil {
 			return nil, err
@@ -205,6 +209,7 @@ func (db *DB) Ping(ctx context.Context) error {
 
 // Close closes both pools.
 func (db *DB) Close() error {
+	db.readStmts.close()
 	var errs []error
 	if db.read != nil && db.read != db.write {
 		errs = append(errs, db.read.Close())

@@ -45,7 +45,7 @@ func (db *DB) RecordCheckRun(ctx context.Context, run verifyd.CheckRun, review v
 
 // CheckRuns returns a verification's runs, oldest first.
 func (db *DB) CheckRuns(ctx context.Context, id string) ([]verifyd.CheckRun, error) {
-	rows, err := db.read.QueryContext(ctx, `SELECT verification_id, run, at, outcome, reason, sealed_results
+	rows, err := db.readRows(ctx, `SELECT verification_id, run, at, outcome, reason, sealed_results
 		FROM verification_checks WHERE verification_id = $1 ORDER BY run`, id)
 	if err != nil {
 		return nil, err
@@ -70,7 +70,7 @@ func (db *DB) ReviewQueue(ctx context.Context, limit int) ([]verifyd.Verificatio
 	if limit <= 0 {
 		limit = 100
 	}
-	rows, err := db.read.QueryContext(ctx, `SELECT `+verificationColumns+` FROM verifications
+	rows, err := db.readRows(ctx, `SELECT `+verificationColumns+` FROM verifications
 		WHERE review = 'pending' AND status = 'started' ORDER BY updated_at, id LIMIT $1`, limit)
 	if err != nil {
 		return nil, err
@@ -91,7 +91,7 @@ func (db *DB) ReviewQueue(ctx context.Context, limit int) ([]verifyd.Verificatio
 // business was approved with the same document.
 func (db *DB) DocumentApprovedForOtherCustomer(ctx context.Context, businessID, customerID string, hash []byte) (bool, error) {
 	var n int
-	err := db.read.QueryRowContext(ctx, `SELECT COUNT(*) FROM verifications
+	err := db.readRow(ctx, `SELECT COUNT(*) FROM verifications
 		WHERE business_id = $1 AND document_hash = $2 AND customer_id <> $3 AND status = 'approved'`,
 		businessID, hash, customerID).Scan(&n)
 	return n > 0, err
@@ -101,7 +101,7 @@ func (db *DB) DocumentApprovedForOtherCustomer(ctx context.Context, businessID, 
 // submitted a selfie with the same bytes.
 func (db *DB) SelfieOfOtherCustomer(ctx context.Context, businessID, customerID string, sha []byte) (bool, error) {
 	var n int
-	err := db.read.QueryRowContext(ctx, `SELECT COUNT(*) FROM verification_images i
+	err := db.readRow(ctx, `SELECT COUNT(*) FROM verification_images i
 		JOIN verifications v ON v.id = i.verification_id
 		WHERE i.sha256 = $1 AND i.kind = 'selfie' AND v.business_id = $2 AND v.customer_id <> $3`,
 		sha, businessID, customerID).Scan(&n)

@@ -133,13 +133,13 @@ func (db *DB) transitionTx(ctx context.Context, tx *sql.Tx, v verifyd.Verificati
 
 // VerificationByID returns a verification of any business.
 func (db *DB) VerificationByID(ctx context.Context, id string) (verifyd.Verification, error) {
-	return scanVerification(db.read.QueryRowContext(ctx, `SELECT `+verificationColumns+`
+	return scanVerification(db.readRow(ctx, `SELECT `+verificationColumns+`
 		FROM verifications WHERE id = $1`, id))
 }
 
 // StatusEvents returns a verification's history, oldest first.
 func (db *DB) StatusEvents(ctx context.Context, verificationID string) ([]verifyd.StatusEvent, error) {
-	rows, err := db.read.QueryContext(ctx, `SELECT verification_id, seq, at, from_status, to_status,
+	rows, err := db.readRows(ctx, `SELECT verification_id, seq, at, from_status, to_status,
 		reason, cause, actor FROM verification_events WHERE verification_id = $1 ORDER BY seq`, verificationID)
 	if err != nil {
 		return nil, err
@@ -208,7 +208,7 @@ func scanWebhookEvent(s scanner) (verifyd.WebhookEvent, error) {
 
 // WebhookEvent returns one webhook event.
 func (db *DB) WebhookEvent(ctx context.Context, id string) (verifyd.WebhookEvent, error) {
-	return scanWebhookEvent(db.read.QueryRowContext(ctx,
+	return scanWebhookEvent(db.readRow(ctx,
 		`SELECT `+webhookEventColumns+` FROM webhook_events WHERE id = $1`, id))
 }
 
@@ -217,7 +217,7 @@ func (db *DB) WebhookEvents(ctx context.Context, f verifyd.WebhookFilter) ([]ver
 	if f.Limit <= 0 {
 		f.Limit = 100
 	}
-	rows, err := db.read.QueryContext(ctx, `SELECT `+webhookEventColumns+` FROM webhook_events
+	rows, err := db.readRows(ctx, `SELECT `+webhookEventColumns+` FROM webhook_events
 		WHERE ($1 = '' OR state = $1) AND ($2 = '' OR verification_id = $2)
 		ORDER BY created_at DESC, id DESC LIMIT $3`, string(f.State), f.VerificationID, f.Limit)
 	if err != nil {
@@ -237,7 +237,7 @@ func (db *DB) WebhookEvents(ctx context.Context, f verifyd.WebhookFilter) ([]ver
 
 // WebhookAttempts returns an event's attempts, oldest first.
 func (db *DB) WebhookAttempts(ctx context.Context, eventID string) ([]verifyd.WebhookAttempt, error) {
-	rows, err := db.read.QueryContext(ctx, `SELECT event_id, attempt, at, status_code, latency_us, error
+	rows, err := db.readRows(ctx, `SELECT event_id, attempt, at, status_code, latency_us, error
 		FROM webhook_attempts WHERE event_id = $1 ORDER BY attempt`, eventID)
 	if err != nil {
 		return nil, err
@@ -303,7 +303,7 @@ func (db *DB) ResendWebhook(ctx context.Context, eventID string) (verifyd.Webhoo
 // is still pending.
 func (db *DB) PendingBefore(ctx context.Context, e verifyd.WebhookEvent) (bool, error) {
 	var n int
-	err := db.read.QueryRowContext(ctx, `SELECT COUNT(*) FROM webhook_events
+	err := db.readRow(ctx, `SELECT COUNT(*) FROM webhook_events
 		WHERE verification_id = $1 AND seq < $2 AND state = 'pending'`, e.VerificationID, e.Seq).Scan(&n)
 	return n > 0, err
 }
@@ -311,7 +311,7 @@ func (db *DB) PendingBefore(ctx context.Context, e verifyd.WebhookEvent) (bool, 
 // CountWebhookEvents counts events in a state.
 func (db *DB) CountWebhookEvents(ctx context.Context, state verifyd.WebhookState) (int, error) {
 	var n int
-	err := db.read.QueryRowContext(ctx, `SELECT COUNT(*) FROM webhook_events WHERE state = $1`, string(state)).Scan(&n)
+	err := db.readRow(ctx, `SELECT COUNT(*) FROM webhook_events WHERE state = $1`, string(state)).Scan(&n)
 	return n, err
 }
 

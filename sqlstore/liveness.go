@@ -56,7 +56,7 @@ func (db *DB) ConsumeLivenessChallenge(ctx context.Context, id string, u verifyd
 
 // LivenessChallenge returns a challenge with its frames.
 func (db *DB) LivenessChallenge(ctx context.Context, id string) (verifyd.StoredChallenge, error) {
-	c, err := scanChallenge(db.read.QueryRowContext(ctx, `SELECT `+challengeColumns+` FROM liveness_challenges WHERE id = $1`, id))
+	c, err := scanChallenge(db.readRow(ctx, `SELECT `+challengeColumns+` FROM liveness_challenges WHERE id = $1`, id))
 	if err != nil {
 		return c, notFound(err)
 	}
@@ -65,7 +65,7 @@ func (db *DB) LivenessChallenge(ctx context.Context, id string) (verifyd.StoredC
 
 // UsedLivenessChallenge returns the challenge last used for an attempt.
 func (db *DB) UsedLivenessChallenge(ctx context.Context, subject string, attempt int) (verifyd.StoredChallenge, error) {
-	c, err := scanChallenge(db.read.QueryRowContext(ctx, `SELECT `+challengeColumns+` FROM liveness_challenges
+	c, err := scanChallenge(db.readRow(ctx, `SELECT `+challengeColumns+` FROM liveness_challenges
 		WHERE subject = $1 AND attempt = $2 AND used_at IS NOT NULL ORDER BY used_at DESC, id LIMIT 1`, subject, attempt))
 	if err != nil {
 		return c, notFound(err)
@@ -76,7 +76,7 @@ func (db *DB) UsedLivenessChallenge(ctx context.Context, subject string, attempt
 // EarlierLivenessDigests lists the digests of frames submitted for earlier
 // attempts.
 func (db *DB) EarlierLivenessDigests(ctx context.Context, subject string, attempt int) ([][]byte, error) {
-	rows, err := db.read.QueryContext(ctx, `SELECT f.sha256 FROM liveness_frames f
+	rows, err := db.readRows(ctx, `SELECT f.sha256 FROM liveness_frames f
 		JOIN liveness_challenges c ON c.id = f.challenge_id
 		WHERE c.subject = $1 AND c.attempt < $2 AND c.used_at IS NOT NULL ORDER BY c.used_at, f.seq`, subject, attempt)
 	if err != nil {
@@ -95,7 +95,7 @@ func (db *DB) EarlierLivenessDigests(ctx context.Context, subject string, attemp
 }
 
 func (db *DB) challengeFrames(ctx context.Context, c *verifyd.StoredChallenge) error {
-	rows, err := db.read.QueryContext(ctx, `SELECT at_ms, sha256 FROM liveness_frames WHERE challenge_id = $1 ORDER BY seq`, c.ID)
+	rows, err := db.readRows(ctx, `SELECT at_ms, sha256 FROM liveness_frames WHERE challenge_id = $1 ORDER BY seq`, c.ID)
 	if err != nil {
 		return err
 	}

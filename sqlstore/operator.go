@@ -39,12 +39,12 @@ func scanOperator(row interface{ Scan(...any) error }) (verifyd.Operator, error)
 
 // Operator returns one operator.
 func (db *DB) Operator(ctx context.Context, username string) (verifyd.Operator, error) {
-	return scanOperator(db.read.QueryRowContext(ctx, `SELECT `+operatorColumns+` FROM operators WHERE username = $1`, username))
+	return scanOperator(db.readRow(ctx, `SELECT `+operatorColumns+` FROM operators WHERE username = $1`, username))
 }
 
 // Operators lists every operator, oldest first.
 func (db *DB) Operators(ctx context.Context) ([]verifyd.Operator, error) {
-	rows, err := db.read.QueryContext(ctx, `SELECT `+operatorColumns+` FROM operators ORDER BY created_at, username`)
+	rows, err := db.readRows(ctx, `SELECT `+operatorColumns+` FROM operators ORDER BY created_at, username`)
 	if err != nil {
 		return nil, err
 	}
@@ -83,7 +83,7 @@ func (db *DB) CreateSession(ctx context.Context, s verifyd.WebSession) error {
 func (db *DB) Session(ctx context.Context, tokenHash []byte) (verifyd.WebSession, error) {
 	var s verifyd.WebSession
 	var created, seen, expires int64
-	err := db.read.QueryRowContext(ctx, `SELECT token_hash, realm, subject, created_at, last_seen_at, expires_at
+	err := db.readRow(ctx, `SELECT token_hash, realm, subject, created_at, last_seen_at, expires_at
 		FROM web_sessions WHERE token_hash = $1`, tokenHash).Scan(&s.TokenHash, &s.Realm, &s.Subject, &created, &seen, &expires)
 	if err != nil {
 		return verifyd.WebSession{}, notFound(err)

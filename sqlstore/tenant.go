@@ -38,7 +38,7 @@ func directLiveness(p verifyd.DirectLiveness) verifyd.DirectLiveness {
 func (db *DB) Business(ctx context.Context, id string) (verifyd.Business, error) {
 	var b verifyd.Business
 	var created int64
-	err := db.read.QueryRowContext(ctx, `SELECT id, name, created_at, direct_liveness FROM businesses WHERE id = $1`, id).
+	err := db.readRow(ctx, `SELECT id, name, created_at, direct_liveness FROM businesses WHERE id = $1`, id).
 		Scan(&b.ID, &b.Name, &created, &b.DirectLiveness)
 	b.CreatedAt = fromMicros(created)
 	return b, notFound(err)
@@ -46,7 +46,7 @@ func (db *DB) Business(ctx context.Context, id string) (verifyd.Business, error)
 
 // Businesses lists all businesses, oldest first.
 func (db *DB) Businesses(ctx context.Context) ([]verifyd.Business, error) {
-	rows, err := db.read.QueryContext(ctx, `SELECT id, name, created_at, direct_liveness FROM businesses ORDER BY created_at, id`)
+	rows, err := db.readRows(ctx, `SELECT id, name, created_at, direct_liveness FROM businesses ORDER BY created_at, id`)
 	if err != nil {
 		return nil, err
 	}
@@ -118,13 +118,13 @@ func scanCredential(s scanner) (verifyd.StoredCredential, error) {
 
 // Credential returns the credential with the given key.
 func (db *DB) Credential(ctx context.Context, apiKey string) (verifyd.StoredCredential, error) {
-	return scanCredential(db.read.QueryRowContext(ctx,
+	return scanCredential(db.readRow(ctx,
 		`SELECT `+credentialColumns+` FROM credentials WHERE api_key = $1`, apiKey))
 }
 
 // Credentials lists a business's credentials, oldest first.
 func (db *DB) Credentials(ctx context.Context, businessID string) ([]verifyd.StoredCredential, error) {
-	rows, err := db.read.QueryContext(ctx, `SELECT `+credentialColumns+` FROM credentials
+	rows, err := db.readRows(ctx, `SELECT `+credentialColumns+` FROM credentials
 		WHERE business_id = $1 ORDER BY created_at, api_key`, businessID)
 	if err != nil {
 		return nil, err
@@ -150,7 +150,7 @@ func (db *DB) RevokeCredential(ctx context.Context, apiKey string, at time.Time)
 
 // Redirects returns a list in insertion order.
 func (db *DB) Redirects(ctx context.Context, l verifyd.RedirectList) ([]string, error) {
-	rows, err := db.read.QueryContext(ctx, `SELECT url FROM redirect_urls
+	rows, err := db.readRows(ctx, `SELECT url FROM redirect_urls
 		WHERE business_id = $1 AND interface = $2 AND environment = $3 ORDER BY position, url`,
 		l.BusinessID, string(l.Interface), string(l.Environment))
 	if err != nil {
@@ -171,7 +171,7 @@ func (db *DB) Redirects(ctx context.Context, l verifyd.RedirectList) ([]string, 
 // RedirectAllowed reports whether url is on the list.
 func (db *DB) RedirectAllowed(ctx context.Context, l verifyd.RedirectList, url string) (bool, error) {
 	var n int
-	err := db.read.QueryRowContext(ctx, `SELECT COUNT(*) FROM redirect_urls
+	err := db.readRow(ctx, `SELECT COUNT(*) FROM redirect_urls
 		WHERE business_id = $1 AND interface = $2 AND environment = $3 AND url = $4`,
 		l.BusinessID, string(l.Interface), string(l.Environment), url).Scan(&n)
 	return n > 0, err
@@ -280,6 +280,6 @@ func (db *DB) PutSettingIfAbsent(ctx context.Context, name string, value []byte)
 // Setting returns the value stored under name.
 func (db *DB) Setting(ctx context.Context, name string) ([]byte, error) {
 	var v []byte
-	err := db.read.QueryRowContext(ctx, `SELECT value FROM settings WHERE name = $1`, name).Scan(&v)
+	err := db.readRow(ctx, `SELECT value FROM settings WHERE name = $1`, name).Scan(&v)
 	return v, notFound(err)
 }

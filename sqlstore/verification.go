@@ -84,20 +84,20 @@ func scanVerification(s scanner) (verifyd.Verification, error) {
 
 // Verification returns a verification of the given business and environment.
 func (db *DB) Verification(ctx context.Context, businessID string, env verifyd.Environment, id string) (verifyd.Verification, error) {
-	return scanVerification(db.read.QueryRowContext(ctx, `SELECT `+verificationColumns+`
+	return scanVerification(db.readRow(ctx, `SELECT `+verificationColumns+`
 		FROM verifications WHERE id = $1 AND business_id = $2 AND environment = $3`,
 		id, businessID, string(env)))
 }
 
 // VerificationByHostedToken finds a verification by its hosted-page token hash.
 func (db *DB) VerificationByHostedToken(ctx context.Context, hash []byte) (verifyd.Verification, error) {
-	return scanVerification(db.read.QueryRowContext(ctx, `SELECT `+verificationColumns+`
+	return scanVerification(db.readRow(ctx, `SELECT `+verificationColumns+`
 		FROM verifications WHERE hosted_token_hash = $1`, hash))
 }
 
 // Images returns the sealed images of a verification.
 func (db *DB) Images(ctx context.Context, verificationID string) ([]verifyd.StoredImage, error) {
-	rows, err := db.read.QueryContext(ctx, `SELECT kind, format, width, height, sha256, sealed
+	rows, err := db.readRows(ctx, `SELECT kind, format, width, height, sha256, sealed
 		FROM verification_images WHERE verification_id = $1 ORDER BY kind`, verificationID)
 	if err != nil {
 		return nil, err

@@ -133,8 +133,8 @@ func testAgeRequestRoundTrip(t *testing.T, ctx context.Context, s verifyd.Store)
 	}
 	assertEqual(t, "AgeAuthRequest without options", got, bare)
 
-	if err := s.CreateAgeAuthRequest(ctx, r, clock); err == nil {
-		t.Error("CreateAgeAuthRequest with an existing id succeeded")
+	if err := s.CreateAgeAuthRequest(ctx, r, clock); verifyd.ErrorCodeOf(err) != verifyd.EConflict {
+		t.Errorf("CreateAgeAuthRequest with an existing id: got %v, want an EConflict error", err)
 	}
 }
 

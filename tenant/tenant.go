@@ -20,11 +20,25 @@ type Service struct {
 	sealer *seal.Sealer
 	rand   io.Reader
 	now    func() time.Time
+	// cache is nil unless CacheCredentials turned it on.
+	cache *credentialCache
 }
 
 // New returns a Service. rand supplies key material and now the clock.
 func New(store verifyd.Store, sealer *seal.Sealer, rand io.Reader, now func() time.Time) *Service {
 	return &Service{store: store, sealer: sealer, rand: rand, now: now}
+}
+
+// CacheCredentials makes Credential keep up to max active credentials in
+// memory for ttl each (credentialCache), and returns s. A key revoked by
+// another process (the CLI, another replica) is still accepted here for
+// up to ttl; RevokeKey on s takes effect at once. Call it before s is
+// used.
+func (s *Service) CacheCredentials(ttl time.Duration, max int) *Service {
+	if ttl > 0 && max > 0 {
+		s.cache = newCredentialCache(ttl, max, s.now)
+	}
+	return s
 }
 
 // secretAAD binds a sealed secret to its key, so a sealed secret moved to
@@ -150,6 +164,9 @@ func (s *Service) RevealedKeys(ctx context.Context, businessID string) ([]verify
 // RevokeKey revokes a credential; requests signed with it fail from then on.
 func (s *Service) RevokeKey(ctx context.Context, apiKey string) (verifyd.Credential, error) {
 	c, err := s.store.RevokeCredential(ctx, apiKey, s.now().UTC())
+	if s.cache != nil {
+		s.cache.revoked(apiKey)
+	}
 	return c.Credential, err
 }
 
@@ -170,6 +187,13 @@ var ErrUnknownKey = &verifyd.Error{Code: verifyd.EUnauthorized, Message: verifyd
 // Credential returns the active credential with the given key, secret
 // included, or ErrUnknownKey.
 func (s *Service) Credential(ctx context.Context, apiKey string) (verifyd.Credential, error) {
+	var epoch uint64
+	if s.cache != nil {
+		if c, ok := s.cache.get(apiKey); ok {
+			return c, nil
+		}
+		epoch = s.cache.currentEpoch()
+	}
 	c, err := s.store.Credential(ctx, apiKey)
 	if errors.Is(err, verifyd.ErrNotFound) || (err == nil && !c.Active()) {
 		return verifyd.Credential{}, ErrUnknownKey
@@ -177,7 +201,11 @@ func (s *Service) Credential(ctx context.Context, apiKey string) (verifyd.Creden
 	if err != nil {
 		return verifyd.Credential{}, err
 	}
-	return s.open(c)
+	open, err := s.open(c)
+	if err == nil && s.cache != nil {
+		s.cache.put(open, epoch)
+	}
+	return open, err
 }
 
 // SigningSecret returns the secret of a key even when it is revoked: a

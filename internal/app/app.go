@@ -22,6 +22,7 @@ import (
 	"github.com/verifyd/verifyd/engine"
 	"github.com/verifyd/verifyd/httpapi"
 	"github.com/verifyd/verifyd/identity"
+	"github.com/verifyd/verifyd/mailer"
 	"github.com/verifyd/verifyd/netguard"
 	"github.com/verifyd/verifyd/ocr"
 	"github.com/verifyd/verifyd/queue"
@@ -64,7 +65,18 @@ type Config struct {
 	// TrustedProxies are the reverse proxies whose forwarding headers are
 	// believed (httpapi.Config.TrustedProxies).
 	TrustedProxies []netip.Prefix
+	// CredentialCacheTTL is how long an authenticated API credential is
+	// kept in memory (tenant.Service.CacheCredentials): 10 s when zero,
+	// none when negative. It is the longest a key revoked by another
+	// process (the CLI, another replica) is still accepted by this one.
+	CredentialCacheTTL time.Duration
+	// Mailer sends the age accounts' e-mails (nil: none).
+	Mailer mailer.Sender
 }
+
+// cachedCredentials bounds the credential cache: far more keys than any
+// installation has in use at once.
+const cachedCredentials = 10_000
 
 // App is the assembled service.
 type App struct {
@@ -91,7 +103,10 @@ func New(ctx context.Context, db *sqlstore.DB, sealer *seal.Sealer, cfg Config) 
 	}
 	guard := netguard.New(cfg.Dev, cfg.Resolver)
 	a := &App{Store: db}
-	a.Tenants = tenant.New(db, sealer, cfg.Rand, cfg.Now)
+	if cfg.CredentialCacheTTL == 0 {
+		cfg.CredentialCacheTTL = 10 * time.Second
+	}
+	a.Tenants = tenant.New(db, sealer, cfg.Rand, cfg.Now).CacheCredentials(cfg.CredentialCacheTTL, cachedCredentials)
 	if cfg.Pipeline == nil {
 		cfg.Pipeline = ProductionPipeline(db, sealer, cfg.Faces, cfg.FaceThresholds, cfg.OCR)
 	}
@@ -130,16 +145,17 @@ func New(ctx context.Context, db *sqlstore.DB, sealer *seal.Sealer, cfg Config) 
 	// The review console's cookies are Secure unless --dev (plain http).
 	a.Console = console.New(db, a.Identity, console.Config{Insecure: cfg.Dev, Now: cfg.Now, Rand: cfg.Rand})
 	// The OAuth side of the age interface; its hosted flow is at
-	// {age base URL}/flow/{id}.
+	// {age base URL}/flow/{the sealed request}.
 	a.Age = age.New(db, a.Tenants, cfg.Rand, cfg.Now, age.Config{
 		FlowBaseURL: func(e verifyd.Environment) string { return cfg.BaseURLs["age-"+string(e)] },
+		Sealer:      sealer,
 	})
 	// The hosted age-verification pages: accounts, country rules, methods.
 	// Production has no provider besides the document method yet; the
 	// sandbox simulates the others. Cookies are Secure unless --dev.
 	a.AgeFlow, err = agehosted.New(db, a.Identity, a.Age, sealer, agehosted.Config{
 		BaseURL:  func(e verifyd.Environment) string { return cfg.BaseURLs["age-"+string(e)] },
-		Insecure: cfg.Dev, Now: cfg.Now, Rand: cfg.Rand,
+		Insecure: cfg.Dev, Now: cfg.Now, Rand: cfg.Rand, Mailer: cfg.Mailer,
 		Providers: agehosted.SandboxSimulations(),
 	})
 	if err != nil {

