@@ -12,6 +12,7 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
+	"errors"
 	"io"
 	"net/url"
 	"strings"
@@ -193,6 +194,16 @@ func (s *Service) AuthRequest(ctx context.Context, flow string) (AuthRequest, er
 	}
 	if !s.now().Before(r.ExpiresAt) {
 		return AuthRequest{}, verifyd.ErrNotFound
+	}
+	// A request is stored when its flow finishes: a stored one is
+	// finished, and its pages say so whoever opens them (a read, not a
+	// write: a flood of flow pages still costs no writes).
+	stored, err := s.store.AgeAuthRequest(ctx, r.ID)
+	switch {
+	case err == nil:
+		r.CompletedAt = stored.CompletedAt
+	case !errors.Is(err, verifyd.ErrNotFound):
+		return AuthRequest{}, err
 	}
 	return requestOf(r, flow), nil
 }

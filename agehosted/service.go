@@ -624,6 +624,18 @@ func (s *Service) syncDocument(ctx context.Context, p verifyd.AgeProof) (verifyd
 	return decided, nil
 }
 
+// OnlyMethod is the method to start without asking: the country accepts
+// one method in this environment (Germany and France: the document), so
+// the methods page would offer a single button. After a failed check the
+// page is shown (it says why), and a choice is never made for the person
+// when there are several.
+func OnlyMethod(st State) (verifyd.AgeMethod, bool) {
+	if st.Step != StepMethods || len(st.Methods) != 1 || st.Failed != nil {
+		return "", false
+	}
+	return st.Methods[0], true
+}
+
 // ErrMethodNotOffered refuses a method the request's country does not
 // accept, or that no provider serves in the environment.
 var ErrMethodNotOffered = verifyd.InvalidFields([]verifyd.FieldError{{Field: "method",
@@ -682,7 +694,7 @@ func (s *Service) Consent(ctx context.Context, req age.AuthRequest, v Visitor, s
 	if err := s.store.CreateAgeProof(ctx, p); err != nil {
 		return "", err
 	}
-	return s.requests.Complete(ctx, req.ID, age.Outcome{AgeVerified: false, VerificationID: s.publicID(req.BusinessID, p.ID),
+	return s.requests.Complete(ctx, req.Flow, age.Outcome{AgeVerified: false, VerificationID: s.publicID(req.BusinessID, p.ID),
 		Method: string(p.Method), AccountID: acct})
 }
 

@@ -117,7 +117,7 @@ func testAgeAccountDelete(t *testing.T, ts *testserver.Server) {
 	// count there), where the person opens the account page.
 	b.authorize("de")
 	wantStatus(t, b.logIn("erase@example.com", agePassword), http.StatusSeeOther)
-	b.wantStep("methods")
+	b.wantStep("document")
 	flowID := b.page[strings.LastIndex(b.page, "/")+1:]
 	link, page := b.openAccount()
 	wantStatus(t, page, http.StatusOK)

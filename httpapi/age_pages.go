@@ -137,6 +137,14 @@ func (s *Server) ageFlowPage(w http.ResponseWriter, r *http.Request) {
 		s.agePageError(w, r, a, err)
 		return
 	}
+	if m, ok := agehosted.OnlyMethod(st); ok {
+		// One accepted method: no page with one button. This creates the
+		// method's check once per flow (the next view shows its step).
+		if st, _, err = s.deps.AgeFlow.ChooseMethod(r.Context(), a.request, a.visitor, m); err != nil {
+			s.agePageError(w, r, a, err)
+			return
+		}
+	}
 	s.ageShow(w, r, a, st, http.StatusOK, nil)
 }
 

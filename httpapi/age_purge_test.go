@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -43,8 +42,6 @@ func TestAgePurgeAfterDecision(t *testing.T) {
 		b := newFlowBrowser(t, f)
 		b.authorize("gb")
 		wantStatus(t, b.signUp(c.email), http.StatusSeeOther)
-		b.wantStep("methods")
-		wantStatus(t, b.post("/method", url.Values{"method": {"document"}}), http.StatusSeeOther)
 		b.wantStep("document")
 		wantStatus(t, b.upload(good), http.StatusAccepted)
 

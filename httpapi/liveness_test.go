@@ -393,13 +393,15 @@ func TestAgeLivenessChallenge(t *testing.T) {
 		req.Header.Set("X-CSRF-Token", token)
 		return b.send(req)
 	}
-	// Before the document method is chosen there is nothing to draw for.
-	b.wantStep("methods")
-	b.get("")
-	if res := draw(b.tokens["capture"]); res.status != http.StatusForbidden && res.status != http.StatusConflict {
+	// Before the document step (here: the consent question, whose form
+	// carries the session's token) there is nothing to draw for.
+	b.consent = false
+	b.wantStep("consent")
+	if res := draw(b.token("/consent")); res.status != http.StatusForbidden && res.status != http.StatusConflict {
 		t.Fatalf("before the document step: %d %s", res.status, res.raw)
 	}
-	wantStatus(t, b.post("/method", url.Values{"method": {"document"}}), http.StatusSeeOther)
+	wantStatus(t, b.post("/consent", url.Values{"share": {"yes"}}), http.StatusSeeOther)
+	// Germany accepts one method: the document step comes without a choice.
 	page := b.wantStep("document")
 	pageURL, _ := url.Parse(b.page)
 	wantBody(t, page, `data-challenge="`+pageURL.Path+`/liveness-challenge"`)
