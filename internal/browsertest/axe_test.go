@@ -103,7 +103,7 @@ func TestHostedPagesAxe(t *testing.T) {
 	fillCaptureForm(t, ctx, documentFiles(t))
 	do(t, ctx, "submit", chromedp.Click(chromedp.ID("submit")))
 	waitJS(t, ctx, "a decision", `!['capture', 'processing'].includes(document.querySelector('main').dataset.phase)`)
-	check("page after submitting ("+jsString(t, ctx, `document.querySelector('main').dataset.phase`)+")")
+	check("page after submitting (" + jsString(t, ctx, `document.querySelector('main').dataset.phase`) + ")")
 
 	do(t, ctx, "open an unknown link", chromedp.Navigate(ts.BaseURL(verifyd.InterfaceIdentity, verifyd.EnvProduction)+"/verify/no-such-token?lang=fr"))
 	waitJS(t, ctx, "the unknown-link page", `!!document.getElementById('next-step')`)
