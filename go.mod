@@ -26,9 +26,12 @@ require (
 	github.com/emersion/go-sasl v0.0.0-20241020182733-b788ff22d5a6
 	github.com/emersion/go-smtp v0.25.1
 	github.com/wneessen/go-mail v0.8.1
+	github.com/yeqown/go-qrcode/v2 v2.3.0
 	golang.org/x/time v0.16.0
 	gonum.org/v1/gonum v0.17.0
 )
+
+require github.com/yeqown/reedsolomon v1.0.0 // indirect
 
 require (
 	github.com/fxamacker/cbor/v2 v2.9.4 // indirect

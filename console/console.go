@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/verifyd/verifyd"
+	"github.com/verifyd/verifyd/age"
 	"github.com/verifyd/verifyd/engine"
 	"github.com/verifyd/verifyd/identity"
 	"github.com/verifyd/verifyd/webauth"
@@ -171,13 +172,30 @@ func (s *Service) ActiveOperator(ctx context.Context, username string) (verifyd.
 type QueueItem struct {
 	verifyd.Verification
 	Business verifyd.Business
+	// Interface is the API the verification belongs to: identity, or age
+	// for the age flow's document method (an internal verification).
+	Interface verifyd.Interface
+	// Deadline is when the person who submitted stops waiting: the
+	// verification's expiry, or for the age flow the end of its request
+	// (age.RequestLifetime after the document method began, at the latest).
+	Deadline time.Time
+	// ReviewReason is what the latest run's checks that asked for a
+	// person said ("" when its evidence cannot be opened).
+	ReviewReason string
 }
 
 // QueueLimit is how many items the queue page shows.
 const QueueLimit = 200
 
-// Queue lists the verifications waiting for review, oldest first.
-func (s *Service) Queue(ctx context.Context) ([]QueueItem, error) {
+// QueueFilter narrows the queue; an empty field matches everything.
+type QueueFilter struct {
+	Interface   verifyd.Interface
+	Environment verifyd.Environment
+}
+
+// Queue lists the verifications waiting for review that match f, oldest
+// first: at most QueueLimit of the oldest waiting, filtered.
+func (s *Service) Queue(ctx context.Context, f QueueFilter) ([]QueueItem, error) {
 	vs, err := s.store.ReviewQueue(ctx, QueueLimit)
 	if err != nil {
 		return nil, err
@@ -185,6 +203,16 @@ func (s *Service) Queue(ctx context.Context) ([]QueueItem, error) {
 	businesses := map[string]verifyd.Business{}
 	out := make([]QueueItem, 0, len(vs))
 	for _, v := range vs {
+		it := QueueItem{Verification: v, Interface: verifyd.InterfaceIdentity, Deadline: v.DueAt()}
+		if v.Internal() {
+			it.Interface = verifyd.InterfaceAge
+			if end := v.CreatedAt.Add(age.RequestLifetime); end.Before(it.Deadline) {
+				it.Deadline = end
+			}
+		}
+		if (f.Interface != "" && f.Interface != it.Interface) || (f.Environment != "" && f.Environment != v.Environment) {
+			continue
+		}
 		b, ok := businesses[v.BusinessID]
 		if !ok {
 			if b, err = s.store.Business(ctx, v.BusinessID); err != nil {
@@ -192,9 +220,39 @@ func (s *Service) Queue(ctx context.Context) ([]QueueItem, error) {
 			}
 			businesses[v.BusinessID] = b
 		}
-		out = append(out, QueueItem{Verification: v, Business: b})
+		it.Business = b
+		if it.ReviewReason, err = s.reviewReason(ctx, v.ID); err != nil {
+			return nil, err
+		}
+		out = append(out, it)
 	}
 	return out, nil
+}
+
+// reviewReason is what the checks of the verification's latest run that
+// asked for a person said, joined.
+func (s *Service) reviewReason(ctx context.Context, id string) (string, error) {
+	runs, err := s.store.CheckRuns(ctx, id)
+	if err != nil || len(runs) == 0 {
+		return "", err
+	}
+	results, _, err := s.identity.CheckResults(runs[len(runs)-1])
+	if err != nil {
+		return "", nil // shown as unknown; the item page says why
+	}
+	var why, all []string
+	for _, r := range results {
+		all = append(all, r.Check+": "+r.Detail)
+		if r.Outcome == engine.Review {
+			why = append(why, r.Check+": "+r.Detail)
+		}
+	}
+	if len(why) == 0 {
+		// The decision itself asked for a person (the sandbox's tag, a
+		// check that errored): what every check said.
+		why = all
+	}
+	return strings.Join(why, "; "), nil
 }
 
 // Run is one pipeline run with its evidence opened.

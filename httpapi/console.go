@@ -321,9 +321,49 @@ func (s *Server) consoleLogout(w http.ResponseWriter, r *http.Request, oc *opera
 // --- queue ------------------------------------------------------------------
 
 type queueRow struct {
-	ID, Link, Business, BusinessID, Environment string
-	Created                                     timeView
-	Age                                         string
+	ID, Link, Business, BusinessID, Environment, Interface string
+	Created                                                timeView
+	Age                                                    string
+	// Reason is why the checks asked for a person.
+	Reason string
+	// Deadline is when the person stops waiting; Left says how long that
+	// is from now, Overdue that it has passed.
+	Deadline timeView
+	Left     string
+	Overdue  bool
+}
+
+// queueFilterLink is one choice of the queue's filters.
+type queueFilterLink struct {
+	Label, URL string
+	Current    bool
+}
+
+// queueFilters are the links that narrow the queue by interface and by
+// environment, each keeping the other choice.
+func queueFilters(f console.QueueFilter) (byInterface, byEnv []queueFilterLink) {
+	link := func(i verifyd.Interface, e verifyd.Environment) string {
+		q := url.Values{}
+		if i != "" {
+			q.Set("interface", string(i))
+		}
+		if e != "" {
+			q.Set("environment", string(e))
+		}
+		if len(q) == 0 {
+			return "/console"
+		}
+		return "/console?" + q.Encode()
+	}
+	for _, i := range []verifyd.Interface{"", verifyd.InterfaceIdentity, verifyd.InterfaceAge} {
+		label := map[verifyd.Interface]string{"": "All", verifyd.InterfaceIdentity: "Identity", verifyd.InterfaceAge: "Age"}[i]
+		byInterface = append(byInterface, queueFilterLink{label, link(i, f.Environment), i == f.Interface})
+	}
+	for _, e := range []verifyd.Environment{"", verifyd.EnvProduction, verifyd.EnvSandbox} {
+		label := map[verifyd.Environment]string{"": "All", verifyd.EnvProduction: "Production", verifyd.EnvSandbox: "Sandbox"}[e]
+		byEnv = append(byEnv, queueFilterLink{label, link(f.Interface, e), e == f.Environment})
+	}
+	return byInterface, byEnv
 }
 
 type timeView struct{ Text, ISO string }
@@ -353,7 +393,15 @@ func itemLink(id string) string { return "/console/verifications/" + url.PathEsc
 
 func (s *Server) consoleQueue(w http.ResponseWriter, r *http.Request, oc *operatorCtx) {
 	c := s.deps.Console
-	items, err := c.Queue(r.Context())
+	// Unknown filter values are ignored, as a link that names none.
+	var f console.QueueFilter
+	if i := verifyd.Interface(r.URL.Query().Get("interface")); slices.Contains(verifyd.Interfaces, i) {
+		f.Interface = i
+	}
+	if e := verifyd.Environment(r.URL.Query().Get("environment")); e.Valid() {
+		f.Environment = e
+	}
+	items, err := c.Queue(r.Context(), f)
 	if err != nil {
 		s.consoleFailure(w, r, err)
 		return
@@ -362,14 +410,25 @@ func (s *Server) consoleQueue(w http.ResponseWriter, r *http.Request, oc *operat
 	rows := make([]queueRow, len(items))
 	for n, it := range items {
 		rows[n] = queueRow{ID: it.ID, Link: itemLink(it.ID), Business: it.Business.Name, BusinessID: it.BusinessID,
-			Environment: string(it.Environment), Created: showTime(it.CreatedAt), Age: humanDuration(now.Sub(it.CreatedAt))}
+			Environment: string(it.Environment), Interface: string(it.Interface), Created: showTime(it.CreatedAt),
+			Age: humanDuration(now.Sub(it.CreatedAt)), Reason: orDash(it.ReviewReason), Deadline: showTime(it.Deadline),
+			Overdue: !now.Before(it.Deadline)}
+		if rows[n].Overdue {
+			rows[n].Left = "passed"
+		} else {
+			rows[n].Left = "in " + humanDuration(it.Deadline.Sub(now))
+		}
 	}
 	p := struct {
 		consolePage
-		Rows  []queueRow
-		Limit int
-		Full  bool
-	}{s.page("Review queue", oc), rows, console.QueueLimit, len(rows) == console.QueueLimit}
+		Rows               []queueRow
+		Limit              int
+		Full               bool
+		Filtered           bool
+		ByInterface, ByEnv []queueFilterLink
+	}{consolePage: s.page("Review queue", oc), Rows: rows, Limit: console.QueueLimit, Full: len(items) == console.QueueLimit,
+		Filtered: f != (console.QueueFilter{})}
+	p.ByInterface, p.ByEnv = queueFilters(f)
 	// After a decision the queue says what was decided, from the store
 	// (never from text in the URL).
 	if id := r.URL.Query().Get("decided"); id != "" {
@@ -463,11 +522,15 @@ func evidenceText(v any) string {
 	case bool:
 		return strconv.FormatBool(x)
 	}
-	b, err := json.Marshal(v)
-	if err != nil {
+	// Not json.Marshal: it writes < > & as \u003c…, and an MRZ is full
+	// of <. The template escapes the text for HTML.
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
 		return fmt.Sprint(v)
 	}
-	return string(b)
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 func orDash(s string) string {
@@ -579,6 +642,12 @@ func (s *Server) consoleDecide(w http.ResponseWriter, r *http.Request, oc *opera
 		s.itemPage(w, r, oc, http.StatusUnprocessableEntity, "Choose approve or fail.", reason)
 		return
 	}
+	if r.PostFormValue("confirm") != "yes" && (d.Approve || d.Reason.Valid()) {
+		// A decision is final and notifies the integrator: it is asked
+		// for once more. (An incomplete one goes on to be refused.)
+		s.confirmDecision(w, r, oc, id, d)
+		return
+	}
 	_, err := s.deps.Console.Decide(r.Context(), oc.op.Username, id, d)
 	switch code := verifyd.ErrorCodeOf(err); {
 	case err == nil:
@@ -598,6 +667,30 @@ func (s *Server) consoleDecide(w http.ResponseWriter, r *http.Request, oc *opera
 	default:
 		s.consoleFailure(w, r, err)
 	}
+}
+
+// confirmDecision shows the decision about to be made, with a button that
+// makes it and a way back.
+func (s *Server) confirmDecision(w http.ResponseWriter, r *http.Request, oc *operatorCtx, id string, d console.Decision) {
+	v, err := s.deps.Console.Verification(r.Context(), id)
+	if errors.Is(err, verifyd.ErrNotFound) {
+		s.consoleMessage(w, r, http.StatusNotFound, "Not found", "There is no verification with this id.")
+		return
+	}
+	if err != nil {
+		s.consoleFailure(w, r, err)
+		return
+	}
+	p := struct {
+		consolePage
+		ID, Link, Action, Decision, Reason, Customer, Outcome string
+		Approve                                               bool
+	}{consolePage: s.page("Confirm the decision", oc), ID: v.ID, Link: itemLink(v.ID), Action: itemLink(v.ID) + "/decision",
+		Decision: "approve", Reason: string(d.Reason), Customer: v.Customer.Email, Outcome: "approved", Approve: d.Approve}
+	if !d.Approve {
+		p.Decision, p.Outcome = "fail", statusText(verifyd.StatusFailed, d.Reason)
+	}
+	s.render(w, r, http.StatusOK, "console_confirm.html", p)
 }
 
 // purgedText says what happened to a purged verification's images.

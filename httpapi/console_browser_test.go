@@ -170,6 +170,10 @@ func TestConsoleInChromium(t *testing.T) {
 		chromedp.SetValue(chromedp.ID("reason"), "minor"),
 		chromedp.Focus(chromedp.CSS("button.fail")),
 		chromedp.KeyEvent(kb.Enter),
+		// The decision is confirmed on a page of its own.
+		chromedp.WaitVisible(chromedp.ID("confirm")),
+		chromedp.Focus(chromedp.CSS("#confirm button.fail")),
+		chromedp.KeyEvent(kb.Enter),
 		chromedp.WaitVisible(chromedp.CSS("p.notice")),
 	)
 	notice, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("p.notice")))

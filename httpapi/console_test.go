@@ -372,13 +372,27 @@ func TestConsoleReview(t *testing.T) {
 			}
 			last = i
 		}
-		for _, want := range []string{"3 waiting for a decision", "Test business", ts.Business.ID, "sandbox", "under a minute", "<time datetime="} {
+		for _, want := range []string{"3 waiting for a decision", "Test business", ts.Business.ID, "sandbox", "under a minute", "<time datetime=",
+			// Why a person is asked, the interface, and when the person
+			// stops waiting (a B1 verification lives five days).
+			"sandbox: sandbox: outcome chosen by the e-mail tag", "<td>identity</td>", "in 4 days 23 h"} {
 			if !strings.Contains(queue.body, want) {
 				t.Errorf("queue lacks %q", want)
 			}
 		}
 		if strings.Contains(queue.body, done) {
 			t.Error("the approved verification is in the queue")
+		}
+		// The filters separate the interfaces and the environments.
+		for query, want := range map[string]string{
+			"?environment=sandbox":                    "3 waiting for a decision",
+			"?interface=identity&environment=sandbox": "3 waiting for a decision",
+			"?environment=production":                 "Nothing matching these filters",
+			"?interface=age":                          "Nothing matching these filters",
+		} {
+			if got := b.get("/console"+query).wantStatus(t, http.StatusOK); !strings.Contains(got.body, want) {
+				t.Errorf("queue%s lacks %q", query, want)
+			}
 		}
 
 		// The item: summary, images, evidence, history, decision forms.
@@ -428,11 +442,27 @@ func TestConsoleReview(t *testing.T) {
 			t.Fatalf("a refused decision changed the verification: %s", v.Status)
 		}
 
+		// A decision is confirmed first: the first post only asks.
+		confirm := b.post(decision, url.Values{"decision": {"approve"}, "csrf_token": {token}}).wantStatus(t, http.StatusOK)
+		for _, want := range []string{`id="confirm"`, `name="confirm" value="yes"`, "will be <strong>approved</strong>", "Yes, approve"} {
+			if !strings.Contains(confirm.body, want) {
+				t.Errorf("confirmation page lacks %q", want)
+			}
+		}
+		if v, _ := ts.Store.VerificationByID(context.Background(), ids[0]); v.Status != verifyd.StatusStarted {
+			t.Fatalf("an unconfirmed decision changed the verification: %s", v.Status)
+		}
+		failConfirm := b.post("/console/verifications/"+ids[1]+"/decision", url.Values{"decision": {"fail"}, "reason": {"photo_mismatch"},
+			"csrf_token": {token}}).wantStatus(t, http.StatusOK)
+		if !strings.Contains(failConfirm.body, "Yes, fail (photo_mismatch)") || !strings.Contains(failConfirm.body, `name="reason" value="photo_mismatch"`) {
+			t.Errorf("fail confirmation: %s", failConfirm.body)
+		}
+
 		// Approve the first, fail the second: webhooks go out as usual.
-		b.post(decision, url.Values{"decision": {"approve"}, "csrf_token": {token}}).wantRedirect(t, "/console?decided="+ids[0])
+		b.post(decision, url.Values{"decision": {"approve"}, "confirm": {"yes"}, "csrf_token": {token}}).wantRedirect(t, "/console?decided="+ids[0])
 		rc.waitFor("approved by review", hasStatuses(ids[0], "started:", "approved:"))
 		b.post("/console/verifications/"+ids[1]+"/decision", url.Values{"decision": {"fail"}, "reason": {"photo_mismatch"},
-			"csrf_token": {token}}).wantRedirect(t, "/console?decided="+ids[1])
+			"confirm": {"yes"}, "csrf_token": {token}}).wantRedirect(t, "/console?decided="+ids[1])
 		rc.waitFor("failed by review", hasStatuses(ids[1], "started:", "failed:photo_mismatch"))
 
 		// Decided items leave the queue; the queue says what happened.
@@ -480,7 +510,7 @@ func TestConsoleReview(t *testing.T) {
 		}
 		// Deciding again is refused.
 		p = b.post("/console/verifications/"+ids[0]+"/decision", url.Values{"decision": {"fail"}, "reason": {"minor"},
-			"csrf_token": {token}}).wantStatus(t, http.StatusConflict)
+			"confirm": {"yes"}, "csrf_token": {token}}).wantStatus(t, http.StatusConflict)
 		if !strings.Contains(p.alert(), "not waiting for review") {
 			t.Errorf("second decision message %q", p.alert())
 		}

@@ -16,6 +16,7 @@ import (
 	"net/url"
 	"path"
 	"strings"
+	"time"
 
 	"github.com/verifyd/verifyd"
 	"github.com/verifyd/verifyd/identity"
@@ -178,6 +179,10 @@ func (s *Server) hostedPageError(w http.ResponseWriter, r *http.Request, h hoste
 	}
 	d := s.hostedData(w, r, h)
 	d.NotFound, d.Message = true, msg(h.lang, key)
+	if status == http.StatusNotFound {
+		// The link is unknown, so is the site it came from: say where to go.
+		d.NextStep = msg(h.lang, "next_not_found")
+	}
 	setPageHeaders(w)
 	w.WriteHeader(status)
 	if err := hostedTemplates.ExecuteTemplate(w, "hosted.html", d); err != nil {
@@ -332,11 +337,16 @@ func (s *Server) hostedFail(w http.ResponseWriter, r *http.Request, h hostedReq,
 	case verifyd.ENotFound:
 		key = "not_found"
 	case verifyd.EInvalid:
-		key = "errors_title"
+		// The error summary above the form carries this heading; a plain
+		// form's page shows no banner besides it.
+		key = ""
 	case verifyd.EUnauthorized:
 		status, key = http.StatusForbidden, "err_csrf"
 	}
 	if wantsJSON(r) {
+		if key == "" {
+			key = "errors_title"
+		}
 		writeJSON(w, status, hostedErrorBody{Message: msg(h.lang, key), StatusCode: status, Errors: problems})
 		return
 	}
@@ -349,7 +359,11 @@ func (s *Server) hostedFail(w http.ResponseWriter, r *http.Request, h hostedReq,
 		s.hostedPageError(w, r, h, stErr)
 		return
 	}
-	s.renderHosted(w, r, h, st, status, &hostedFormResult{banner: msg(h.lang, key), problems: problems, form: form})
+	res := &hostedFormResult{problems: problems, form: form}
+	if key != "" {
+		res.banner = msg(h.lang, key)
+	}
+	s.renderHosted(w, r, h, st, status, res)
 }
 
 // errCSRF is how a failed CSRF check travels to hostedFail (answered 403).
@@ -584,15 +598,23 @@ type hostedPageData struct {
 	Phase    identity.Phase
 	Message  string
 	// Detail explains a failure; Fix and FixImage what to do on a retry.
-	Detail       string
+	Detail string
+	// NextStep tells a person who cannot go on here what to do instead.
+	NextStep     string
 	Fix          string
 	FixImage     string
 	AttemptsLeft int
 	ShowAttempts bool
 	ExpiresAt    string
-	ReturnURL    string
-	CanSubmit    bool
-	ShowSandbox  bool
+	// ExpiresISO is ExpiresAt in RFC 3339, for the script to show in the
+	// person's language and time zone.
+	ExpiresISO string
+	// ChooseAgain lists the photos a refused plain form lost: a browser
+	// does not keep file inputs across a POST.
+	ChooseAgain string
+	ReturnURL   string
+	CanSubmit   bool
+	ShowSandbox bool
 
 	Banner    string
 	Problems  []hostedProblem
@@ -602,6 +624,10 @@ type hostedPageData struct {
 	FieldErr  map[string]string
 	Outcomes  []hostedOption
 	JSText    map[string]string
+
+	// HandoffURL and HandoffQR hand the verification to a phone: the
+	// page's absolute link and its QR code (handoff.go).
+	HandoffURL, HandoffQR string
 }
 
 // T returns the text of key in the page's language.
@@ -629,6 +655,8 @@ type hostedImage struct {
 	Required      bool
 	Optional      bool
 	Error         string
+	// Kept: a retry may leave this photo out; the last one is kept.
+	Kept bool
 }
 
 // hostedData fills what every hosted page shows.
@@ -652,6 +680,7 @@ func (s *Server) renderHosted(w http.ResponseWriter, r *http.Request, h hostedRe
 	d.Sandbox, d.Phase = st.Sandbox(), st.Phase
 	d.Message = msg(h.lang, "state_"+string(st.Phase))
 	d.ExpiresAt = st.DueAt().UTC().Format("2006-01-02 15:04")
+	d.ExpiresISO = st.DueAt().UTC().Format(time.RFC3339)
 	d.CanSubmit = st.CanSubmit()
 	d.ShowSandbox = st.Sandbox() && !st.Status.Terminal()
 	d.AttemptsLeft = st.AttemptsLeft
@@ -662,6 +691,7 @@ func (s *Server) renderHosted(w http.ResponseWriter, r *http.Request, h hostedRe
 	switch st.Phase {
 	case identity.PhaseFailed:
 		d.Detail = msg(h.lang, "reason_"+string(st.Reason))
+		d.NextStep = msg(h.lang, "next_failed")
 	case identity.PhaseRetry:
 		d.Fix = msg(h.lang, "fix_"+st.Fix.Problem)
 		if st.Fix.Image != "" {
@@ -679,6 +709,7 @@ func (s *Server) renderHosted(w http.ResponseWriter, r *http.Request, h hostedRe
 	}
 	if d.CanSubmit {
 		s.fillCaptureForm(&d, r, h, st, res)
+		d.HandoffURL, d.HandoffQR = h.pageURL(), h.pagePath("/handoff.png"+h.query())
 	}
 	d.JSText = map[string]string{}
 	for _, k := range jsKeys {
@@ -724,9 +755,29 @@ func (s *Server) fillCaptureForm(d *hostedPageData, r *http.Request, h hostedReq
 		{Field: identity.FieldSelfie, Heading: msg(h.lang, "step_selfie"),
 			Tips: msg(h.lang, "selfie_tips"), FileLabel: msg(h.lang, "file_selfie"), Facing: "user", Guide: "face", Required: true},
 	}
+	kinds := map[string]verifyd.ImageKind{identity.FieldFront: verifyd.ImageDocumentFront,
+		identity.FieldBack: verifyd.ImageDocumentBack, identity.FieldSelfie: verifyd.ImageSelfie}
 	for n := range d.Images {
-		d.Images[n].Label = msg(h.lang, "field_"+d.Images[n].Field)
-		d.Images[n].Error = fieldErr[d.Images[n].Field]
+		im := &d.Images[n]
+		im.Label = msg(h.lang, "field_"+im.Field)
+		im.Error = fieldErr[im.Field]
+		// The photo the server asked to fix is taken again; the others
+		// may stay as they were.
+		if st.Keeps(kinds[im.Field]) && im.Error == "" {
+			im.Kept, im.Required = true, false
+		}
 	}
 	d.FieldErr = fieldErr
+	if res != nil && res.form != nil {
+		// Photos that were sent without a problem are lost all the same.
+		var again []string
+		for _, im := range d.Images {
+			if len(res.form.Image(im.Field)) > 0 && im.Error == "" {
+				again = append(again, im.Label)
+			}
+		}
+		if len(again) > 0 {
+			d.ChooseAgain = msg(h.lang, "choose_again", strings.Join(again, ", "))
+		}
+	}
 }

@@ -301,7 +301,7 @@ func TestHostedPageHeadersAssetsAndLanguages(t *testing.T) {
 		t.Fatalf("unknown token: %d", nf.status)
 	}
 	wantHeaderContains(t, nf, "Content-Security-Policy", strictCSP...)
-	wantBody(t, nf, "Dieser Verifizierungslink ist ungültig")
+	wantBody(t, nf, "Dieser Verifizierungslink ist ungültig", `id="next-step"`, "kehren Sie dorthin zurück")
 	// A production token does not open on the sandbox mount.
 	other := newCustomer(t, strings.Replace(f.page, "/identity/", "/sandbox/identity/", 1))
 	if r := other.open(""); r.status != 404 {
@@ -434,7 +434,14 @@ func TestHostedSubmissionValidation(t *testing.T) {
 	res.wantStatus(t, 422)
 	wantHeaderContains(t, res, "Content-Security-Policy", strictCSP...)
 	wantBody(t, res, "Please correct the following:", `href="#f-back"`, "Back of the document: please add a photo.",
-		`value="DriverLicense" required checked`, `<option value="fra" selected>`, `aria-invalid="true"`)
+		`value="DriverLicense" required checked`, `<option value="fra" selected>`, `aria-invalid="true"`,
+		// The photos that were fine are named: the browser dropped them.
+		`id="choose-again"`, "Please choose these photos again: Front of the document, Selfie.")
+	// Once on the page (the script's texts, in their JSON element, aside).
+	shown, _, _ := strings.Cut(string(res.raw), `id="hosted-text"`)
+	if n := strings.Count(shown, "Please correct the following:"); n != 1 {
+		t.Fatalf("the error heading is shown %d times", n)
+	}
 	// A body far too large is refused before it is read (the limit is
 	// about 44 MB: three photos, the burst and the liveness frames).
 	u, _ := url.Parse(f.page + "/submission")
@@ -490,14 +497,39 @@ func testHostedRetry(t *testing.T, dialect string) {
 	wantBody(t, page, "We could not use your photos", "The photo was blurred", "This concerns the front of the document.",
 		"Attempts left: 2", `id="capture"`, `value="IdCard" required checked`, `<option value="deu" selected>`)
 	wantNotBody(t, page, `id="continue"`)
+	// Only the photo the check named is asked for again: the back and the
+	// selfie are kept, and their inputs are not required.
+	wantBody(t, page, `id="k-back"`, `id="k-selfie"`, `data-kept="true"`)
+	wantNotBody(t, page, `id="k-front"`, `name="back" accept="image/*" capture="environment" required`)
+	first, err := ts.Store.Images(context.Background(), f.id)
+	if err != nil {
+		t.Fatal(err)
+	}
 	de := c.open("?lang=de")
 	wantBody(t, de, "Das Foto war unscharf", "Verbleibende Versuche: 2")
 	if got := statuses(f.rc.all(), f.id); len(got) != 1 {
 		t.Fatalf("a fixable failure sent webhooks: %v", got)
 	}
 
-	c.submit(idCard, goodPhotos(t), true).wantStatus(t, 202)
+	// The retry sends the new front only.
+	c.submit(idCard, photos{front: testJPEG(t, 902, 600)}, true).wantStatus(t, 202)
 	s = c.waitPhase("approved")
+	second, err := ts.Store.Images(context.Background(), f.id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sums := func(ims []verifyd.StoredImage) map[verifyd.ImageKind]string {
+		out := map[verifyd.ImageKind]string{}
+		for _, im := range ims {
+			out[im.Kind] = fmt.Sprintf("%x", im.SHA256)
+		}
+		return out
+	}
+	a, b := sums(first), sums(second)
+	if len(b) != 3 || a[verifyd.ImageDocumentBack] != b[verifyd.ImageDocumentBack] || a[verifyd.ImageSelfie] != b[verifyd.ImageSelfie] ||
+		a[verifyd.ImageDocumentFront] == b[verifyd.ImageDocumentFront] {
+		t.Fatalf("images after the retry: %v, before: %v", b, a)
+	}
 	if s["status"] != "approved" || s["return_url"] != f.redirect || s["attempts_left"] != float64(1) {
 		t.Fatalf("approved status: %v", s)
 	}
@@ -532,7 +564,8 @@ func TestHostedThirdFailureIsFinal(t *testing.T) {
 	}
 	f.rc.waitFor("failed", hasStatuses(f.id, "started:", "failed:partial_id"))
 	page := c.open("?lang=fr")
-	wantBody(t, page, "Votre identité n’a pas pu être vérifiée", "Une partie du document était masquée ou coupée.", `id="continue"`)
+	wantBody(t, page, "Votre identité n’a pas pu être vérifiée", "Une partie du document était masquée ou coupée.", `id="continue"`,
+		`id="next-step"`, "contactez l’organisation qui vous a envoyé ici")
 	wantNotBody(t, page, `id="capture"`)
 	c.submit(idCard, goodPhotos(t), true).wantStatus(t, 409)
 	runs, _ := ts.Store.CheckRuns(context.Background(), f.id)

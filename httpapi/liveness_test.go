@@ -446,3 +446,38 @@ func TestAgeLivenessChallenge(t *testing.T) {
 		t.Fatalf("capture of the document method: %+v", got)
 	}
 }
+
+// TestLivenessKeptWithSelfie: a retry that re-takes only the document's
+// front keeps the selfie with the frames of its challenge, and the engine
+// sees that challenge (not a missing one, and not its own frames as a
+// replay of an earlier attempt).
+func TestLivenessKeptWithSelfie(t *testing.T) {
+	t.Parallel()
+	ts, seen, _ := newLivenessServer(t)
+	f := newHosted(t, ts, prd, "ada@example.com")
+	c := newCustomer(t, f.page)
+	c.open("")
+
+	seen.set(engine.Failed(verifyd.ReasonPoorIDScanError, "blurred", map[string]any{"fix": "blur", "image": "document_front"}))
+	p := goodPhotos(t)
+	frames, ms := liveFrames(t, 4)
+	id := c.draw()
+	p.live = &liveCapture{challenge: id, frames: frames, ms: ms}
+	c.submit(idCard, p, true).wantStatus(t, http.StatusAccepted)
+	c.waitPhase("retry")
+	before := seen.last(t)
+	if before.Challenge == nil || before.Challenge.ID != id || len(before.Frames) != 4 {
+		t.Fatalf("first attempt's capture: %+v", before)
+	}
+
+	seen.set(engine.NeedsReview("scripted", nil))
+	c.submit(idCard, photos{front: testJPEG(t, 903, 600)}, true).wantStatus(t, http.StatusAccepted)
+	c.waitPhase("review")
+	got := seen.last(t)
+	if got.Challenge == nil || got.Challenge.ID != id || len(got.Frames) != 4 || got.Frames[0].Image == nil {
+		t.Fatalf("the kept selfie's capture: %+v", got)
+	}
+	if len(got.EarlierDigests) != 0 {
+		t.Fatalf("the kept frames count as earlier ones: %v", got.EarlierDigests)
+	}
+}

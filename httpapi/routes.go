@@ -67,6 +67,9 @@ func (s *Server) mountRoutes(m Mount) *http.ServeMux {
 		mux.Handle("/verify/{token}/status", s.methods(map[string]http.Handler{
 			http.MethodGet: http.HandlerFunc(s.hostedStatus),
 		}))
+		mux.Handle("/verify/{token}/handoff.png", s.methods(map[string]http.Handler{
+			http.MethodGet: http.HandlerFunc(s.hostedQR), // handoff.go
+		}))
 		if m.Environment == verifyd.EnvSandbox {
 			mux.Handle("/verify/{token}/sandbox", s.methods(map[string]http.Handler{
 				http.MethodPost: http.HandlerFunc(s.hostedSandbox),

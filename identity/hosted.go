@@ -3,6 +3,7 @@ package identity
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/verifyd/verifyd"
@@ -48,7 +49,13 @@ type HostedState struct {
 	AttemptsLeft int
 	// Fix is set in PhaseRetry.
 	Fix Fix
+	// Kept lists, in PhaseRetry, the photos (front, back, selfie) of the
+	// last submission a retry may leave out: it keeps them (KeptFields).
+	Kept []verifyd.ImageKind
 }
+
+// Keeps reports whether a retry may leave out the photo of kind k.
+func (st HostedState) Keeps(k verifyd.ImageKind) bool { return slices.Contains(st.Kept, k) }
 
 // CanSubmit reports whether the page accepts a submission now.
 func (st HostedState) CanSubmit() bool {
@@ -125,10 +132,36 @@ func (s *Service) hostedState(ctx context.Context, v View) (HostedState, error) 
 		if results, _, err := s.CheckResults(*last); err == nil {
 			st.Fix = fixOf(last.Reason, results)
 		}
+		// The photo the failing check named is taken again, the others
+		// may be kept; a failure that names none asks for all of them.
+		fix := st.Fix.Image
+		if st.Fix.Problem == "liveness" {
+			fix = verifyd.ImageSelfie
+		}
+		if fix != "" {
+			stored, err := s.store.Images(ctx, v.ID)
+			if err != nil {
+				return HostedState{}, err
+			}
+			for _, im := range stored {
+				if slices.Contains(keptKinds, im.Kind) && im.Kind != fix {
+					st.Kept = append(st.Kept, im.Kind)
+				}
+			}
+		}
 	}
 	// Otherwise the run's decision (or the sandbox's "started" tag) is
 	// still to be applied: processing.
 	return st, nil
+}
+
+// keptKinds are the photos a retry may leave out; the selfie comes with
+// its burst and liveness frames.
+var keptKinds = []verifyd.ImageKind{verifyd.ImageDocumentFront, verifyd.ImageDocumentBack, verifyd.ImageSelfie}
+
+// selfieKind reports whether k is stored with (and kept with) the selfie.
+func selfieKind(k verifyd.ImageKind) bool {
+	return k == verifyd.ImageSelfie || strings.HasPrefix(string(k), "selfie_frame_") || strings.HasPrefix(string(k), "liveness_frame_")
 }
 
 func defaultProblem(r verifyd.Reason) string {
@@ -208,6 +241,20 @@ type HostedSubmission struct {
 	ManualStep string
 }
 
+// Image returns the bytes sent for the photo field (front, back or
+// selfie), nil for any other name.
+func (in HostedSubmission) Image(field string) []byte {
+	switch field {
+	case FieldFront:
+		return in.Front
+	case FieldBack:
+		return in.Back
+	case FieldSelfie:
+		return in.Selfie
+	}
+	return nil
+}
+
 // Field names of a hosted submission, as the form sends them and as
 // validation problems name them.
 const (
@@ -261,11 +308,37 @@ func (s *Service) submitHosted(ctx context.Context, v View, in HostedSubmission)
 		kind verifyd.ImageKind
 		data []byte
 	}
-	fields := []field{{FieldFront, verifyd.ImageDocumentFront, in.Front}}
-	if docType.NeedsBack() || len(in.Back) > 0 {
+	// A retry for the same document may leave out the photos the last
+	// submission had: they are kept, sealed as they are (the selfie with
+	// its burst and liveness frames), and only the photo to fix is sent.
+	var kept []verifyd.StoredImage
+	keep := map[verifyd.ImageKind]bool{}
+	if st.Phase == PhaseRetry && docType == st.Document.Type && in.Country == st.Document.Country {
+		keep[verifyd.ImageDocumentFront] = len(in.Front) == 0 && st.Keeps(verifyd.ImageDocumentFront)
+		keep[verifyd.ImageDocumentBack] = len(in.Back) == 0 && docType.NeedsBack() && st.Keeps(verifyd.ImageDocumentBack)
+		keep[verifyd.ImageSelfie] = len(in.Selfie) == 0 && len(in.Frames) == 0 && in.Challenge == "" && st.Keeps(verifyd.ImageSelfie)
+		if keep[verifyd.ImageDocumentFront] || keep[verifyd.ImageDocumentBack] || keep[verifyd.ImageSelfie] {
+			prev, err := s.store.Images(ctx, v.ID)
+			if err != nil {
+				return HostedState{}, err
+			}
+			for _, im := range prev {
+				if keep[im.Kind] || (keep[verifyd.ImageSelfie] && selfieKind(im.Kind)) {
+					kept = append(kept, im)
+				}
+			}
+		}
+	}
+	var fields []field
+	if !keep[verifyd.ImageDocumentFront] {
+		fields = append(fields, field{FieldFront, verifyd.ImageDocumentFront, in.Front})
+	}
+	if (docType.NeedsBack() || len(in.Back) > 0) && !keep[verifyd.ImageDocumentBack] {
 		fields = append(fields, field{FieldBack, verifyd.ImageDocumentBack, in.Back})
 	}
-	fields = append(fields, field{FieldSelfie, verifyd.ImageSelfie, in.Selfie})
+	if !keep[verifyd.ImageSelfie] {
+		fields = append(fields, field{FieldSelfie, verifyd.ImageSelfie, in.Selfie})
+	}
 	switch {
 	case len(in.Frames) > verifyd.MaxSelfieFrames:
 		p.Add(FieldSelfieFrame, fmt.Sprintf("at most %d frames are accepted", verifyd.MaxSelfieFrames))
@@ -310,6 +383,7 @@ func (s *Service) submitHosted(ctx context.Context, v View, in HostedSubmission)
 		stored[n] = verifyd.StoredImage{Kind: f.kind, Format: images[n].Format, Width: images[n].Width,
 			Height: images[n].Height, SHA256: images[n].SHA256(), Sealed: sealed}
 	}
+	stored = append(stored, kept...)
 	doc := verifyd.DocumentInfo{Type: docType, Country: in.Country}
 	if err := s.store.ReplaceSubmission(ctx, v.ID, doc, stored); err != nil {
 		if verifyd.ErrorCodeOf(err) == verifyd.EConflict {

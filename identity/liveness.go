@@ -1,6 +1,7 @@
 package identity
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -167,6 +168,17 @@ func (s *Service) useChallenge(ctx context.Context, v View, id string, c capture
 func (s *Service) captureInput(ctx context.Context, v verifyd.Verification, images map[verifyd.ImageKind]engine.Image) (*engine.Capture, error) {
 	attempt := v.HostedSubmissions
 	c, err := s.store.UsedLivenessChallenge(ctx, v.ID, attempt)
+	for errors.Is(err, verifyd.ErrNotFound) && attempt > 1 {
+		// A retry that kept the selfie (submitHosted) kept the frames of
+		// the challenge performed with it: that earlier attempt's
+		// challenge is this submission's when its frames are the ones
+		// stored now, byte for byte.
+		attempt--
+		c, err = s.store.UsedLivenessChallenge(ctx, v.ID, attempt)
+		if err == nil && !framesStored(c, images) {
+			return &engine.Capture{}, nil
+		}
+	}
 	if errors.Is(err, verifyd.ErrNotFound) {
 		return &engine.Capture{}, nil
 	}
@@ -189,4 +201,24 @@ func (s *Service) captureInput(ctx context.Context, v verifyd.Verification, imag
 		out.EarlierDigests = append(out.EarlierDigests, hex.EncodeToString(d))
 	}
 	return out, nil
+}
+
+// framesStored reports whether the images hold exactly the frames that
+// were submitted with c (by their SHA-256), and there were some.
+func framesStored(c verifyd.StoredChallenge, images map[verifyd.ImageKind]engine.Image) bool {
+	if len(c.Frames) == 0 {
+		return false
+	}
+	for n, f := range c.Frames {
+		im, ok := images[verifyd.LivenessFrameImage(n+1)]
+		if !ok {
+			return false
+		}
+		sum := sha256.Sum256(im.Bytes)
+		if !bytes.Equal(sum[:], f.SHA256) {
+			return false
+		}
+	}
+	_, extra := images[verifyd.LivenessFrameImage(len(c.Frames)+1)]
+	return !extra
 }

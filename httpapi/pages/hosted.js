@@ -14,7 +14,20 @@
 
   function t(key, arg) {
     var s = T[key] || key;
-    return arg === undefined ? s : s.replace(/%[sd]/, String(arg));
+    return (arg === undefined ? s : s.replace(/%[sd]/, String(arg))).replace(/%%/g, '%');
+  }
+
+  // The link's expiry in the person's language and time zone; the page
+  // says it in UTC for when this script does not run.
+  var expires = document.querySelector('#expires time[datetime]');
+  if (expires && window.Intl && T.expires_local) {
+    try {
+      var when = new Date(expires.getAttribute('datetime'));
+      var shown = new Intl.DateTimeFormat(lang, {
+        year: 'numeric', month: 'long', day: 'numeric', hour: '2-digit', minute: '2-digit', timeZoneName: 'short'
+      }).format(when);
+      expires.textContent = t('expires_local', shown);
+    } catch (e) { /* the UTC text stays */ }
   }
 
   function announce(text) {
@@ -48,6 +61,47 @@
     window.setTimeout(poll, 1000);
   }
 
+  // The hand-off to a phone: opened by itself on a computer (not a mobile
+  // browser, no touch screen). While it is open the page follows the
+  // verification: when the phone has sent photos (the phase or the
+  // attempts left change) it reloads and shows where things stand.
+  var handoff = document.getElementById('handoff');
+  if (handoff) {
+    var mobileUA = navigator.userAgentData ? navigator.userAgentData.mobile : /Mobi|Android|iPhone|iPad/i.test(navigator.userAgent);
+    var desktop = !mobileUA && !(navigator.maxTouchPoints > 0) && !('ontouchstart' in window);
+    if (desktop) { handoff.open = true; }
+    var linkInput = document.getElementById('handoff-link');
+    var copy = document.getElementById('handoff-copy');
+    if (copy && navigator.clipboard && window.isSecureContext) {
+      copy.hidden = false;
+      copy.addEventListener('click', function () {
+        navigator.clipboard.writeText(linkInput.value).then(function () { announce(t('handoff_copied')); });
+      });
+    }
+    linkInput.addEventListener('focus', function () { linkInput.select(); });
+    var followURL = main.getAttribute('data-status') + '?lang=' + encodeURIComponent(lang);
+    var seen = null;
+    var follow = function () {
+      if (!handoff.open) { window.setTimeout(follow, 3000); return; }
+      fetch(followURL, { headers: { Accept: 'application/json' }, credentials: 'same-origin', cache: 'no-store' })
+        .then(function (r) {
+          if (r.status === 404) { window.location.reload(); return null; }
+          return r.ok ? r.json() : null;
+        })
+        .then(function (s) {
+          if (s) {
+            var now = s.phase + '/' + s.attempts_left;
+            if (seen !== null && now !== seen) { window.location.reload(); return; }
+            if (s.phase !== phase) { window.location.reload(); return; }
+            seen = now;
+          }
+          window.setTimeout(follow, 3000);
+        })
+        .catch(function () { window.setTimeout(follow, 5000); });
+    };
+    window.setTimeout(follow, 1000);
+  }
+
   var form = document.getElementById('capture');
   if (!form) { return; }
   var csrf = form.querySelector('input[name=csrf]').value;
@@ -62,6 +116,13 @@
   var canCamera = !!(navigator.mediaDevices && navigator.mediaDevices.getUserMedia) && window.isSecureContext;
   var maxBytes = 10 * 1024 * 1024;
   var accepted = ['image/jpeg', 'image/png', 'image/webp'];
+  // Photos are sent with a long side of at most uploadSide pixels, as
+  // JPEG (docs/hosted-flow.md, "Photo size"): the engine's checks are
+  // calibrated on documents 800–1000 px wide, and 2048 px keeps a card
+  // that fills half the frame above that, with MRZ characters over 20 px
+  // tall, at a tenth of a 12 MP photo's bytes.
+  var uploadSide = 2048;
+  var uploadQuality = 0.9;
 
   function section(field) { return document.getElementById('s-' + field); }
   function fileInput(field) { return document.getElementById('f-' + field); }
@@ -84,6 +145,7 @@
   function fieldError(field, text) {
     var el = document.getElementById('e-' + field);
     var input = fileInput(field);
+    if (!text) { clearProblem(field); }
     if (!el) { return; }
     el.textContent = text || '';
     el.hidden = !text;
@@ -97,6 +159,33 @@
       }
     }
   }
+
+  // clearProblem takes a fixed field out of the error summary, and hides
+  // the summary once nothing is left in it.
+  function clearProblem(field) {
+    if (!summary) { return; }
+    Array.prototype.forEach.call(summary.querySelectorAll('li'), function (li) {
+      var a = li.querySelector('a');
+      if (a && a.getAttribute('href') === '#f-' + field) { li.parentNode.removeChild(li); }
+    });
+    if (!summary.querySelector('li')) {
+      summary.hidden = true;
+      var again = document.getElementById('choose-again');
+      if (again) { again.parentNode.removeChild(again); }
+    }
+  }
+  ['document_type', 'document_country'].forEach(function (field) {
+    Array.prototype.forEach.call(form.querySelectorAll('[name=' + field + ']'), function (el) {
+      el.addEventListener('change', function () {
+        if (!el.value) { return; }
+        var err = document.getElementById('e-' + field);
+        if (err) { err.hidden = true; }
+        var sel = document.getElementById('f-' + field);
+        if (sel) { sel.removeAttribute('aria-invalid'); }
+        clearProblem(field);
+      });
+    });
+  });
 
   function showSummary(items) {
     var list = summary.querySelector('ul');
@@ -125,7 +214,9 @@
     b.textContent = text;
   }
 
-  function setPreview(field, blob) {
+  // setPreview shows a photo; chosen says it is a file rather than the
+  // camera's picture, which decides what the buttons offer next.
+  function setPreview(field, blob, chosen) {
     var sec = section(field);
     var slot = sec.querySelector('.camera-slot');
     var img = slot.querySelector('img.preview');
@@ -138,24 +229,37 @@
     img.src = URL.createObjectURL(blob);
     img.alt = t('preview_alt', label(field));
     sec.classList.add('has-photo');
+    // A new photo replaces the one kept from the last attempt.
+    var keptNote = document.getElementById('k-' + field);
+    if (keptNote) { keptNote.hidden = true; }
     var btn = slot.querySelector('button.take');
-    if (btn) { btn.textContent = t('retake'); }
+    if (btn) { btn.textContent = t(chosen ? 'use_camera' : 'retake'); }
+    var fileLabel = sec.querySelector('label[for=f-' + field + ']');
+    if (fileLabel) {
+      if (!fileLabel.hasAttribute('data-label')) { fileLabel.setAttribute('data-label', fileLabel.textContent); }
+      fileLabel.textContent = chosen ? t('choose_another') : fileLabel.getAttribute('data-label');
+    }
     fieldError(field, '');
   }
 
-  // Re-encode a chosen file the server would refuse (another format, or
-  // more than 10 MB) as a JPEG of at most 3000 px, when the browser can
-  // decode it; otherwise the server's message explains the problem.
+  // Scale a chosen file down to uploadSide pixels as a JPEG when it is
+  // larger, in another format, or a heavy PNG/WebP; a file already small
+  // enough is sent as it is. The browser applies the photo's EXIF
+  // orientation when decoding. Resolves to null when the file is kept
+  // (or cannot be decoded: the server's message then explains).
   function normalise(file) {
-    if (accepted.indexOf(file.type) >= 0 && file.size <= maxBytes) { return Promise.resolve(null); }
     if (!window.createImageBitmap) { return Promise.resolve(null); }
     return createImageBitmap(file).then(function (bmp) {
-      var scale = Math.min(1, 3000 / Math.max(bmp.width, bmp.height));
+      var long = Math.max(bmp.width, bmp.height);
+      var fits = long <= uploadSide && accepted.indexOf(file.type) >= 0 && file.size <= maxBytes &&
+        (file.type === 'image/jpeg' || file.size <= 1024 * 1024);
+      if (fits) { return null; }
+      var scale = Math.min(1, uploadSide / long);
       var c = document.createElement('canvas');
       c.width = Math.round(bmp.width * scale);
       c.height = Math.round(bmp.height * scale);
       c.getContext('2d').drawImage(bmp, 0, 0, c.width, c.height);
-      return new Promise(function (resolve) { c.toBlob(resolve, 'image/jpeg', 0.9); });
+      return new Promise(function (resolve) { c.toBlob(resolve, 'image/jpeg', uploadQuality); });
     }).catch(function () { return null; });
   }
 
@@ -172,7 +276,7 @@
       if (!file) { return; }
       normalise(file).then(function (blob) {
         if (blob) { photos[field] = blob; }
-        setPreview(field, blob || file);
+        setPreview(field, blob || file, true);
         announce(t('photo_chosen', label(field)));
       });
     });
@@ -205,6 +309,7 @@
   }
 
   function closeCamera() {
+    stopGuidance();
     stopChallenge();
     stopStream();
     if (dialog.open) { dialog.close(); }
@@ -242,6 +347,7 @@
         document.getElementById('camera-help').textContent = t(face ? 'camera_face' : 'camera_doc');
         shoot.disabled = false;
         shoot.focus();
+        startGuidance(face);
       });
     }).catch(cameraFailed);
   }
@@ -381,18 +487,182 @@
     });
   }
 
+  // Live guidance (no third-party code): a few times a second the frame is
+  // looked at in small. For a document: are its four edges inside the
+  // frame guide, is it sharp, free of glare and lit; when it is, for
+  // guideSteady looks in a row, the guide turns green and the photo is
+  // taken by itself. For the selfie: is there a face-like, lit subject in
+  // the oval (not backlit); the guide turns green, Capture stays manual
+  // (the movement check follows). The guide's data-state says what is
+  // wrong; the help text says it once per change. Capture always works.
+  var guideEvery = 200, guideSteady = 3, analysisSide = 320;
+  var guidance = null;
+  var helpEl = document.getElementById('camera-help');
+
+  function stopGuidance() {
+    if (guidance) { clearInterval(guidance.timer); }
+    guidance = null;
+    guide.removeAttribute('data-state');
+    guide.classList.remove('ok');
+  }
+
+  function startGuidance(face) {
+    stopGuidance();
+    var canvas = document.createElement('canvas');
+    var g = { timer: 0, good: 0, state: '', face: face, ctx: canvas.getContext('2d', { willReadFrequently: true }), canvas: canvas };
+    guidance = g;
+    g.timer = setInterval(function () {
+      if (guidance !== g || !video.videoWidth || shoot.disabled || running) { return; }
+      var state = face ? lookFace(g) : lookDocument(g);
+      g.good = state === 'ok' ? g.good + 1 : 0;
+      guide.setAttribute('data-state', state);
+      guide.classList.toggle('ok', state === 'ok');
+      if (state !== g.state) {
+        g.state = state;
+        var key = face ? { ok: 'guide_face_ok', none: 'guide_face_none', light: 'guide_face_light' }[state]
+          : { ok: 'camera_hold', outside: 'guide_outside', blur: 'guide_blur', glare: 'guide_glare', dark: 'guide_dark' }[state];
+        helpEl.textContent = t(key);
+      }
+      if (!face && g.good >= guideSteady) {
+        stopGuidance();
+        current.auto = true;
+        shoot.click();
+      }
+    }, guideEvery);
+  }
+
+  // luma draws the video frame at analysisSide pixels wide and returns its
+  // luminance (0–255) with the size.
+  function luma(g) {
+    var w = analysisSide, h = Math.round(analysisSide * video.videoHeight / video.videoWidth);
+    g.canvas.width = w;
+    g.canvas.height = h;
+    g.ctx.drawImage(video, 0, 0, w, h);
+    var px = g.ctx.getImageData(0, 0, w, h).data;
+    var y = new Float32Array(w * h);
+    for (var i = 0, j = 0; j < y.length; i += 4, j++) { y[j] = 0.299 * px[i] + 0.587 * px[i + 1] + 0.114 * px[i + 2]; }
+    return { y: y, w: w, h: h };
+  }
+
+  // The guide's rectangle in frame pixels (hosted.css: 6% from each side,
+  // ID-1 proportions, centred).
+  function guideRect(w, h) {
+    var gw = w * 0.88, gh = gw * 54 / 85.6;
+    return { x0: w * 0.06, x1: w * 0.94, y0: (h - gh) / 2, y1: (h + gh) / 2 };
+  }
+
+  // edge finds the document's edge across a band of the frame: the first
+  // step of at least minStep levels met coming from outside the guide
+  // (inward: from..to in order), at its steepest. alongX looks for vertical
+  // edges at columns from..to over rows r0..r1; otherwise the transpose.
+  // It returns the position, the mean luminance just outside it, and the
+  // edge's sharpness (the steepest one-pixel step over the step across
+  // 8 pixels); pos is -1 when the band has no such step.
+  var minStep = 24;
+  function edge(f, alongX, from, to, r0, r1) {
+    var n = alongX ? f.w : f.h, dir = from < to ? 1 : -1;
+    from = Math.min(n - 6, Math.max(5, Math.round(from)));
+    to = Math.min(n - 6, Math.max(5, Math.round(to)));
+    r0 = Math.max(0, Math.round(r0));
+    r1 = Math.min((alongX ? f.h : f.w) - 1, Math.round(r1));
+    var at = alongX ? function (p, r) { return f.y[r * f.w + p]; } : function (p, r) { return f.y[p * f.w + r]; };
+    var rows = Math.floor((r1 - r0) / 2) + 1;
+    function grad(p) {
+      var sum = 0;
+      for (var r = r0; r <= r1; r += 2) { sum += Math.abs(at(p + 1, r) - at(p - 1, r)); }
+      return sum / rows;
+    }
+    var pos = -1;
+    for (var p = from; dir > 0 ? p <= to : p >= to; p += dir) {
+      if (grad(p) >= minStep) { pos = p; break; }
+    }
+    if (pos < 0) { return { pos: -1 }; }
+    while (pos + dir > 4 && pos + dir < n - 5 && grad(pos + dir) > grad(pos)) { pos += dir; }
+    var step = 0, steep = 0, out = 0, outN = 0;
+    for (var q = r0; q <= r1; q += 2) {
+      step += Math.abs(at(pos + 4, q) - at(pos - 4, q));
+      steep += Math.max(Math.abs(at(pos + 1, q) - at(pos, q)), Math.abs(at(pos, q) - at(pos - 1, q)));
+      for (var k = 3; k <= 5; k++) {
+        var o = pos - dir * k;
+        if (o >= 0 && o < n) { out += at(o, q); outN++; }
+      }
+    }
+    return { pos: pos, sharp: step > 0 ? steep / step : 0, outside: outN ? out / outN : 0 };
+  }
+
+  function lookDocument(g) {
+    var f = luma(g), r = guideRect(f.w, f.h);
+    var gw = r.x1 - r.x0, gh = r.y1 - r.y0, mx = gw * 0.05, my = gh * 0.05;
+    // Each edge is looked for from a little outside the guide's side to a
+    // quarter into it, over the guide's middle half.
+    var left = edge(f, true, r.x0 - mx, r.x0 + gw * 0.25, r.y0 + gh * 0.25, r.y1 - gh * 0.25);
+    var right = edge(f, true, r.x1 + mx, r.x1 - gw * 0.25, r.y0 + gh * 0.25, r.y1 - gh * 0.25);
+    var top = edge(f, false, r.y0 - my, r.y0 + gh * 0.25, r.x0 + gw * 0.25, r.x1 - gw * 0.25);
+    var bottom = edge(f, false, r.y1 + my, r.y1 - gh * 0.25, r.x0 + gw * 0.25, r.x1 - gw * 0.25);
+    var sides = [left, right, top, bottom];
+    if (sides.some(function (e) { return e.pos < 0; })) { return 'outside'; }
+    var x0 = left.pos, x1 = right.pos, y0 = top.pos, y1 = bottom.pos;
+    var sum = 0, n = 0, bright = 0;
+    for (var y = y0 + 3; y < y1 - 3; y += 2) {
+      for (var x = x0 + 3; x < x1 - 3; x += 2) {
+        var v = f.y[y * f.w + x];
+        sum += v; n++;
+        if (v >= 250) { bright++; }
+      }
+    }
+    if (!n) { return 'outside'; }
+    var inside = sum / n;
+    // What lies beyond the four edges is one background, unlike the
+    // document: a document running out of the frame on one side has
+    // itself, not the table, beyond that side's "edge".
+    var outs = sides.map(function (e) { return e.outside; });
+    var bg = outs.reduce(function (a, b) { return a + b; }, 0) / 4;
+    if (Math.max.apply(null, outs) - Math.min.apply(null, outs) > 40 || Math.abs(inside - bg) < 30) { return 'outside'; }
+    if (inside < 50) { return 'dark'; }
+    // Glare: more than 2% of the document clipped white.
+    if (bright / n > 0.02) { return 'glare'; }
+    // Sharp: the edges' steepest pixel carries at least a third of the
+    // step (a blur of σ ≈ 2 analysis pixels brings it under a quarter).
+    var sharp = sides.reduce(function (a, e) { return a + e.sharp; }, 0) / 4;
+    if (sharp < 0.33) { return 'blur'; }
+    return 'ok';
+  }
+
+  function lookFace(g) {
+    var f = luma(g);
+    // The oval (hosted.css: 8% from top and bottom, 3:4).
+    var oh = f.h * 0.84, ow = oh * 0.75, cx = f.w / 2, cy = f.h / 2;
+    var inSum = 0, inSq = 0, inN = 0, outSum = 0, outN = 0;
+    for (var y = 0; y < f.h; y += 2) {
+      for (var x = 0; x < f.w; x += 2) {
+        var v = f.y[y * f.w + x];
+        var dx = (x - cx) / (ow / 2), dy = (y - cy) / (oh / 2), d = dx * dx + dy * dy;
+        if (d < 0.6) { inSum += v; inSq += v * v; inN++; } else if (d > 1.2) { outSum += v; outN++; }
+      }
+    }
+    var mean = inSum / inN, sd = Math.sqrt(Math.max(0, inSq / inN - mean * mean)), around = outN ? outSum / outN : mean;
+    // Lit: the face's middle neither dark nor clipped, and not much
+    // darker than what is behind it (backlight).
+    if (mean < 60 || mean > 220 || around - mean > 50) { return 'light'; }
+    // A face has features: a plain wall or a covered camera does not.
+    if (sd < 12) { return 'none'; }
+    return 'ok';
+  }
+
   shoot.addEventListener('click', function () {
     if (!stream || !video.videoWidth) { return; }
+    stopGuidance();
     var field = current.field;
+    section(field).setAttribute('data-captured', current.auto ? 'auto' : 'manual');
     var face = guide.classList.contains('guide-face');
     shoot.disabled = true;
-    grab(1e9, 0.92).then(function (blob) {
+    grab(uploadSide, uploadQuality).then(function (blob) {
       if (!blob) { cameraFailed(); return; }
       return (face ? challenge() : Promise.resolve(null)).then(function (capture) {
         photos[field] = blob;
         if (field === 'selfie') { livenessCapture = capture; }
         fileInput(field).value = '';
-        setPreview(field, blob);
+        setPreview(field, blob, false);
         closeCamera();
         if (face && capture && capture.manual) {
           announce(t('live_manual_done'));
@@ -408,9 +678,13 @@
   cancel.addEventListener('click', closeCamera);
   dialog.addEventListener('cancel', function (e) { e.preventDefault(); closeCamera(); });
 
+  // A photo the server keeps from the last attempt (a retry) need not be
+  // sent again.
   function hasPhoto(field) {
     var input = fileInput(field);
-    return !!photos[field] || !!(input && input.files && input.files.length);
+    var sec = section(field);
+    return !!photos[field] || !!(input && input.files && input.files.length) ||
+      !!(sec && sec.getAttribute('data-kept') === 'true');
   }
 
   form.addEventListener('submit', function (e) {
@@ -442,36 +716,68 @@
     if (!needsBack()) { data.delete('back'); }
     submit.disabled = true;
     announce(t('sending'));
-    fetch(form.action, {
-      method: 'POST', body: data, credentials: 'same-origin',
-      headers: { Accept: 'application/json', 'X-CSRF-Token': csrf }
-    }).then(function (r) {
-      if (r.status === 202 || r.status === 409) { window.location.reload(); return null; }
-      return r.json().catch(function () { return {}; }).then(function (body) {
-        submit.disabled = false;
-        if (r.status === 422 && body.errors) {
-          body.errors.forEach(function (p) {
-            // The movements cannot be fixed, only repeated: the selfie
-            // is taken again (with a new challenge).
-            if (p.field.indexOf('liveness_') === 0) {
-              p.field = 'selfie';
-              delete photos.selfie;
-              livenessCapture = null;
-            }
-            fieldError(p.field, p.message);
-          });
-          showSummary(body.errors);
-          announce(t('errors_title'));
-          return;
-        }
-        var key = r.status === 403 ? 'err_csrf' : r.status === 413 ? 'err_too_large' : 'err_generic';
-        showBanner(body.message || t(key));
-        announce(body.message || t(key));
-      });
-    }).catch(function () {
+    send(data);
+  });
+
+  // send posts the form with XMLHttpRequest, whose upload events (which
+  // fetch lacks) drive the progress bar.
+  var progress = document.getElementById('upload-progress');
+  var progressText = document.getElementById('upload-progress-text');
+  var lastSaid = -1;
+  function showProgress(fraction) {
+    if (!progress) { return; }
+    var pct = Math.round(100 * fraction);
+    progress.parentNode.hidden = false;
+    progress.value = pct;
+    progressText.textContent = t('uploading', pct);
+    // Say it aloud in quarters, not on every event.
+    var quarter = Math.floor(pct / 25);
+    if (quarter !== lastSaid) { lastSaid = quarter; announce(t('uploading', pct)); }
+  }
+  function send(data) {
+    var xhr = new XMLHttpRequest();
+    xhr.open('POST', form.action);
+    xhr.setRequestHeader('Accept', 'application/json');
+    xhr.setRequestHeader('X-CSRF-Token', csrf);
+    xhr.withCredentials = true;
+    lastSaid = -1;
+    showProgress(0);
+    xhr.upload.addEventListener('progress', function (e) {
+      if (e.lengthComputable && e.total > 0) { showProgress(e.loaded / e.total); }
+    });
+    xhr.upload.addEventListener('load', function () { showProgress(1); });
+    xhr.addEventListener('error', function () {
       submit.disabled = false;
+      if (progress) { progress.parentNode.hidden = true; }
       showBanner(t('err_network'));
       announce(t('err_network'));
     });
-  });
+    xhr.addEventListener('load', function () {
+      var status = xhr.status;
+      if (status === 202 || status === 409) { window.location.reload(); return; }
+      if (progress) { progress.parentNode.hidden = true; }
+      var body = {};
+      try { body = JSON.parse(xhr.responseText) || {}; } catch (e) { body = {}; }
+      submit.disabled = false;
+      if (status === 422 && body.errors) {
+        body.errors.forEach(function (p) {
+          // The movements cannot be fixed, only repeated: the selfie
+          // is taken again (with a new challenge).
+          if (p.field.indexOf('liveness_') === 0) {
+            p.field = 'selfie';
+            delete photos.selfie;
+            livenessCapture = null;
+          }
+          fieldError(p.field, p.message);
+        });
+        showSummary(body.errors);
+        announce(t('errors_title'));
+        return;
+      }
+      var key = status === 403 ? 'err_csrf' : status === 413 ? 'err_too_large' : 'err_generic';
+      showBanner(body.message || t(key));
+      announce(body.message || t(key));
+    });
+    xhr.send(data);
+  }
 })();

@@ -293,8 +293,16 @@ func capture(t *testing.T, ctx context.Context, field string, shot string) {
 	if shot != "" {
 		screenshot(t, ctx, shot)
 	}
-	do(t, ctx, "capture "+field, chromedp.Click(chromedp.ID("camera-shoot")))
+	if field == "selfie" {
+		do(t, ctx, "capture "+field, chromedp.Click(chromedp.ID("camera-shoot")))
+	}
+	// A document inside the guide is taken by itself (live guidance).
 	waitJS(t, ctx, "the preview of "+field, `!document.getElementById('camera').open && !!document.querySelector('#s-`+field+` img.preview')`)
+	if field != "selfie" {
+		if got := jsString(t, ctx, `document.getElementById('s-`+field+`').dataset.captured`); got != "auto" {
+			t.Fatalf("%s was captured %q, want auto", field, got)
+		}
+	}
 }
 
 // TestSandboxCameraFlow: a customer on a phone photographs an ID card (front
