@@ -22,9 +22,25 @@ require (
 	modernc.org/sqlite v1.61.1
 )
 
-require gonum.org/v1/gonum v0.17.0
+require (
+	github.com/emersion/go-sasl v0.0.0-20241020182733-b788ff22d5a6
+	github.com/emersion/go-smtp v0.25.1
+	github.com/wneessen/go-mail v0.8.1
+	golang.org/x/time v0.16.0
+	gonum.org/v1/gonum v0.17.0
+)
 
-require golang.org/x/time v0.16.0 // indirect
+require (
+	github.com/fxamacker/cbor/v2 v2.9.4 // indirect
+	github.com/go-viper/mapstructure/v2 v2.5.0 // indirect
+	github.com/go-webauthn/webauthn v0.18.2
+	github.com/go-webauthn/x v0.3.1 // indirect
+	github.com/golang-jwt/jwt/v5 v5.3.1 // indirect
+	github.com/google/go-tpm v0.9.8 // indirect
+	github.com/philhofer/fwd v1.2.0 // indirect
+	github.com/tinylib/msgp v1.6.4 // indirect
+	github.com/x448/float16 v0.8.4 // indirect
+)
 
 require (
 	github.com/beorn7/perks v1.0.1 // indirect

@@ -18,6 +18,9 @@ type Store interface {
 	OperatorStore
 	AgeOAuthStore
 	AgeAccountStore
+	AgeConsentStore
+	AgePasskeyStore
+	AgeMailStore
 	RetentionStore
 	LivenessStore
 	// Ping reports whether the database answers; /readyz uses it.

@@ -134,6 +134,8 @@ type AuthRequest struct {
 	Country                            string
 	CodeChallenge, CodeChallengeMethod string
 	CreatedAt, ExpiresAt               time.Time
+	// CompletedAt is when the flow finished with a code (nil before).
+	CompletedAt *time.Time
 }
 
 // Outcome is what the hosted flow found: whether the user proved to be 18+,
@@ -200,7 +202,7 @@ func requestOf(r verifyd.AgeAuthRequest, flow string) AuthRequest {
 		ID: r.ID, Flow: flow, BusinessID: r.BusinessID, Environment: r.Environment, ClientID: r.ClientID,
 		RedirectURI: r.RedirectURI, State: r.State, UserID: r.UserID, Country: r.Country,
 		CodeChallenge: r.CodeChallenge, CodeChallengeMethod: r.CodeChallengeMethod,
-		CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt,
+		CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt, CompletedAt: r.CompletedAt,
 	}
 }
 

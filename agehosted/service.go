@@ -25,11 +25,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-webauthn/webauthn/webauthn"
 	"github.com/google/uuid"
 	"github.com/verifyd/verifyd"
 	"github.com/verifyd/verifyd/age"
 	"github.com/verifyd/verifyd/identity"
 	"github.com/verifyd/verifyd/liveness"
+	"github.com/verifyd/verifyd/mailer"
 	"github.com/verifyd/verifyd/seal"
 	"github.com/verifyd/verifyd/webauth"
 )
@@ -47,7 +49,12 @@ type Requests interface {
 // Store is what the flow persists: accounts, proofs and browser sessions.
 type Store interface {
 	verifyd.AgeAccountStore
+	verifyd.AgeConsentStore
+	verifyd.AgePasskeyStore
+	verifyd.AgeMailStore
 	verifyd.SessionStore
+	// Business names the business asking, on the consent step.
+	Business(ctx context.Context, id string) (verifyd.Business, error)
 }
 
 // Config adjusts the service.
@@ -70,6 +77,10 @@ type Config struct {
 	LimitWindow        time.Duration
 	// SessionLifetime and IdleTimeout default to 12 h and 30 min.
 	SessionLifetime, IdleTimeout time.Duration
+	// Mailer sends the accounts' e-mails (confirmation, password reset,
+	// login codes, deletion links); nil: no e-mail, and the pages offer
+	// none of it.
+	Mailer mailer.Sender
 }
 
 // Service implements the hosted age flow.
@@ -82,6 +93,15 @@ type Service struct {
 	logins    *webauth.Logins
 	sessions  map[verifyd.Environment]*webauth.Sessions
 	providers map[verifyd.Environment]map[verifyd.AgeMethod]Provider
+	// rp is each environment's WebAuthn relying party (nil: no passkeys).
+	rp map[verifyd.Environment]*webauthn.WebAuthn
+	// mailClients and mailAddrs limit e-mail requests per client address
+	// (10) and per address and purpose (3) in 15 minutes; codeTries the
+	// login-code attempts per address and client (5) and per address
+	// from anywhere (20): a stranger guessing codes cannot lock the person
+	// out from their own address for long, nor out of passwords and
+	// passkeys at all.
+	mailClients, mailAddrs, codeTries, codeTriesAll *webauth.Limiter
 }
 
 // Realm returns the session realm of an environment's accounts.
@@ -101,8 +121,13 @@ func New(store Store, id *identity.Service, requests Requests, sealer *seal.Seal
 		logins: webauth.NewLogins(webauth.LoginConfig{UserLimit: cfg.UserLimit, ClientLimit: cfg.IPLimit,
 			Window: cfg.LimitWindow, Now: cfg.Now, BadLogin: ErrBadLogin,
 			Limited: func(wait time.Duration) error { return &RateLimitedError{RetryAfter: wait} }}),
-		sessions:  map[verifyd.Environment]*webauth.Sessions{},
-		providers: map[verifyd.Environment]map[verifyd.AgeMethod]Provider{},
+		sessions:     map[verifyd.Environment]*webauth.Sessions{},
+		providers:    map[verifyd.Environment]map[verifyd.AgeMethod]Provider{},
+		rp:           map[verifyd.Environment]*webauthn.WebAuthn{},
+		mailClients:  webauth.NewLimiter(10, 15*time.Minute, cfg.Now),
+		mailAddrs:    webauth.NewLimiter(3, 15*time.Minute, cfg.Now),
+		codeTries:    webauth.NewLimiter(5, 15*time.Minute, cfg.Now),
+		codeTriesAll: webauth.NewLimiter(20, 15*time.Minute, cfg.Now),
 	}
 	for _, env := range verifyd.Environments {
 		path := "/"
@@ -112,6 +137,9 @@ func New(store Store, id *identity.Service, requests Requests, sealer *seal.Seal
 				return nil, fmt.Errorf("age base URL of %s: %w", env, err)
 			}
 			path = strings.TrimSuffix(u.Path, "/") + "/"
+			if s.rp[env], err = newRelyingParty(env, cfg.BaseURL(env)); err != nil {
+				return nil, err
+			}
 		}
 		name := "verifyd_age"
 		if env == verifyd.EnvSandbox {
@@ -241,6 +269,11 @@ func (s *Service) LogIn(ctx context.Context, env verifyd.Environment, email, pas
 		}
 		var err error
 		a, err = s.store.AgeAccountByEmail(ctx, env, addr)
+		if err == nil && a.PasswordHash == "" {
+			// A passkey-only account has no password: the same answer,
+			// and the same time, as an unknown address.
+			return webauth.Credential{}, verifyd.ErrNotFound
+		}
 		return webauth.Credential{PasswordHash: a.PasswordHash, Name: "age account " + a.ID}, err
 	})
 	if err != nil {
@@ -268,7 +301,18 @@ func (s *Service) Account(ctx context.Context, env verifyd.Environment, id strin
 // identity verifications still under way, in one store transaction
 // (docs/age.md, account deletion). The same address can sign up again
 // afterwards, as a new account.
-func (s *Service) DeleteAccount(ctx context.Context, env verifyd.Environment, acct verifyd.AgeAccount, password string, client netip.Addr) (verifyd.AgeAccountDeleted, error) {
+//
+// A passkey-only account has no password to check: its session must have
+// begun (with a passkey login, which verifies the user) less than
+// RecentLoginWindow ago, or the answer is ErrReauth.
+func (s *Service) DeleteAccount(ctx context.Context, env verifyd.Environment, acct verifyd.AgeAccount, password string, client netip.Addr, sessionStart time.Time) (verifyd.AgeAccountDeleted, error) {
+	if acct.PasswordHash == "" {
+		if !s.RecentLogin(sessionStart) {
+			return verifyd.AgeAccountDeleted{}, ErrReauth
+		}
+		return s.store.DeleteAgeAccount(ctx, verifyd.AgeAccountDeletion{Environment: env, AccountID: acct.ID,
+			SessionRealm: Realm(env), At: s.now()})
+	}
 	err := s.logins.LogIn("user:"+string(env)+":"+acct.Email, client, password, func() (webauth.Credential, error) {
 		a, err := s.store.AgeAccount(ctx, env, acct.ID)
 		return webauth.Credential{PasswordHash: a.PasswordHash, Name: "age account " + a.ID}, err
@@ -278,6 +322,19 @@ func (s *Service) DeleteAccount(ctx context.Context, env verifyd.Environment, ac
 	}
 	return s.store.DeleteAgeAccount(ctx, verifyd.AgeAccountDeletion{Environment: env, AccountID: acct.ID,
 		SessionRealm: Realm(env), At: s.now()})
+}
+
+// RecentLoginWindow is how recent a passkey login must be to delete a
+// passkey-only account.
+const RecentLoginWindow = 10 * time.Minute
+
+// ErrReauth asks a passkey-only account to log in again before deleting.
+var ErrReauth = verifyd.Errorf(verifyd.EUnauthorized, "log in again with your passkey first")
+
+// RecentLogin reports whether a session began less than RecentLoginWindow
+// ago.
+func (s *Service) RecentLogin(sessionStart time.Time) bool {
+	return s.now().Sub(sessionStart) < RecentLoginWindow
 }
 
 // --- the flow ---------------------------------------------------------------
@@ -310,6 +367,9 @@ const (
 	// StepAccount: sign up or log in (again, where the country wants the
 	// password at each use).
 	StepAccount Step = "account"
+	// StepConsent: the signed-in person has not agreed to share with this
+	// business whether they are 18 or older; nothing goes to it before.
+	StepConsent Step = "consent"
 	// StepMethods: choose how to prove one's age.
 	StepMethods Step = "methods"
 	// StepDocument: photograph the document and take a selfie (first
@@ -343,6 +403,8 @@ type State struct {
 	// in this flow (authentication at each use).
 	Relogin bool
 	Step    Step
+	// BusinessName is who asks (StepConsent).
+	BusinessName string
 	// Methods are those offered: accepted by the country and available in
 	// the environment.
 	Methods []verifyd.AgeMethod
@@ -397,6 +459,18 @@ func (s *Service) State(ctx context.Context, req age.AuthRequest, v Visitor) (St
 	if c.LoginEachUse && v.SessionStart.Before(req.CreatedAt) {
 		st.Step, st.Relogin = StepAccount, true
 		return st, nil
+	}
+	// Nothing about the person, not even a stored proof's answer, goes to
+	// a business they have not agreed to share with.
+	if _, err := s.store.AgeConsent(ctx, req.Environment, v.Account.ID, req.BusinessID); errors.Is(err, verifyd.ErrNotFound) {
+		b, err := s.store.Business(ctx, req.BusinessID)
+		if err != nil {
+			return State{}, fmt.Errorf("business of authorize request %s: %w", req.ID, err)
+		}
+		st.Step, st.BusinessName = StepConsent, b.Name
+		return st, nil
+	} else if err != nil {
+		return State{}, err
 	}
 	proofs, err := s.proofs(ctx, req.Environment, v.Account.ID)
 	if err != nil {
@@ -564,10 +638,63 @@ func (s *Service) signedIn(ctx context.Context, req age.AuthRequest, v Visitor) 
 	if err != nil {
 		return State{}, err
 	}
-	if st.Step == StepAccount {
+	switch st.Step {
+	case StepAccount:
 		return st, ErrNotSignedIn
+	case StepConsent:
+		return st, ErrNoConsent
 	}
 	return st, nil
+}
+
+// ErrNoConsent refuses a step before the person agreed to share with the
+// business (the page shows the question).
+var ErrNoConsent = verifyd.Errorf(verifyd.EConflict, "agree to share with this site first")
+
+// Consent records the signed-in person's answer to "<business> asks
+// whether you are 18 or older. Share?". Yes is remembered for the
+// account and business (revocable on the account page) and the flow goes
+// on. No is not remembered: it withdraws a consent given before, and the
+// flow ends at once as "Go back without proving my age" does, with a code
+// saying age_verified false and an id of a new proof of method none, so
+// the business learns nothing it could link to the person; the returned
+// URL is then the redirect_uri with the code.
+func (s *Service) Consent(ctx context.Context, req age.AuthRequest, v Visitor, share bool) (string, error) {
+	st, err := s.State(ctx, req, v)
+	if err != nil {
+		return "", err
+	}
+	if st.Step == StepAccount {
+		return "", ErrNotSignedIn
+	}
+	env, acct := req.Environment, v.Account.ID
+	if share {
+		return "", s.store.GrantAgeConsent(ctx, verifyd.AgeConsent{Environment: env, AccountID: acct,
+			BusinessID: req.BusinessID, GrantedAt: s.now()})
+	}
+	if err := s.store.RevokeAgeConsent(ctx, env, acct, req.BusinessID); err != nil && !errors.Is(err, verifyd.ErrNotFound) {
+		return "", err
+	}
+	p, err := s.newDecided(req, v.Account, verifyd.AgeMethodNone, "declined", verifyd.AgeResultFailed)
+	if err != nil {
+		return "", err
+	}
+	if err := s.store.CreateAgeProof(ctx, p); err != nil {
+		return "", err
+	}
+	return s.requests.Complete(ctx, req.ID, age.Outcome{AgeVerified: false, VerificationID: s.publicID(req.BusinessID, p.ID),
+		Method: string(p.Method), AccountID: acct})
+}
+
+// Consents lists the businesses an account shares its answer with.
+func (s *Service) Consents(ctx context.Context, env verifyd.Environment, accountID string) ([]verifyd.AgeConsent, error) {
+	return s.store.AgeConsents(ctx, env, accountID)
+}
+
+// RevokeConsent stops sharing with a business: its next request asks
+// again. Revoking what was not granted is ErrNotFound.
+func (s *Service) RevokeConsent(ctx context.Context, env verifyd.Environment, accountID, businessID string) error {
+	return s.store.RevokeAgeConsent(ctx, env, accountID, businessID)
 }
 
 // ChooseMethod starts proving one's age with a method. The document

@@ -38,6 +38,8 @@ var ageFlowID = regexp.MustCompile(`^af_[A-Za-z0-9_-]+$`)
 func (s *Server) ageAccountRoutes(mux *http.ServeMux) {
 	mux.Handle("/account", s.methods(map[string]http.Handler{http.MethodGet: http.HandlerFunc(s.ageAccountPage)}))
 	mux.Handle("/account/delete", s.methods(map[string]http.Handler{http.MethodPost: http.HandlerFunc(s.ageDeleteAccount)}))
+	mux.Handle("/account/login", s.methods(map[string]http.Handler{http.MethodPost: http.HandlerFunc(s.ageAccountLogIn)}))
+	mux.Handle("/account/consents/revoke", s.methods(map[string]http.Handler{http.MethodPost: http.HandlerFunc(s.ageRevokeConsent)}))
 }
 
 // ageAccountReq reads the language, the flow to go back to and the
@@ -101,14 +103,46 @@ func (s *Server) renderAgeAccount(w http.ResponseWriter, r *http.Request, a *age
 		lr.lang, lr.explicit = l.code, true
 		d.Langs = append(d.Langs, hostedLangLink{Code: l.code, Name: l.name, URL: page + lr.accountQuery(), Current: l.code == a.lang})
 	}
-	d.Step, d.Banner, d.DeleteError = step, banner, deleteErr
+	d.Step, d.Banner, d.DeleteError, d.Notice = step, banner, deleteErr, a.notice
 	d.DeleteTo = page + "/delete" + a.accountQuery()
 	if a.id != "" {
 		d.BackTo = a.path(a.query())
 	}
+	d.Next = page + a.accountQuery()
+	if step == ageStepSignedOut || (step == ageStepAccountDelete && d.PasskeysOn) {
+		// Signed out, the page logs in: deleting or managing an account
+		// needs no site's flow. Signed in, a passkey login confirms a
+		// passkey-only account's deletion.
+		tok, err := s.deps.AgeFlow.Sessions(a.mount.Environment).FormToken(w, r)
+		if err != nil {
+			s.agePageError(w, r, a, err)
+			return
+		}
+		d.FormCSRF, d.LoginTo, d.LoginError, d.LoginEmail = tok, page+"/login"+a.accountQuery(), a.loginError, a.loginEmail
+	}
 	if a.session != nil && step == ageStepAccountDelete {
 		d.SessionCSRF = a.session.CSRFToken()
 		d.AccountEmail = a.visitor.Account.Email
+		consents, err := s.deps.AgeFlow.Consents(r.Context(), a.mount.Environment, a.visitor.Account.ID)
+		if err != nil {
+			s.agePageError(w, r, a, err)
+			return
+		}
+		d.ShowConsents, d.RevokeTo = true, page+"/consents/revoke"+a.accountQuery()
+		keys, err := s.deps.AgeFlow.Passkeys(r.Context(), a.mount.Environment, a.visitor.Account.ID)
+		if err != nil {
+			s.agePageError(w, r, a, err)
+			return
+		}
+		d.Passkeys, d.PasswordLess = len(keys), a.visitor.Account.PasswordHash == ""
+		d.EmailConfirmed = a.visitor.Account.EmailConfirmedAt != nil
+		d.ConfirmRequestTo = page + "/confirm-request" + a.accountQuery()
+		d.NeedsReauth = d.PasswordLess && !s.deps.AgeFlow.RecentLogin(a.visitor.SessionStart)
+		for _, c := range consents {
+			d.Consents = append(d.Consents, ageConsentRow{BusinessID: c.BusinessID, Name: c.BusinessName,
+				Since: msg(a.lang, "age_consent_since", c.GrantedAt.UTC().Format("2006-01-02")),
+				Stop:  msg(a.lang, "age_consent_stop", c.BusinessName)})
+		}
 	}
 	w.Header().Set("Cache-Control", "no-store")
 	s.writeAge(w, r, status, d)
@@ -150,7 +184,8 @@ func (s *Server) ageDeleteAccount(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	svc, env := s.deps.AgeFlow, a.mount.Environment
-	gone, err := svc.DeleteAccount(r.Context(), env, *a.visitor.Account, r.PostFormValue("password"), clientAddr(r))
+	gone, err := svc.DeleteAccount(r.Context(), env, *a.visitor.Account, r.PostFormValue("password"), clientAddr(r),
+		a.visitor.SessionStart)
 	var limited *agehosted.RateLimitedError
 	switch {
 	case errors.As(err, &limited):
@@ -161,6 +196,9 @@ func (s *Server) ageDeleteAccount(w http.ResponseWriter, r *http.Request) {
 		return
 	case errors.Is(err, agehosted.ErrBadLogin):
 		s.renderAgeAccount(w, r, a, ageStepAccountDelete, http.StatusUnauthorized, "", msg(a.lang, "age_err_delete_password"))
+		return
+	case errors.Is(err, agehosted.ErrReauth):
+		s.renderAgeAccount(w, r, a, ageStepAccountDelete, http.StatusUnauthorized, "", msg(a.lang, "age_err_delete_reauth"))
 		return
 	case err != nil:
 		s.agePageError(w, r, a, err)
@@ -175,6 +213,99 @@ func (s *Server) ageDeleteAccount(w http.ResponseWriter, r *http.Request) {
 		"expired_codes", gone.ExpiredCodes, "verifications", len(gone.Verifications), "ended", gone.Ended)
 	w.Header().Set("Cache-Control", "no-store")
 	http.Redirect(w, r, a.mount.prefix()+"/account"+a.accountQuery("deleted", "1"), http.StatusSeeOther)
+}
+
+// ageRevokeConsent stops sharing with a business (a consent of the
+// signed-in account), then shows the account page again with a notice.
+func (s *Server) ageRevokeConsent(w http.ResponseWriter, r *http.Request) {
+	a, err := s.ageAccountReq(w, r)
+	if err != nil {
+		s.agePageError(w, r, a, err)
+		return
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, ageFormLimit)
+	if err := r.ParseForm(); err != nil {
+		s.renderAgeAccount(w, r, a, s.accountStep(a), http.StatusBadRequest, msg(a.lang, "err_generic"), "")
+		return
+	}
+	if !sameOrigin(r, a.mount) || a.session == nil || !a.session.CheckCSRF(r) {
+		s.renderAgeAccount(w, r, a, s.accountStep(a), http.StatusForbidden, msg(a.lang, "err_csrf"), "")
+		return
+	}
+	svc, env, biz := s.deps.AgeFlow, a.mount.Environment, r.PostFormValue("business")
+	consents, err := svc.Consents(r.Context(), env, a.visitor.Account.ID)
+	if err != nil {
+		s.agePageError(w, r, a, err)
+		return
+	}
+	name := ""
+	for _, c := range consents {
+		if c.BusinessID == biz {
+			name = c.BusinessName
+		}
+	}
+	if err := svc.RevokeConsent(r.Context(), env, a.visitor.Account.ID, biz); errors.Is(err, verifyd.ErrNotFound) {
+		// Revoked meanwhile (another tab): the page shows what is left.
+		s.renderAgeAccount(w, r, a, ageStepAccountDelete, http.StatusOK, "", "")
+		return
+	} else if err != nil {
+		s.agePageError(w, r, a, err)
+		return
+	}
+	s.logger(r).InfoContext(r.Context(), "age consent revoked", "account", a.visitor.Account.ID, "business", biz)
+	s.renderAgeAccountNotice(w, r, a, msg(a.lang, "age_consent_stopped", name))
+}
+
+// ageAccountLogIn logs in from the account page (the flow's login, with
+// its limits), then shows the signed-in account page.
+func (s *Server) ageAccountLogIn(w http.ResponseWriter, r *http.Request) {
+	a, err := s.ageAccountReq(w, r)
+	if err != nil {
+		s.agePageError(w, r, a, err)
+		return
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, ageFormLimit)
+	if err := r.ParseForm(); err != nil {
+		s.renderAgeAccount(w, r, a, s.accountStep(a), http.StatusBadRequest, msg(a.lang, "err_generic"), "")
+		return
+	}
+	svc, env := s.deps.AgeFlow, a.mount.Environment
+	if !sameOrigin(r, a.mount) || !svc.Sessions(env).CheckFormToken(r) {
+		s.renderAgeAccount(w, r, a, s.accountStep(a), http.StatusForbidden, msg(a.lang, "err_csrf"), "")
+		return
+	}
+	email := r.PostFormValue("email")
+	acct, err := svc.LogIn(r.Context(), env, email, r.PostFormValue("password"), clientAddr(r))
+	var limited *agehosted.RateLimitedError
+	switch {
+	case errors.As(err, &limited):
+		minutes := int((limited.RetryAfter + time.Minute - 1) / time.Minute)
+		w.Header().Set("Retry-After", strconv.Itoa(int(limited.RetryAfter/time.Second)+1))
+		s.logger(r).WarnContext(r.Context(), "age login rate limited")
+		a.loginEmail = email
+		s.renderAgeAccount(w, r, a, ageStepSignedOut, http.StatusTooManyRequests, msg(a.lang, "age_err_limited", minutes), "")
+		return
+	case errors.Is(err, agehosted.ErrBadLogin):
+		a.loginEmail, a.loginError = email, msg(a.lang, "age_err_login")
+		s.renderAgeAccount(w, r, a, ageStepSignedOut, http.StatusUnauthorized, "", "")
+		return
+	case err != nil:
+		s.agePageError(w, r, a, err)
+		return
+	}
+	if _, err := svc.Sessions(env).Start(r.Context(), w, r, acct.ID); err != nil {
+		s.agePageError(w, r, a, err)
+		return
+	}
+	s.logger(r).InfoContext(r.Context(), "age login", "account", acct.ID, "environment", env, "from", "account page")
+	w.Header().Set("Cache-Control", "no-store")
+	http.Redirect(w, r, a.mount.prefix()+"/account"+a.accountQuery(), http.StatusSeeOther)
+}
+
+// renderAgeAccountNotice shows the signed-in account page with a notice.
+func (s *Server) renderAgeAccountNotice(w http.ResponseWriter, r *http.Request, a *ageReq, notice string) {
+	a.notice = notice
+	s.renderAgeAccount(w, r, a, ageStepAccountDelete, http.StatusOK, "", "")
 }
 
 // accountStep is the account page's step for who is signed in.

@@ -194,7 +194,7 @@ func testAgeAccountDelete(t *testing.T, ts *testserver.Server) {
 	res = b.deleteAccount(link, agePassword)
 	wantStatus(t, res, http.StatusForbidden)
 	req, _ = http.NewRequest(http.MethodGet, link, nil)
-	wantBody(t, b.send(req), `data-phase="account_signed_out"`, "You are not logged in.")
+	wantBody(t, b.send(req), `data-phase="account_signed_out"`, "Log in to see the sites", `id="login"`)
 
 	// The address signs up again, as a new account with nothing proven.
 	b.authorize("gb")

@@ -28,7 +28,7 @@ import (
 // CSRF token after. The use cases are in package agehosted; docs/age.md
 // describes the flow.
 
-var ageTemplates = template.Must(template.ParseFS(pageFS, "pages/age.html", "pages/layout.html", "pages/capture.html"))
+var ageTemplates = template.Must(template.ParseFS(pageFS, "pages/layout.html", "pages/age.html", "pages/capture.html"))
 
 // ageFormLimit bounds the flow's small forms.
 const ageFormLimit = 16 << 10
@@ -45,6 +45,7 @@ func (s *Server) ageFlowRoutes(mux *http.ServeMux, m Mount) {
 	mux.Handle("/flow/{id}/signup", post(s.ageSignUp))
 	mux.Handle("/flow/{id}/login", post(s.ageLogIn))
 	mux.Handle("/flow/{id}/logout", post(s.ageLogOut))
+	mux.Handle("/flow/{id}/consent", post(s.ageConsent))
 	mux.Handle("/flow/{id}/method", post(s.ageChooseMethod))
 	mux.Handle("/flow/{id}/document", post(s.ageSubmitDocument))
 	mux.Handle("/flow/{id}/liveness-challenge", post(s.ageChallenge)) // liveness.go
@@ -58,6 +59,8 @@ func (s *Server) ageFlowRoutes(mux *http.ServeMux, m Mount) {
 	}
 	mux.Handle("/flow-assets/{name}", get(s.hostedAssetHandler))
 	s.ageAccountRoutes(mux) // age_account.go
+	s.ageMailRoutes(mux)    // age_mail.go
+	s.agePasskeyRoutes(mux) // age_passkey.go
 }
 
 // ageReq is what every flow handler works out first.
@@ -67,6 +70,9 @@ type ageReq struct {
 	request age.AuthRequest
 	visitor agehosted.Visitor
 	session *webauth.Session
+	// notice is a confirmation the account page shows; loginError and
+	// loginEmail a refused login on it.
+	notice, loginError, loginEmail string
 }
 
 func (a *ageReq) path(suffix string) string {
@@ -83,6 +89,11 @@ func (s *Server) ageRequest(w http.ResponseWriter, r *http.Request) (*ageReq, er
 	var err error
 	if a.request, err = svc.Request(r.Context(), a.mount.Environment, a.id); err != nil {
 		return a, err
+	}
+	if a.request.CompletedAt != nil {
+		// Finished is finished, whoever asks: not the sign-up form to a
+		// browser without the session.
+		return a, age.ErrCompleted
 	}
 	sess, err := svc.Sessions(a.mount.Environment).Get(r.Context(), r)
 	if errors.Is(err, webauth.ErrNoSession) {
@@ -160,7 +171,7 @@ func backToFlow(w http.ResponseWriter, r *http.Request, a *ageReq) {
 // agePageError answers a request that failed with a page: unknown or
 // expired flows 404, a flow finished before 409, others 500 (logged).
 func (s *Server) agePageError(w http.ResponseWriter, r *http.Request, a *ageReq, err error) {
-	status, key := http.StatusInternalServerError, "err_generic"
+	status, key := http.StatusInternalServerError, "age_error"
 	switch {
 	case errors.Is(err, age.ErrCompleted):
 		status, key = http.StatusConflict, "age_finished"
@@ -170,8 +181,26 @@ func (s *Server) agePageError(w http.ResponseWriter, r *http.Request, a *ageReq,
 		s.logger(r).ErrorContext(r.Context(), "age flow page", "err", err)
 	}
 	d := s.ageData(w, r, a)
-	d.NotFound, d.Message = true, msg(a.lang, key)
+	d.NotFound, d.Message, d.Step = true, msg(a.lang, key), agehosted.Step("error_"+strconv.Itoa(status))
+	// Every error page leads somewhere: back to the site when the request
+	// names it, to the account page always (which works without a flow).
+	d.SiteTo = siteOf(a.request.RedirectURI)
+	if status == http.StatusInternalServerError && a.id != "" && a.request.ID != "" {
+		d.RetryTo = a.path(a.query())
+	}
+	d.AccountTo = a.mount.prefix() + "/account" + a.accountQuery()
 	s.writeAge(w, r, status, d)
+}
+
+// siteOf is the origin of a redirect_uri, where an error page leads back
+// to: the callback itself would be called without a code. "" when the URI
+// is not a plain http(s) address.
+func siteOf(redirectURI string) string {
+	u, err := url.Parse(redirectURI)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || !cspHost.MatchString(u.Host) {
+		return ""
+	}
+	return u.Scheme + "://" + u.Host + "/"
 }
 
 // ageFormResult is a refused form shown again.
@@ -196,6 +225,8 @@ type agePageData struct {
 	Relogin           bool
 	LoginTo, SignupTo string
 	LogoutTo          string
+	ConsentTo         string
+	BusinessName      string
 	MethodTo          string
 	ProviderTo        string
 	CancelTo          string
@@ -216,12 +247,62 @@ type agePageData struct {
 	DeleteTo     string
 	BackTo       string
 	DeleteError  string
+	// The account page's consents (sites the person shares with).
+	ShowConsents bool
+	Consents     []ageConsentRow
+	RevokeTo     string
+	Notice       string
+	// Passkeys: offered when the service has them; their ceremonies'
+	// base path, the script, and where to go after one.
+	PasskeysOn  bool
+	PasskeyBase string
+	PasskeyJS   string
+	Next        string
+	// The account page: a passkey-only account confirms a deletion with
+	// a recent passkey login instead of a password; Passkeys counts them.
+	PasswordLess, NeedsReauth bool
+	Passkeys                  int
+	// E-mail (age_mail.go): offered when a mailer is configured.
+	MailOn                                         bool
+	MailPurpose, MailEmail, MailToken, MailProblem string
+	MailRequestTo, CodeTo, MailLinkTo              string
+	ResetLink, CodeLink, DeleteLink                string
+	EmailConfirmed                                 bool
+	ConfirmRequestTo                               string
+	// Error pages' ways out: the site's origin, the flow again (500).
+	SiteTo, RetryTo string
+	// noReferrer keeps a page's address (an e-mailed secret) from any
+	// request it leads to.
+	noReferrer bool
 	// redirectURI is the request's, whose origin forms may lead to.
 	redirectURI string
 }
 
+// ageConsentRow is a consent on the account page.
+type ageConsentRow struct{ BusinessID, Name, Since, Stop string }
+
 // ageOption is a method or an outcome button.
 type ageOption struct{ Value, Label, Hint string }
+
+// PhaseTitle names the page's phase for the document title, so that a
+// screen-reader user or a tab strip tells the steps apart.
+func (d agePageData) PhaseTitle() string {
+	key := "age_phase_" + string(d.Step)
+	if d.Relogin && d.Step == agehosted.StepAccount {
+		key = "age_relogin_title"
+	}
+	if t := msg(d.Lang, key); t != key {
+		return t
+	}
+	return msg(d.Lang, "age_phase_error_500")
+}
+
+// HasErrors reports whether the page shows a refused form or an error;
+// the document title then starts with "Error:".
+func (d agePageData) HasErrors() bool {
+	return d.NotFound || d.Banner != "" || d.LoginError != "" || len(d.SignupProblems) > 0 || d.DeleteError != "" ||
+		len(d.Problems) > 0
+}
 
 // PrivacyText is the note under the document method's submit button.
 func (d agePageData) PrivacyText() string { return msg(d.Lang, "age_doc_privacy") }
@@ -232,7 +313,15 @@ func (s *Server) ageData(w http.ResponseWriter, r *http.Request, a *ageReq) ageP
 		CSS:     a.mount.prefix() + "/flow-assets/" + hostedAssetNames["hosted.css"],
 		JS:      a.mount.prefix() + "/flow-assets/" + hostedAssetNames["hosted.js"],
 		Sandbox: a.mount.Environment == verifyd.EnvSandbox, JSText: map[string]string{}},
-		redirectURI: a.request.RedirectURI}
+		redirectURI: a.request.RedirectURI,
+		PasskeysOn:  s.deps.AgeFlow.PasskeysOn(a.mount.Environment), PasskeyBase: a.mount.prefix() + "/passkey",
+		PasskeyJS: a.mount.prefix() + "/flow-assets/" + hostedAssetNames["passkey.js"], Next: a.path(a.query()),
+		MailOn: s.deps.AgeFlow.MailOn()}
+	if d.MailOn {
+		req := a.mount.prefix() + "/account/email-request"
+		d.ResetLink, d.CodeLink = req+a.accountQuery("purpose", "reset"), req+a.accountQuery("purpose", "code")
+		d.DeleteLink = req + a.accountQuery("purpose", "delete")
+	}
 	for _, l := range []struct{ code, name string }{{"en", "English"}, {"de", "Deutsch"}, {"fr", "Français"}} {
 		d.Langs = append(d.Langs, hostedLangLink{Code: l.code, Name: l.name, URL: d.PagePath + "?lang=" + l.code, Current: l.code == a.lang})
 	}
@@ -257,6 +346,9 @@ var cspHost = regexp.MustCompile(`^[A-Za-z0-9.-]+(:[0-9]{1,5})?$|^\[[0-9A-Fa-f:.
 func (s *Server) writeAge(w http.ResponseWriter, r *http.Request, status int, d agePageData) {
 	setPageHeaders(w)
 	w.Header().Set("Content-Security-Policy", ageCSP(d.redirectURI))
+	if d.noReferrer {
+		w.Header().Set("Referrer-Policy", "no-referrer")
+	}
 	w.WriteHeader(status)
 	if err := ageTemplates.ExecuteTemplate(w, "age.html", d); err != nil {
 		s.logger(r).ErrorContext(r.Context(), "render age flow page", "err", err)
@@ -276,6 +368,7 @@ func (s *Server) renderAge(w http.ResponseWriter, r *http.Request, a *ageReq, st
 	d.Step, d.FormCSRF = st.Step, formCSRF
 	d.StatusURL = a.path("/status")
 	d.LoginTo, d.SignupTo, d.LogoutTo = a.path("/login"+q), a.path("/signup"+q), a.path("/logout"+q)
+	d.ConsentTo = a.path("/consent" + q)
 	d.MethodTo, d.CancelTo, d.SandboxTo = a.path("/method"+q), a.path("/cancel"+q), a.path("/sandbox"+q)
 	d.ShowSandbox = d.Sandbox
 	d.CanCancel = true
@@ -292,6 +385,9 @@ func (s *Server) renderAge(w http.ResponseWriter, r *http.Request, a *ageReq, st
 			Hint: msg(a.lang, "age_method_"+string(m)+"_hint")})
 	}
 	switch st.Step {
+	case agehosted.StepConsent:
+		// "No" on this page is the way back; a second one would confuse.
+		d.BusinessName, d.CanCancel = st.BusinessName, false
 	case agehosted.StepMethods:
 		if st.Failed != nil {
 			d.Failed = true
@@ -437,7 +533,20 @@ func (s *Server) ageSignUp(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.logger(r).InfoContext(r.Context(), "age account created", "account", acct.ID, "environment", env)
+	s.sendConfirmation(r, a, acct)
 	backToFlow(w, r, a)
+}
+
+// sendConfirmation e-mails a new account the link that confirms its
+// address, when e-mail is configured. A failure is logged, not shown: the
+// account works without it, and the account page sends it again.
+func (s *Server) sendConfirmation(r *http.Request, a *ageReq, acct verifyd.AgeAccount) {
+	if !s.deps.AgeFlow.MailOn() {
+		return
+	}
+	if err := s.deps.AgeFlow.SendConfirmation(r.Context(), a.mount.Environment, a.lang, acct); err != nil {
+		s.logger(r).ErrorContext(r.Context(), "age e-mail", "purpose", "confirm", "err", err)
+	}
 }
 
 func (s *Server) ageLogIn(w http.ResponseWriter, r *http.Request) {
@@ -509,6 +618,37 @@ func (s *Server) ageLogOut(w http.ResponseWriter, r *http.Request) {
 	backToFlow(w, r, a)
 }
 
+// ageConsent records the answer to "<business> asks whether you are 18 or
+// older. Share?": yes goes on with the flow, no sends the person back at
+// once with a code saying age_verified false (agehosted.Service.Consent).
+func (s *Server) ageConsent(w http.ResponseWriter, r *http.Request) {
+	a, ok := s.flowHandler(w, r)
+	if !ok || !s.ageForm(w, r, a, true) {
+		return
+	}
+	var share bool
+	switch r.PostFormValue("share") {
+	case "yes":
+		share = true
+	case "no":
+	default:
+		s.ageRefuse(w, r, a, http.StatusUnprocessableEntity, "err_generic")
+		return
+	}
+	to, err := s.deps.AgeFlow.Consent(r.Context(), a.request, a.visitor, share)
+	if err != nil {
+		s.ageStepFail(w, r, a, agehosted.State{}, err, nil)
+		return
+	}
+	if share {
+		s.logger(r).InfoContext(r.Context(), "age consent granted", "account", a.visitor.Account.ID, "business", a.request.BusinessID)
+		backToFlow(w, r, a)
+		return
+	}
+	s.logger(r).InfoContext(r.Context(), "age consent declined", "account", a.visitor.Account.ID, "business", a.request.BusinessID)
+	ageRedirect(w, r, to)
+}
+
 // ageStepFail shows the flow again after a refused step: a method the
 // country does not accept (422), a check already under way (409), no
 // session (back to the account forms).
@@ -518,7 +658,8 @@ func (s *Server) ageStepFail(w http.ResponseWriter, r *http.Request, a *ageReq, 
 	}
 	status := http.StatusConflict
 	switch {
-	case errors.Is(err, agehosted.ErrNotSignedIn):
+	case errors.Is(err, agehosted.ErrNotSignedIn), errors.Is(err, agehosted.ErrNoConsent):
+		// The page asks for what is missing.
 		backToFlow(w, r, a)
 		return
 	case errors.Is(err, agehosted.ErrMethodNotOffered):
@@ -625,7 +766,7 @@ func (s *Server) ageDocumentFail(w http.ResponseWriter, r *http.Request, a *ageR
 	code := verifyd.ErrorCodeOf(err)
 	status, key := statusOf(code), "err_generic"
 	switch {
-	case errors.Is(err, errCSRF), errors.Is(err, agehosted.ErrNotSignedIn):
+	case errors.Is(err, errCSRF), errors.Is(err, agehosted.ErrNotSignedIn), errors.Is(err, agehosted.ErrNoConsent):
 		status, key = http.StatusForbidden, "err_csrf"
 	case code == verifyd.EConflict:
 		key = "err_conflict"

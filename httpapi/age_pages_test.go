@@ -43,11 +43,15 @@ type flowBrowser struct {
 	hc     *http.Client
 	page   string            // the flow page of the current authorize request
 	tokens map[string]string // form action → csrf token
+	// consent answers "yes" when the flow page asks to share with the
+	// site, as a person who agrees would; the consent tests turn it off
+	// to see the question.
+	consent bool
 }
 
 func newFlowBrowser(t *testing.T, f *oauthFixture) *flowBrowser {
 	jar, _ := cookiejar.New(nil)
-	return &flowBrowser{t: t, f: f, tokens: map[string]string{}, hc: &http.Client{Jar: jar,
+	return &flowBrowser{t: t, f: f, tokens: map[string]string{}, consent: true, hc: &http.Client{Jar: jar,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
 }
 
@@ -80,7 +84,14 @@ func (b *flowBrowser) send(req *http.Request) response {
 func (b *flowBrowser) get(suffix string) response {
 	b.t.Helper()
 	req, _ := http.NewRequest(http.MethodGet, b.page+suffix, nil)
-	return b.send(req)
+	res := b.send(req)
+	if b.consent && suffix == "" && bytes.Contains(res.raw, []byte(`data-phase="consent"`)) {
+		if yes := b.post("/consent", url.Values{"share": {"yes"}}); yes.status != http.StatusSeeOther {
+			b.t.Fatalf("consent: status %d; body:\n%s", yes.status, yes.raw)
+		}
+		return b.get("")
+	}
+	return res
 }
 
 // token is the csrf token of the form that posts to a sub-path.

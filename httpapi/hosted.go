@@ -24,7 +24,7 @@ import (
 //go:embed pages/*.html
 var pageFS embed.FS
 
-//go:embed pages/hosted.css pages/hosted.js
+//go:embed pages/hosted.css pages/hosted.js pages/passkey.js
 var hostedAssetFS embed.FS
 
 var hostedTemplates = template.Must(template.ParseFS(pageFS, "pages/hosted.html", "pages/layout.html", "pages/capture.html"))
@@ -54,7 +54,7 @@ var (
 )
 
 func init() {
-	for _, name := range []string{"hosted.css", "hosted.js"} {
+	for _, name := range []string{"hosted.css", "hosted.js", "passkey.js"} {
 		body, err := hostedAssetFS.ReadFile("pages/" + name)
 		if err != nil {
 			panic(err)

@@ -25,16 +25,17 @@ func (db *DB) CreateAgeAccount(ctx context.Context, a verifyd.AgeAccount) error 
 	return nil
 }
 
-const ageAccountColumns = `id, environment, email, password_hash, created_at`
+const ageAccountColumns = `id, environment, email, password_hash, created_at, email_confirmed_at`
 
 func scanAgeAccount(row interface{ Scan(...any) error }) (verifyd.AgeAccount, error) {
 	var a verifyd.AgeAccount
 	var env string
 	var created int64
-	if err := row.Scan(&a.ID, &env, &a.Email, &a.PasswordHash, &created); err != nil {
+	var confirmed sql.NullInt64
+	if err := row.Scan(&a.ID, &env, &a.Email, &a.PasswordHash, &created, &confirmed); err != nil {
 		return verifyd.AgeAccount{}, notFound(err)
 	}
-	a.Environment, a.CreatedAt = verifyd.Environment(env), fromMicros(created)
+	a.Environment, a.CreatedAt, a.EmailConfirmedAt = verifyd.Environment(env), fromMicros(created), fromNullMicros(confirmed)
 	return a, nil
 }
 
@@ -210,6 +211,9 @@ func (db *DB) DeleteAgeAccount(ctx context.Context, d verifyd.AgeAccountDeletion
 				WHERE account_id = $1 AND used_at IS NULL AND expires_at > $2`, []any{id, at}},
 			{&unlinked, `UPDATE age_codes SET account_id = NULL WHERE account_id = $1`, []any{id}},
 			{&out.Proofs, `DELETE FROM age_proofs WHERE account_id = $1`, []any{id}},
+			{&out.Consents, `DELETE FROM age_consents WHERE account_id = $1`, []any{id}},
+			{&out.Passkeys, `DELETE FROM age_passkeys WHERE account_id = $1`, []any{id}},
+			{&out.MailTokens, `DELETE FROM age_mail_tokens WHERE account_id = $1`, []any{id}},
 			{&out.Sessions, `DELETE FROM web_sessions WHERE realm = $1 AND subject = $2`, []any{d.SessionRealm, id}},
 		} {
 			if err := count(step.dst, step.stmt, step.args...); err != nil {

@@ -90,6 +90,13 @@ func testAgeDeleteErases(t *testing.T, ctx context.Context, e *env) {
 	proof("p-ada-card", ada.ID, "")
 	bobProof := proof("p-bob", bob.ID, "")
 
+	for _, acct := range []string{ada.ID, bob.ID} {
+		if err := e.GrantAgeConsent(ctx, verifyd.AgeConsent{Environment: verifyd.EnvProduction, AccountID: acct,
+			BusinessID: prod.BusinessID, GrantedAt: clock}); err != nil {
+			t.Fatalf("GrantAgeConsent(%s): %v", acct, err)
+		}
+	}
+
 	adaPhone := ageSession(t, ctx, e, "ada phone", ageRealm, ada.ID)
 	ageSession(t, ctx, e, "ada laptop", ageRealm, ada.ID)
 	sameSubjectOtherRealm := ageSession(t, ctx, e, "ada console", "console", ada.ID)
@@ -106,7 +113,7 @@ func testAgeDeleteErases(t *testing.T, ctx context.Context, e *env) {
 	if err != nil {
 		t.Fatalf("DeleteAgeAccount: %v", err)
 	}
-	assertEqual(t, "deletion", got, verifyd.AgeAccountDeleted{Sessions: 2, Proofs: 3, RevokedTokens: 1, ExpiredCodes: 1,
+	assertEqual(t, "deletion", got, verifyd.AgeAccountDeleted{Sessions: 2, Proofs: 3, Consents: 1, RevokedTokens: 1, ExpiredCodes: 1,
 		Verifications: []string{"vrf_done", "vrf_review"}, Ended: 1})
 
 	// The account and its proofs are gone; Bob's are not.
@@ -123,6 +130,12 @@ func testAgeDeleteErases(t *testing.T, ctx context.Context, e *env) {
 		t.Errorf("another account's proof: %v", err)
 	} else {
 		assertEqual(t, "another account's proof", p, bobProof)
+	}
+	if cs, err := e.AgeConsents(ctx, verifyd.EnvProduction, ada.ID); err != nil || len(cs) != 0 {
+		t.Errorf("consents after deletion: %v, %v", cs, err)
+	}
+	if _, err := e.AgeConsent(ctx, verifyd.EnvProduction, bob.ID, prod.BusinessID); err != nil {
+		t.Errorf("another account's consent after a deletion: %v", err)
 	}
 	// Sessions: Ada's age sessions are gone, others stay.
 	if _, err := e.Session(ctx, adaPhone.TokenHash); verifyd.ErrorCodeOf(err) != verifyd.ENotFound {

@@ -158,6 +158,9 @@ func Run(t *testing.T, h Harness) {
 		}},
 		{"Operator", operatorTests},     // operators.go
 		{"AgeAccount", ageAccountTests}, // ageaccounts.go
+		{"AgeConsent", ageConsentTests}, // ageconsents.go
+		{"AgePasskey", agePasskeyTests}, // agepasskeys.go
+		{"AgeMail", ageMailTests},       // agemail.go
 		{"AgeOAuth", ageOAuthTests},     // ageoauth.go
 		{"AgeAccountDeletion", ageDelete},
 		{"Purge", purge},

@@ -22,6 +22,7 @@ import (
 	"github.com/verifyd/verifyd/engine"
 	"github.com/verifyd/verifyd/httpapi"
 	"github.com/verifyd/verifyd/identity"
+	"github.com/verifyd/verifyd/mailer"
 	"github.com/verifyd/verifyd/netguard"
 	"github.com/verifyd/verifyd/ocr"
 	"github.com/verifyd/verifyd/queue"
@@ -69,6 +70,8 @@ type Config struct {
 	// none when negative. It is the longest a key revoked by another
 	// process (the CLI, another replica) is still accepted by this one.
 	CredentialCacheTTL time.Duration
+	// Mailer sends the age accounts' e-mails (nil: none).
+	Mailer mailer.Sender
 }
 
 // cachedCredentials bounds the credential cache: far more keys than any
@@ -152,7 +155,7 @@ func New(ctx context.Context, db *sqlstore.DB, sealer *seal.Sealer, cfg Config) 
 	// sandbox simulates the others. Cookies are Secure unless --dev.
 	a.AgeFlow, err = agehosted.New(db, a.Identity, a.Age, sealer, agehosted.Config{
 		BaseURL:  func(e verifyd.Environment) string { return cfg.BaseURLs["age-"+string(e)] },
-		Insecure: cfg.Dev, Now: cfg.Now, Rand: cfg.Rand,
+		Insecure: cfg.Dev, Now: cfg.Now, Rand: cfg.Rand, Mailer: cfg.Mailer,
 		Providers: agehosted.SandboxSimulations(),
 	})
 	if err != nil {

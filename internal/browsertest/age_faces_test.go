@@ -101,6 +101,7 @@ func TestAgeProductionDocumentWithFaces(t *testing.T) {
 				chromedp.SendKeys(chromedp.ID("s-password"), password),
 				chromedp.SendKeys(chromedp.ID("s-password_again"), password),
 				chromedp.Click(chromedp.ID("signup-submit")))
+			agreeToShare(t, ctx, "Test business")
 			waitJS(t, ctx, "the methods or the capture form", `['methods', 'document'].includes(document.querySelector('main').dataset.phase)`)
 			if jsString(t, ctx, `document.querySelector('main').dataset.phase`) == "methods" {
 				offered := jsString(t, ctx, `Array.from(document.querySelectorAll('button[name=method]')).map(b => b.value).join(',')`)

@@ -38,7 +38,28 @@ type integrator struct {
 
 func newIntegrator(t *testing.T, ts *testserver.Server, env verifyd.Environment) *integrator {
 	t.Helper()
-	in := &integrator{base: ts.BaseURL(verifyd.InterfaceAge, env), cred: ts.Credential(verifyd.InterfaceAge, env)}
+	return newIntegratorWith(t, ts, env, ts.Credential(verifyd.InterfaceAge, env))
+}
+
+// newOtherIntegrator is a site of another business, with its own name.
+func newOtherIntegrator(t *testing.T, ts *testserver.Server, env verifyd.Environment, name string) *integrator {
+	t.Helper()
+	_, creds, err := ts.Tenants.CreateBusiness(context.Background(), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range creds {
+		if c.Interface == verifyd.InterfaceAge && c.Environment == env {
+			return newIntegratorWith(t, ts, env, c)
+		}
+	}
+	t.Fatal("no age credential")
+	return nil
+}
+
+func newIntegratorWith(t *testing.T, ts *testserver.Server, env verifyd.Environment, cred verifyd.Credential) *integrator {
+	t.Helper()
+	in := &integrator{base: ts.BaseURL(verifyd.InterfaceAge, env), cred: cred}
 	in.srv = httptest.NewServer(http.HandlerFunc(in.callback))
 	t.Cleanup(in.srv.Close)
 	c, err := sdk.New(in.base, in.cred.APIKey, in.cred.APISecret)
@@ -118,6 +139,17 @@ func waitForSite(t *testing.T, ctx context.Context, in *integrator) string {
 	return jsString(t, ctx, `document.getElementById('result').textContent`)
 }
 
+// agreeToShare answers "<business> asks whether you are 18 or older" with
+// yes, after checking that the question names the business.
+func agreeToShare(t *testing.T, ctx context.Context, business string) {
+	t.Helper()
+	waitJS(t, ctx, "the consent question", `document.querySelector('main').dataset.phase === 'consent'`)
+	if q := jsString(t, ctx, `document.getElementById('h-consent').textContent`); !strings.HasPrefix(q, business+" ") {
+		t.Fatalf("consent question %q does not name %q", q, business)
+	}
+	do(t, ctx, "share", chromedp.Click(chromedp.ID("consent-yes")))
+}
+
 func writeFiles(t *testing.T, files map[string][]byte) string {
 	t.Helper()
 	dir := t.TempDir()
@@ -162,6 +194,7 @@ func TestAgeNewUserVerifiesWithDocumentThenReturns(t *testing.T) {
 		chromedp.SendKeys(chromedp.ID("s-password"), password),
 		chromedp.SendKeys(chromedp.ID("s-password_again"), password),
 		chromedp.Click(chromedp.ID("signup-submit")))
+	agreeToShare(t, ctx, "Test business")
 	waitJS(t, ctx, "the methods", `document.querySelector('main').dataset.phase === 'methods'`)
 	for _, m := range []string{"document", "credit_card", "mobile_operator", "email_estimation"} {
 		if jsString(t, ctx, `String(!!document.getElementById('method-`+m+`'))`) != "true" {
@@ -207,6 +240,21 @@ func TestAgeNewUserVerifiesWithDocumentThenReturns(t *testing.T) {
 	if third := waitForSite(t, ctx, in); !strings.HasPrefix(third, "age_verified=true") || !strings.HasSuffix(third, "state=st-us") {
 		t.Fatalf("third visit: site shows %q", third)
 	}
+
+	// Another business's site, same session: no code before the person
+	// agrees; the question names that business; then the stored proof
+	// counts there, under another id, and the answer is remembered.
+	other := newOtherIntegrator(t, ts, verifyd.EnvSandbox, "Kino am Markt")
+	do(t, ctx, "open another business's link", chromedp.Navigate(other.authorizeURL("gb")))
+	agreeToShare(t, ctx, "Kino am Markt")
+	shared := waitForSite(t, ctx, other)
+	if !strings.HasPrefix(shared, "age_verified=true id=agv_") || strings.Contains(first, strings.Fields(shared)[1]) {
+		t.Fatalf("the other business: site shows %q (first site %q)", shared, first)
+	}
+	do(t, ctx, "open the other business's link again", chromedp.Navigate(other.authorizeURL("gb")))
+	if again := waitForSite(t, ctx, other); again != shared {
+		t.Fatalf("the other business again: site shows %q, want %q", again, shared)
+	}
 }
 
 func accountID(t *testing.T, ts *testserver.Server, env verifyd.Environment, email string) string {
@@ -238,6 +286,7 @@ func TestAgeGermanyOffersOnlyTheDocument(t *testing.T) {
 		chromedp.SendKeys(chromedp.ID("s-password"), password),
 		chromedp.SendKeys(chromedp.ID("s-password_again"), password),
 		chromedp.Click(chromedp.ID("signup-submit")))
+	agreeToShare(t, ctx, "Test business")
 	waitJS(t, ctx, "the methods", `!!document.getElementById('method-credit_card')`)
 	do(t, ctx, "choose the credit card", chromedp.Click(chromedp.ID("method-credit_card")))
 	waitJS(t, ctx, "the simulation", `!!document.getElementById('outcome-adult')`)

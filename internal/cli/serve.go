@@ -22,6 +22,7 @@ import (
 	"github.com/verifyd/verifyd/engine"
 	"github.com/verifyd/verifyd/httpapi"
 	"github.com/verifyd/verifyd/internal/app"
+	"github.com/verifyd/verifyd/mailer"
 	"github.com/verifyd/verifyd/queue"
 	"github.com/verifyd/verifyd/tenant"
 )
@@ -66,6 +67,8 @@ func (e *env) serve(ctx context.Context, args []string) error {
 	tlsKey := fs.String("tls-key", e.getenv("VERIFYD_TLS_KEY"), "the PEM private key of --tls-cert (env VERIFYD_TLS_KEY)")
 	memoryLimit := fs.String("memory-limit", e.envOr("VERIFYD_MEMORY_LIMIT", "1GiB"),
 		"soft limit of the Go heap (e.g. 1GiB, 512MiB; 0 for none): the collector works harder near it instead of growing the heap to twice what is live; GOMEMLIMIT, when set, wins (env VERIFYD_MEMORY_LIMIT)")
+	smtpURL := fs.String("smtp-url", e.getenv("VERIFYD_SMTP_URL"),
+		"SMTP server for the age accounts' e-mails (address confirmation, password reset, login codes, deletion links): smtp://user:password@host:587 (STARTTLS, required) or smtps://…:465, optionally ?from=address; without it the pages offer none of these (env VERIFYD_SMTP_URL)")
 	logFormat := fs.String("log-format", e.envOr("VERIFYD_LOG_FORMAT", ""), "json or text (default json, text with --dev) (env VERIFYD_LOG_FORMAT)")
 	bases := map[string]*string{}
 	for _, m := range mountFlags {
@@ -169,8 +172,21 @@ func (e *env) serve(ctx context.Context, args []string) error {
 	defer db.Close()
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	var mail mailer.Sender
+	if *smtpURL != "" {
+		mc, err := mailer.ParseURL(*smtpURL)
+		if err != nil {
+			return err
+		}
+		if mail, err = mailer.NewSMTP(mc); err != nil {
+			return err
+		}
+		logger.Info("age account e-mails are sent through SMTP", "host", mc.Host, "port", mc.Port, "tls", map[bool]string{true: "smtps", false: "starttls"}[mc.SSL], "from", mc.From)
+	} else {
+		logger.Warn("no --smtp-url: age accounts get no e-mail (no address confirmation, password reset, login code or deletion by e-mail link); the pages do not offer them")
+	}
 	a, err := app.New(ctx, db, sealer, app.Config{
-		BaseURLs: defaults, Dev: *dev, Now: e.now, Rand: e.rand, Logger: logger, Registry: reg,
+		BaseURLs: defaults, Dev: *dev, Now: e.now, Rand: e.rand, Logger: logger, Registry: reg, Mailer: mail,
 		Queue: queue.Config{PollInterval: *pollInterval, RescueAfter: *rescueAfter},
 		Faces: faces, FaceThresholds: th, OCR: text, MetricsToken: *metricsToken, TrustedProxies: proxies,
 		CredentialCacheTTL: cacheTTL(*credentialTTL),

@@ -24,6 +24,7 @@ import (
 	"github.com/verifyd/verifyd/identity"
 	"github.com/verifyd/verifyd/internal/app"
 	"github.com/verifyd/verifyd/internal/testdb"
+	"github.com/verifyd/verifyd/mailer"
 	"github.com/verifyd/verifyd/netguard"
 	"github.com/verifyd/verifyd/queue"
 	"github.com/verifyd/verifyd/seal"
@@ -35,6 +36,12 @@ import (
 type Options struct {
 	// Dev is the server's --dev flag.
 	Dev bool
+	// Mailer sends the age accounts' e-mails (nil: none).
+	Mailer mailer.Sender
+	// Localhost names the server http://localhost:PORT instead of its
+	// loopback address: browsers offer passkeys (WebAuthn) only on a
+	// domain, never on an IP address.
+	Localhost bool
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
 	// Logger receives the server's logs; discarded when nil.
@@ -127,7 +134,12 @@ func Start(t testing.TB, dialect string, opts Options) *Server {
 	s := &Server{Store: db, Sealer: sealer, Registry: prometheus.NewRegistry(),
 		DatabaseURL: dbURL, MasterKey: base64.StdEncoding.EncodeToString(key)}
 	s.HTTP = httptest.NewUnstartedServer(nil)
-	s.BaseURLs, err = httpapi.DefaultMounts("http://" + s.HTTP.Listener.Addr().String())
+	host := s.HTTP.Listener.Addr().String()
+	if opts.Localhost {
+		_, port, _ := net.SplitHostPort(host)
+		host = "localhost:" + port
+	}
+	s.BaseURLs, err = httpapi.DefaultMounts("http://" + host)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +151,7 @@ func Start(t testing.TB, dialect string, opts Options) *Server {
 		opts.Pipeline = engine.NewPipeline(checks...)
 	}
 	a, err := app.New(ctx, db, sealer, app.Config{
-		BaseURLs: s.BaseURLs, Dev: opts.Dev, Now: opts.Now, Rand: rand.Reader, Logger: opts.Logger,
+		BaseURLs: s.BaseURLs, Dev: opts.Dev, Mailer: opts.Mailer, Now: opts.Now, Rand: rand.Reader, Logger: opts.Logger,
 		Registry: s.Registry, Resolver: opts.Resolver, WebhookTimeout: opts.WebhookTimeout, Pipeline: opts.Pipeline,
 		Faces: opts.Faces, OCR: opts.OCR, MetricsToken: opts.MetricsToken, TrustedProxies: opts.TrustedProxies,
 		Queue: queue.Config{PollInterval: 20 * time.Millisecond, RescueAfter: opts.RescueAfter,

@@ -1,0 +1,237 @@
+package httpapi
+
+import (
+	"encoding/base64"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/verifyd/verifyd"
+	"github.com/verifyd/verifyd/agehosted"
+)
+
+// Passkeys on the age pages (agehosted/passkey.go, docs/age.md). The
+// page's script (pages/passkey.js) runs each ceremony in two posts: begin
+// answers the options for navigator.credentials.create or .get and sets a
+// short-lived cookie holding the sealed ceremony; finish sends the
+// browser's answer and, for a sign-up or a login, starts the session. The
+// forms' rules stay: this origin only, the form token before sign-in
+// (sign-up, login) and the session's token after (adding a passkey), both
+// in X-CSRF-Token.
+
+// agePasskeyLimit bounds a ceremony's JSON (an attestation is a few KiB).
+const agePasskeyLimit = 64 << 10
+
+// agePasskeyRoutes registers the ceremonies on an age mount.
+func (s *Server) agePasskeyRoutes(mux *http.ServeMux) {
+	for _, r := range []struct {
+		path string
+		h    http.HandlerFunc
+	}{
+		{"/passkey/signup/begin", s.agePasskeySignUpBegin},
+		{"/passkey/signup/finish", s.agePasskeySignUpFinish},
+		{"/passkey/login/begin", s.agePasskeyLogInBegin},
+		{"/passkey/login/finish", s.agePasskeyLogInFinish},
+		{"/passkey/add/begin", s.agePasskeyAddBegin},
+		{"/passkey/add/finish", s.agePasskeyAddFinish},
+	} {
+		mux.Handle(r.path, s.methods(map[string]http.Handler{http.MethodPost: r.h}))
+	}
+}
+
+func (s *Server) passkeyCookie(a *ageReq) string {
+	if a.mount.Environment == verifyd.EnvSandbox {
+		return "verifyd_age_passkey_sandbox"
+	}
+	return "verifyd_age_passkey"
+}
+
+func (s *Server) setPasskeyCookie(w http.ResponseWriter, a *ageReq, sealed []byte) {
+	http.SetCookie(w, &http.Cookie{Name: s.passkeyCookie(a), Value: base64.RawURLEncoding.EncodeToString(sealed),
+		Path: a.mount.prefix() + "/passkey/", MaxAge: int(agehosted.PasskeyTimeout / time.Second), HttpOnly: true,
+		Secure: !s.cfg.Dev, SameSite: http.SameSiteStrictMode})
+}
+
+// takePasskeyCookie reads the sealed ceremony and clears the cookie: a
+// ceremony is finished once.
+func (s *Server) takePasskeyCookie(w http.ResponseWriter, r *http.Request, a *ageReq) []byte {
+	http.SetCookie(w, &http.Cookie{Name: s.passkeyCookie(a), Value: "", Path: a.mount.prefix() + "/passkey/", MaxAge: -1,
+		HttpOnly: true, Secure: !s.cfg.Dev, SameSite: http.SameSiteStrictMode})
+	c, err := r.Cookie(s.passkeyCookie(a))
+	if err != nil {
+		return nil
+	}
+	b, _ := base64.RawURLEncoding.DecodeString(c.Value)
+	return b
+}
+
+// passkeyReq reads the account page's request (language, session) and
+// checks the origin and the token: the session's when session is true,
+// the form cookie's otherwise. It answers the refusal itself.
+func (s *Server) passkeyReq(w http.ResponseWriter, r *http.Request, session bool) (*ageReq, bool) {
+	a, err := s.ageAccountReq(w, r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return nil, false
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, agePasskeyLimit)
+	ok := sameOrigin(r, a.mount)
+	if session {
+		ok = ok && a.session != nil && a.session.CheckCSRF(r)
+	} else {
+		ok = ok && s.deps.AgeFlow.Sessions(a.mount.Environment).CheckFormToken(r)
+	}
+	if !ok {
+		s.passkeyFail(w, r, a, errCSRF)
+		return nil, false
+	}
+	return a, true
+}
+
+// passkeyFail answers a refused ceremony in the page's language.
+func (s *Server) passkeyFail(w http.ResponseWriter, r *http.Request, a *ageReq, err error) {
+	var limited *agehosted.RateLimitedError
+	var e *verifyd.Error
+	status, key := http.StatusUnauthorized, "age_err_passkey"
+	var problems []hostedProblem
+	switch {
+	case errors.Is(err, errCSRF):
+		status, key = http.StatusForbidden, "err_csrf"
+	case errors.As(err, &limited):
+		status = http.StatusTooManyRequests
+		w.Header().Set("Retry-After", strconv.Itoa(int(limited.RetryAfter/time.Second)+1))
+		writeJSON(w, status, hostedErrorBody{Message: msg(a.lang, "age_err_limited", int((limited.RetryAfter+time.Minute-1)/time.Minute)),
+			StatusCode: status})
+		return
+	case errors.Is(err, agehosted.ErrPasskey):
+		s.logger(r).InfoContext(r.Context(), "age passkey refused", "err", err)
+	case errors.Is(err, agehosted.ErrPasskeysOff):
+		status, key = http.StatusConflict, "age_err_passkey"
+	case errors.As(err, &e) && e.Code == verifyd.EInvalid:
+		status, key = http.StatusUnprocessableEntity, "errors_title"
+		for _, f := range e.Fields {
+			problems = append(problems, hostedProblem{Field: f.Field, Problem: f.Problem, Message: msg(a.lang, "age_err_"+f.Field+"_"+f.Problem)})
+		}
+		if len(problems) == 1 {
+			key = "age_err_" + problems[0].Field + "_" + problems[0].Problem
+		}
+	default:
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, status, hostedErrorBody{Message: msg(a.lang, key), StatusCode: status, Errors: problems})
+}
+
+// passkeyBegin answers a ceremony's options and keeps it in the cookie.
+func (s *Server) passkeyBegin(w http.ResponseWriter, a *ageReq, opts any, sealed []byte) {
+	s.setPasskeyCookie(w, a, sealed)
+	w.Header().Set("Cache-Control", "no-store")
+	writeJSON(w, http.StatusOK, opts)
+}
+
+func (s *Server) agePasskeySignUpBegin(w http.ResponseWriter, r *http.Request) {
+	a, ok := s.passkeyReq(w, r, false)
+	if !ok {
+		return
+	}
+	var in struct {
+		Email string `json:"email"`
+	}
+	body, err := io.ReadAll(r.Body)
+	if err == nil {
+		err = decodeJSON(body, &in)
+	}
+	if err != nil {
+		s.passkeyFail(w, r, a, verifyd.InvalidFields([]verifyd.FieldError{{Field: agehosted.FieldEmail, Problem: agehosted.ProblemEmail}}))
+		return
+	}
+	opts, sealed, err := s.deps.AgeFlow.BeginPasskeySignUp(r.Context(), a.mount.Environment, in.Email, clientAddr(r))
+	if err != nil {
+		s.passkeyFail(w, r, a, err)
+		return
+	}
+	s.passkeyBegin(w, a, opts, sealed)
+}
+
+func (s *Server) agePasskeySignUpFinish(w http.ResponseWriter, r *http.Request) {
+	a, ok := s.passkeyReq(w, r, false)
+	if !ok {
+		return
+	}
+	svc, env := s.deps.AgeFlow, a.mount.Environment
+	acct, err := svc.FinishPasskeySignUp(r.Context(), env, s.takePasskeyCookie(w, r, a), r)
+	if err != nil {
+		s.passkeyFail(w, r, a, err)
+		return
+	}
+	if _, err := svc.Sessions(env).Start(r.Context(), w, r, acct.ID); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	s.logger(r).InfoContext(r.Context(), "age account created", "account", acct.ID, "environment", env, "with", "passkey")
+	s.sendConfirmation(r, a, acct)
+	writeJSON(w, http.StatusOK, map[string]bool{"ok": true})
+}
+
+func (s *Server) agePasskeyLogInBegin(w http.ResponseWriter, r *http.Request) {
+	a, ok := s.passkeyReq(w, r, false)
+	if !ok {
+		return
+	}
+	opts, sealed, err := s.deps.AgeFlow.BeginPasskeyLogIn(a.mount.Environment, clientAddr(r))
+	if err != nil {
+		s.passkeyFail(w, r, a, err)
+		return
+	}
+	s.passkeyBegin(w, a, opts, sealed)
+}
+
+func (s *Server) agePasskeyLogInFinish(w http.ResponseWriter, r *http.Request) {
+	a, ok := s.passkeyReq(w, r, false)
+	if !ok {
+		return
+	}
+	svc, env := s.deps.AgeFlow, a.mount.Environment
+	acct, err := svc.FinishPasskeyLogIn(r.Context(), env, s.takePasskeyCookie(w, r, a), r)
+	if err != nil {
+		s.passkeyFail(w, r, a, err)
+		return
+	}
+	// A new session: where the country wants authentication at each use,
+	// it began after the flow's request, as a password login's does.
+	if _, err := svc.Sessions(env).Start(r.Context(), w, r, acct.ID); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	s.logger(r).InfoContext(r.Context(), "age login", "account", acct.ID, "environment", env, "with", "passkey")
+	writeJSON(w, http.StatusOK, map[string]bool{"ok": true})
+}
+
+func (s *Server) agePasskeyAddBegin(w http.ResponseWriter, r *http.Request) {
+	a, ok := s.passkeyReq(w, r, true)
+	if !ok {
+		return
+	}
+	opts, sealed, err := s.deps.AgeFlow.BeginPasskeyAdd(r.Context(), a.mount.Environment, *a.visitor.Account)
+	if err != nil {
+		s.passkeyFail(w, r, a, err)
+		return
+	}
+	s.passkeyBegin(w, a, opts, sealed)
+}
+
+func (s *Server) agePasskeyAddFinish(w http.ResponseWriter, r *http.Request) {
+	a, ok := s.passkeyReq(w, r, true)
+	if !ok {
+		return
+	}
+	env := a.mount.Environment
+	if err := s.deps.AgeFlow.FinishPasskeyAdd(r.Context(), env, *a.visitor.Account, s.takePasskeyCookie(w, r, a), r); err != nil {
+		s.passkeyFail(w, r, a, err)
+		return
+	}
+	s.logger(r).InfoContext(r.Context(), "age passkey added", "account", a.visitor.Account.ID, "environment", env)
+	writeJSON(w, http.StatusOK, map[string]bool{"ok": true})
+}
