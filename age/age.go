@@ -12,6 +12,7 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
+	"errors"
 	"io"
 	"net/url"
 	"strings"
@@ -184,8 +185,8 @@ func (s *Service) random(prefix string, n int) (string, error) {
 
 // AuthRequest returns the request a flow handle carries, or
 // verifyd.ErrNotFound when the handle is not one A1 made or the request
-// has expired. A completed request is still returned until it expires;
-// completing it again fails.
+// has expired. A completed request is still returned until it expires,
+// with CompletedAt set; completing it again fails.
 func (s *Service) AuthRequest(ctx context.Context, flow string) (AuthRequest, error) {
 	r, err := s.openRequest(flow)
 	if err != nil {
@@ -193,6 +194,15 @@ func (s *Service) AuthRequest(ctx context.Context, flow string) (AuthRequest, er
 	}
 	if !s.now().Before(r.ExpiresAt) {
 		return AuthRequest{}, verifyd.ErrNotFound
+	}
+	// The request is stored once its flow finished (Complete): a read,
+	// which the flow's pages make anyway, tells whether it has.
+	stored, err := s.store.AgeAuthRequest(ctx, r.ID)
+	switch {
+	case err == nil:
+		r.CompletedAt = stored.CompletedAt
+	case !errors.Is(err, verifyd.ErrNotFound):
+		return AuthRequest{}, err
 	}
 	return requestOf(r, flow), nil
 }

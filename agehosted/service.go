@@ -682,7 +682,7 @@ func (s *Service) Consent(ctx context.Context, req age.AuthRequest, v Visitor, s
 	if err := s.store.CreateAgeProof(ctx, p); err != nil {
 		return "", err
 	}
-	return s.requests.Complete(ctx, req.ID, age.Outcome{AgeVerified: false, VerificationID: s.publicID(req.BusinessID, p.ID),
+	return s.requests.Complete(ctx, req.Flow, age.Outcome{AgeVerified: false, VerificationID: s.publicID(req.BusinessID, p.ID),
 		Method: string(p.Method), AccountID: acct})
 }
 
