@@ -185,8 +185,8 @@ func (s *Service) random(prefix string, n int) (string, error) {
 
 // AuthRequest returns the request a flow handle carries, or
 // verifyd.ErrNotFound when the handle is not one A1 made or the request
-// has expired. A completed request is still returned until it expires;
-// completing it again fails.
+// has expired. A completed request is still returned until it expires,
+// with CompletedAt set; completing it again fails.
 func (s *Service) AuthRequest(ctx context.Context, flow string) (AuthRequest, error) {
 	r, err := s.openRequest(flow)
 	if err != nil {

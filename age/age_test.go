@@ -365,9 +365,13 @@ func TestCompleteRedirect(t *testing.T) {
 	if verifyd.ErrorCodeOf(err) != verifyd.EConflict || !errors.Is(err, age.ErrCompleted) {
 		t.Errorf("second Complete: %v, want ErrCompleted (EConflict)", err)
 	}
-	// A completed request can still be read until it expires.
-	if _, err := f.svc.AuthRequest(f.ctx, r.Flow); err != nil {
-		t.Errorf("AuthRequest of a completed request: %v", err)
+	// A completed request can still be read until it expires, and says
+	// it is completed (its flow handle has not changed).
+	if got, err := f.svc.AuthRequest(f.ctx, r.Flow); err != nil || got.CompletedAt == nil {
+		t.Errorf("AuthRequest of a completed request: %+v, %v", got, err)
+	}
+	if r.CompletedAt != nil {
+		t.Error("Authorize returned a completed request")
 	}
 }
 
