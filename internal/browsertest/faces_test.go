@@ -73,6 +73,7 @@ func TestProductionFaceChecks(t *testing.T) {
 			chromedp.SetValue(chromedp.ID("f-document_country"), "deu"),
 			chromedp.SetUploadFiles(chromedp.ID("f-front"), []string{frontPath}),
 			chromedp.SetUploadFiles(chromedp.ID("f-back"), []string{backPath}))
+		waitChosenPreviews(t, ctx)
 		selfie(ctx)
 		waitJS(t, ctx, "the previews", `document.querySelectorAll('img.preview').length === 3`)
 		do(t, ctx, "submit", chromedp.Click(chromedp.ID("submit")))

@@ -296,3 +296,14 @@ func (c *liveCamera) selfie(ctx context.Context, sp livenessdata.Species, seed u
 	waitJS(c.t, ctx, "the selfie after the challenge", `!document.getElementById('camera').open && !!document.querySelector('#s-selfie img.preview')`)
 	return ch
 }
+
+// waitChosenPreviews waits until the page shows the previews of the two
+// document photos chosen as files. The page scales a chosen photo before
+// showing it, so the preview appears a moment later and pushes what is
+// below it down: a click aimed at the selfie's button before then can
+// land beside it (on a busy machine the camera then never opened).
+func waitChosenPreviews(t *testing.T, ctx context.Context) {
+	t.Helper()
+	waitJS(t, ctx, "the chosen photos' previews", `document.querySelectorAll('img.preview').length === 2 && `+
+		`Array.from(document.querySelectorAll('img.preview')).every(function (i) { return i.complete && i.naturalWidth > 0 })`)
+}

@@ -105,6 +105,7 @@ func TestLivenessChallengeInBrowser(t *testing.T) {
 				chromedp.SetValue(chromedp.ID("f-document_country"), "deu"),
 				chromedp.SetUploadFiles(chromedp.ID("f-front"), []string{frontPath}),
 				chromedp.SetUploadFiles(chromedp.ID("f-back"), []string{backPath}))
+			waitChosenPreviews(t, ctx)
 			ch := cam.selfie(ctx, sp, seed+uint64(attempt)*1000)
 			waitJS(t, ctx, "the previews", `document.querySelectorAll('img.preview').length === 3`)
 			// The page reloads once the submission is accepted; a retry
