@@ -116,6 +116,7 @@ func TestAgeProductionDocumentWithFaces(t *testing.T) {
 				chromedp.SetValue(chromedp.ID("f-document_country"), "deu"),
 				chromedp.SetUploadFiles(chromedp.ID("f-front"), []string{filepath.Join(dir, "front.jpg")}),
 				chromedp.SetUploadFiles(chromedp.ID("f-back"), []string{filepath.Join(dir, "back.jpg")}))
+			waitChosenPreviews(t, ctx)
 			cam.selfie(ctx, livenessdata.Genuine, 10+uint64(n))
 			waitJS(t, ctx, "the previews", `document.querySelectorAll('img.preview').length === 3`)
 			do(t, ctx, "submit", chromedp.Click(chromedp.ID("submit")))
