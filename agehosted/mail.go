@@ -175,18 +175,7 @@ func (s *Service) ConfirmEmail(ctx context.Context, env verifyd.Environment, tok
 // session of the account, so a thief signed in elsewhere is out.
 func (s *Service) ResetPassword(ctx context.Context, env verifyd.Environment, token, password, again string) (verifyd.AgeAccount, error) {
 	var p verifyd.Problems
-	if err := webauth.CheckPassword(password); err != nil {
-		switch {
-		case len(password) > webauth.MaxPasswordLen:
-			p.Add(FieldPassword, ProblemTooLong)
-		case strings.Contains(err.Error(), "UTF-8"):
-			p.Add(FieldPassword, ProblemEncoding)
-		default:
-			p.Add(FieldPassword, ProblemTooShort)
-		}
-	} else if password != again {
-		p.Add(FieldPasswordAgain, ProblemNoMatch)
-	}
+	checkNewPassword(&p, password, again)
 	if err := p.Err(); err != nil {
 		return verifyd.AgeAccount{}, err
 	}

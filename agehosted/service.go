@@ -215,18 +215,7 @@ func (s *Service) SignUp(ctx context.Context, env verifyd.Environment, email, pa
 	if addr == "" {
 		p.Add(FieldEmail, ProblemEmail)
 	}
-	if err := webauth.CheckPassword(password); err != nil {
-		switch {
-		case len(password) > webauth.MaxPasswordLen:
-			p.Add(FieldPassword, ProblemTooLong)
-		case strings.Contains(err.Error(), "UTF-8"):
-			p.Add(FieldPassword, ProblemEncoding)
-		default:
-			p.Add(FieldPassword, ProblemTooShort)
-		}
-	} else if password != again {
-		p.Add(FieldPasswordAgain, ProblemNoMatch)
-	}
+	checkNewPassword(&p, password, again)
 	if err := p.Err(); err != nil {
 		return verifyd.AgeAccount{}, err
 	}
@@ -902,4 +891,21 @@ func (s *Service) SandboxComplete(ctx context.Context, req age.AuthRequest, outc
 	}
 	return s.requests.Complete(ctx, req.Flow, age.Outcome{AgeVerified: result == verifyd.AgeResultAdult,
 		VerificationID: s.publicID(req.BusinessID, p.ID), Method: string(verifyd.AgeMethodSandbox)})
+}
+
+// checkNewPassword adds the problems of a new password typed twice (at
+// sign-up and at a reset by e-mail): the sign-up's rules.
+func checkNewPassword(p *verifyd.Problems, password, again string) {
+	if err := webauth.CheckPassword(password); err != nil {
+		switch {
+		case len(password) > webauth.MaxPasswordLen:
+			p.Add(FieldPassword, ProblemTooLong)
+		case strings.Contains(err.Error(), "UTF-8"):
+			p.Add(FieldPassword, ProblemEncoding)
+		default:
+			p.Add(FieldPassword, ProblemTooShort)
+		}
+	} else if password != again {
+		p.Add(FieldPasswordAgain, ProblemNoMatch)
+	}
 }

@@ -42,13 +42,13 @@ func scanAgeConsent(row interface{ Scan(...any) error }) (verifyd.AgeConsent, er
 
 // AgeConsent returns an account's consent for a business.
 func (db *DB) AgeConsent(ctx context.Context, env verifyd.Environment, accountID, businessID string) (verifyd.AgeConsent, error) {
-	return scanAgeConsent(db.read.QueryRowContext(ctx, ageConsentSelect+`
+	return scanAgeConsent(db.readRow(ctx, ageConsentSelect+`
 		WHERE c.environment = $1 AND c.account_id = $2 AND c.business_id = $3`, string(env), accountID, businessID))
 }
 
 // AgeConsents lists an account's consents, most recent first.
 func (db *DB) AgeConsents(ctx context.Context, env verifyd.Environment, accountID string) ([]verifyd.AgeConsent, error) {
-	rows, err := db.read.QueryContext(ctx, ageConsentSelect+`
+	rows, err := db.readRows(ctx, ageConsentSelect+`
 		WHERE c.environment = $1 AND c.account_id = $2 ORDER BY c.granted_at DESC, c.business_id`, string(env), accountID)
 	if err != nil {
 		return nil, err

@@ -63,7 +63,7 @@ func (db *DB) UseAgeMailToken(ctx context.Context, env verifyd.Environment, purp
 
 // AgeMailToken returns a token that is still usable at at.
 func (db *DB) AgeMailToken(ctx context.Context, env verifyd.Environment, purpose verifyd.AgeMailPurpose, hash []byte, at time.Time) (verifyd.AgeMailToken, error) {
-	return scanAgeMailToken(db.read.QueryRowContext(ctx, `SELECT `+ageMailColumns+` FROM age_mail_tokens
+	return scanAgeMailToken(db.readRow(ctx, `SELECT `+ageMailColumns+` FROM age_mail_tokens
 		WHERE token_hash = $1 AND environment = $2 AND purpose = $3 AND used_at IS NULL AND expires_at > $4`,
 		hex.EncodeToString(hash), string(env), string(purpose), micros(at)))
 }

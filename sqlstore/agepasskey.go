@@ -81,13 +81,13 @@ func scanAgePasskey(row interface{ Scan(...any) error }) (verifyd.AgePasskey, er
 
 // AgePasskey returns a passkey by credential id.
 func (db *DB) AgePasskey(ctx context.Context, env verifyd.Environment, credentialID []byte) (verifyd.AgePasskey, error) {
-	return scanAgePasskey(db.read.QueryRowContext(ctx, `SELECT `+agePasskeyColumns+` FROM age_passkeys
+	return scanAgePasskey(db.readRow(ctx, `SELECT `+agePasskeyColumns+` FROM age_passkeys
 		WHERE environment = $1 AND credential_id = $2`, string(env), credentialKey(credentialID)))
 }
 
 // AgePasskeys lists an account's passkeys, oldest first.
 func (db *DB) AgePasskeys(ctx context.Context, env verifyd.Environment, accountID string) ([]verifyd.AgePasskey, error) {
-	rows, err := db.read.QueryContext(ctx, `SELECT `+agePasskeyColumns+` FROM age_passkeys
+	rows, err := db.readRows(ctx, `SELECT `+agePasskeyColumns+` FROM age_passkeys
 		WHERE environment = $1 AND account_id = $2 ORDER BY created_at, credential_id`, string(env), accountID)
 	if err != nil {
 		return nil, err
