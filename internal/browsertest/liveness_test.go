@@ -191,6 +191,7 @@ func TestLivenessManualCheckByKeyboard(t *testing.T) {
 		chromedp.SetValue(chromedp.ID("f-document_country"), "deu"),
 		chromedp.SetUploadFiles(chromedp.ID("f-front"), []string{filepath.Join(dir, "front.jpg")}),
 		chromedp.SetUploadFiles(chromedp.ID("f-back"), []string{filepath.Join(dir, "back.jpg")}))
+	waitChosenPreviews(t, ctx)
 	do(t, ctx, "open the camera", chromedp.Click(chromedp.CSS("#s-selfie button.take")))
 	waitJS(t, ctx, "the camera", `document.getElementById('camera').open && !document.getElementById('camera-shoot').disabled`)
 	do(t, ctx, "take the selfie", chromedp.Click(chromedp.ID("camera-shoot")))
