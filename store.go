@@ -24,6 +24,8 @@ type Store interface {
 	RetentionStore
 	LivenessStore
 	AuditStore
+	BrandingStore
+	WebhookTestStore
 	// Ping reports whether the database answers; /readyz uses it.
 	Ping(ctx context.Context) error
 	Close() error
@@ -97,6 +99,16 @@ type VerificationStore interface {
 	VerificationByHostedToken(ctx context.Context, hash []byte) (Verification, error)
 	// Images returns the sealed images of a verification.
 	Images(ctx context.Context, verificationID string) ([]StoredImage, error)
+	// ListVerifications lists a business's identity-API verifications
+	// matching q, newest first (created_at, then id, descending), at most
+	// ListLimit(q.Limit). Internal verifications are never listed.
+	ListVerifications(ctx context.Context, q VerificationQuery) ([]Verification, error)
+	// RecordConsent records that the customer agreed to the processing of
+	// their face on the hosted page: ConsentedAt becomes at unless it is
+	// set already (the first consent is kept). It fails with ErrNotFound
+	// for an unknown id and with an EConflict error, changing nothing, for
+	// a finished verification.
+	RecordConsent(ctx context.Context, id string, at time.Time) (Verification, error)
 }
 
 // SettingStore keeps small installation-wide values, such as the check value
@@ -144,11 +156,15 @@ type LifecycleStore interface {
 	CountWebhookEvents(ctx context.Context, state WebhookState) (int, error)
 }
 
-// WebhookFilter selects webhook events.
+// WebhookFilter selects webhook events; empty fields select everything.
 type WebhookFilter struct {
 	State          WebhookState
 	VerificationID string
-	Limit          int
+	// BusinessID and Environment keep one business's events (of the
+	// verifications of that environment).
+	BusinessID  string
+	Environment Environment
+	Limit       int
 }
 
 // EngineStore persists what the verification engine and the review console
