@@ -20,6 +20,9 @@ const (
 	ActorAPIKey ActorKind = "api_key"
 	// ActorBusinessUser is a person of a business (the dashboard).
 	ActorBusinessUser ActorKind = "business_user"
+	// ActorCustomer is an integrator's customer on a hosted page (named by
+	// the page, never by personal data).
+	ActorCustomer ActorKind = "customer"
 	// ActorSystem is verifyd itself (the retention job).
 	ActorSystem ActorKind = "system"
 )

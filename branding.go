@@ -130,7 +130,9 @@ type WebhookTest struct {
 }
 
 // Delivered reports whether the receiver answered 2xx.
-func (w WebhookTest) Delivered() bool { return w.Error == "" && w.StatusCode >= 200 && w.StatusCode < 300 }
+func (w WebhookTest) Delivered() bool {
+	return w.Error == "" && w.StatusCode >= 200 && w.StatusCode < 300
+}
 
 // WebhookTestStore persists test events.
 type WebhookTestStore interface {

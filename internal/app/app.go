@@ -18,6 +18,7 @@ import (
 	"github.com/verifyd/verifyd"
 	"github.com/verifyd/verifyd/age"
 	"github.com/verifyd/verifyd/agehosted"
+	"github.com/verifyd/verifyd/branding"
 	"github.com/verifyd/verifyd/console"
 	"github.com/verifyd/verifyd/engine"
 	"github.com/verifyd/verifyd/httpapi"
@@ -72,6 +73,8 @@ type Config struct {
 	CredentialCacheTTL time.Duration
 	// Mailer sends the age accounts' e-mails (nil: none).
 	Mailer mailer.Sender
+	// Processor names the installation on the hosted pages' notice.
+	Processor branding.Processor
 }
 
 // cachedCredentials bounds the credential cache: far more keys than any
@@ -88,7 +91,11 @@ type App struct {
 	AgeFlow  *agehosted.Service
 	Queue    *queue.Queue
 	Sender   *webhook.Sender
-	Handler  http.Handler
+	// Branding and WebhookTests serve the business dashboard and the
+	// hosted pages' notice.
+	Branding     *branding.Service
+	WebhookTests *webhook.Tester
+	Handler      http.Handler
 }
 
 // New assembles the service on an open store. It migrates the job queue's
@@ -118,6 +125,8 @@ func New(ctx context.Context, db *sqlstore.DB, sealer *seal.Sealer, cfg Config) 
 	})
 	a.Sender = webhook.New(db, a.Tenants, webhook.Config{Guard: guard, Resolver: cfg.Resolver,
 		Timeout: cfg.WebhookTimeout, Now: cfg.Now, Logger: cfg.Logger, Registry: cfg.Registry})
+	a.WebhookTests = webhook.NewTester(a.Sender, db, a.Tenants, cfg.Rand, cfg.Dev)
+	a.Branding = branding.New(db, cfg.Now, cfg.Processor)
 	qcfg := cfg.Queue
 	qcfg.Logger = cfg.Logger
 	a.Queue, err = queue.New(db, qcfg, &queue.Handlers{

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -19,6 +20,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/verifyd/verifyd"
+	"github.com/verifyd/verifyd/branding"
 	"github.com/verifyd/verifyd/engine"
 	"github.com/verifyd/verifyd/httpapi"
 	"github.com/verifyd/verifyd/internal/app"
@@ -69,6 +71,10 @@ func (e *env) serve(ctx context.Context, args []string) error {
 		"soft limit of the Go heap (e.g. 1GiB, 512MiB; 0 for none): the collector works harder near it instead of growing the heap to twice what is live; GOMEMLIMIT, when set, wins (env VERIFYD_MEMORY_LIMIT)")
 	smtpURL := fs.String("smtp-url", e.getenv("VERIFYD_SMTP_URL"),
 		"SMTP server for the age accounts' e-mails (address confirmation, password reset, login codes, deletion links): smtp://user:password@host:587 (STARTTLS, required) or smtps://…:465, optionally ?from=address; without it the pages offer none of these (env VERIFYD_SMTP_URL)")
+	processorName := fs.String("processor-name", e.getenv("VERIFYD_PROCESSOR_NAME"),
+		"who runs this installation, named on the hosted pages' data protection notice as the processor acting for each business (default: the host of the identity production base URL) (env VERIFYD_PROCESSOR_NAME)")
+	processorContact := fs.String("processor-contact", e.getenv("VERIFYD_PROCESSOR_CONTACT"),
+		"how customers reach the processor about their data (an e-mail address or an https URL), shown on the notice (env VERIFYD_PROCESSOR_CONTACT)")
 	logFormat := fs.String("log-format", e.envOr("VERIFYD_LOG_FORMAT", ""), "json or text (default json, text with --dev) (env VERIFYD_LOG_FORMAT)")
 	bases := map[string]*string{}
 	for _, m := range mountFlags {
@@ -190,6 +196,7 @@ func (e *env) serve(ctx context.Context, args []string) error {
 		Queue: queue.Config{PollInterval: *pollInterval, RescueAfter: *rescueAfter},
 		Faces: faces, FaceThresholds: th, OCR: text, MetricsToken: *metricsToken, TrustedProxies: proxies,
 		CredentialCacheTTL: cacheTTL(*credentialTTL),
+		Processor:          processor(*processorName, *processorContact, defaults),
 	})
 	if err != nil {
 		return err
@@ -356,4 +363,15 @@ func cacheTTL(d time.Duration) time.Duration {
 		return -1
 	}
 	return d
+}
+
+// processor is the installation as the hosted pages' notice names it: the
+// operator's --processor-name, else the host its customers see.
+func processor(name, contact string, bases map[string]string) branding.Processor {
+	if name == "" {
+		if u, err := url.Parse(bases["identity-production"]); err == nil {
+			name = u.Hostname()
+		}
+	}
+	return branding.Processor{Name: name, Contact: contact}
 }
