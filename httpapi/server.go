@@ -27,6 +27,9 @@ import (
 	"github.com/verifyd/verifyd/httpapi/request"
 	"github.com/verifyd/verifyd/identity"
 	"github.com/verifyd/verifyd/tenant"
+	"github.com/verifyd/verifyd/web/agepages"
+	"github.com/verifyd/verifyd/web/consolepage"
+	"github.com/verifyd/verifyd/web/hosted"
 )
 
 // Mount is one (interface, environment) pair served under a public base
@@ -152,6 +155,12 @@ type Server struct {
 	bodies *semaphore.Weighted
 	// held is MaxHeldRefusals' semaphore.
 	held *semaphore.Weighted
+	// hosted is the identity hosted page.
+	hosted *hosted.Pages
+	// age is the age flow's pages (nil without Deps.AgeFlow).
+	age *agepages.Pages
+	// console is the review console's pages (nil without Deps.Console).
+	console *consolepage.Pages
 }
 
 type mountHandler struct {
@@ -178,6 +187,13 @@ func New(cfg Config, deps Deps) *Server {
 	}
 	s := &Server{cfg: cfg, deps: deps, metrics: newHTTPMetrics(deps.Registry), limits: newAnonymousLimits(cfg.Now),
 		bodies: semaphore.NewWeighted(cfg.MaxBodiesInFlight), held: semaphore.NewWeighted(cfg.MaxHeldRefusals)}
+	s.hosted = &hosted.Pages{Identity: deps.Identity, Logger: deps.Logger}
+	if deps.AgeFlow != nil {
+		s.age = &agepages.Pages{Flow: deps.AgeFlow, Logger: deps.Logger, Dev: cfg.Dev}
+	}
+	if deps.Console != nil {
+		s.console = &consolepage.Pages{Console: deps.Console, Logger: deps.Logger, Dev: cfg.Dev}
+	}
 	for _, m := range cfg.Mounts {
 		s.mounts = append(s.mounts, mountHandler{Mount: m, mux: s.mountRoutes(m)})
 	}
