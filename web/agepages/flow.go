@@ -255,7 +255,7 @@ type agePageData struct {
 	ProviderTitle     string
 	Choices           []ageOption
 	CanCancel         bool
-	// The account page (age_account.go) and the flow pages' link to it.
+	// The account page (account.go) and the flow pages' link to it.
 	AccountTo    string
 	AccountEmail string
 	DeleteTo     string
@@ -276,7 +276,7 @@ type agePageData struct {
 	// a recent passkey login instead of a password; Passkeys counts them.
 	PasswordLess, NeedsReauth bool
 	Passkeys                  int
-	// E-mail (age_mail.go): offered when a mailer is configured.
+	// E-mail (mail.go): offered when a mailer is configured.
 	MailOn                                         bool
 	MailPurpose, MailEmail, MailToken, MailProblem string
 	MailRequestTo, CodeTo, MailLinkTo              string
@@ -529,6 +529,7 @@ func (ap *Pages) flowHandler(w http.ResponseWriter, r *http.Request) (*ageReq, b
 	return a, true
 }
 
+// SignUp creates an account from the flow's sign-up form and signs it in.
 func (ap *Pages) SignUp(w http.ResponseWriter, r *http.Request) {
 	a, ok := ap.flowHandler(w, r)
 	if !ok || !ap.ageForm(w, r, a, false) {
@@ -562,6 +563,7 @@ func (ap *Pages) sendConfirmation(r *http.Request, a *ageReq, acct verifyd.AgeAc
 	}
 }
 
+// LogIn signs an account in from the flow's login form.
 func (ap *Pages) LogIn(w http.ResponseWriter, r *http.Request) {
 	a, ok := ap.flowHandler(w, r)
 	if !ok || !ap.ageForm(w, r, a, false) {
@@ -619,6 +621,7 @@ func (ap *Pages) ageAccountFail(w http.ResponseWriter, r *http.Request, a *ageRe
 	ap.renderAge(w, r, a, st, status, res)
 }
 
+// LogOut ends the session.
 func (ap *Pages) LogOut(w http.ResponseWriter, r *http.Request) {
 	a, ok := ap.flowHandler(w, r)
 	if !ok || !ap.ageForm(w, r, a, true) {
@@ -705,6 +708,8 @@ func (ap *Pages) ageStepFail(w http.ResponseWriter, r *http.Request, a *ageReq, 
 	ap.ageShow(w, r, a, st, status, res)
 }
 
+// ChooseMethod starts the method the person chose: a step on this page,
+// or a real provider's own pages.
 func (ap *Pages) ChooseMethod(w http.ResponseWriter, r *http.Request) {
 	a, ok := ap.flowHandler(w, r)
 	if !ok || !ap.ageForm(w, r, a, true) {

@@ -5,7 +5,7 @@ import (
 	"github.com/verifyd/verifyd/web/layout"
 )
 
-// ageCatalog holds the texts of the age flow's pages (age_pages.go), by
+// ageCatalog holds the texts of the age flow's pages (flow.go), by
 // language then key. They join the hosted page's catalog, whose texts the
 // document method's capture form shares; msg reads both.
 var ageCatalog = layout.Catalog{

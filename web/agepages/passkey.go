@@ -117,6 +117,8 @@ func (ap *Pages) passkeyBegin(w http.ResponseWriter, a *ageReq, opts any, sealed
 	request.WriteJSON(w, http.StatusOK, opts)
 }
 
+// PasskeySignUpBegin starts creating an account with a passkey (the
+// e-mail address in the JSON body).
 func (ap *Pages) PasskeySignUpBegin(w http.ResponseWriter, r *http.Request) {
 	a, ok := ap.passkeyReq(w, r, false)
 	if !ok {
@@ -141,6 +143,8 @@ func (ap *Pages) PasskeySignUpBegin(w http.ResponseWriter, r *http.Request) {
 	ap.passkeyBegin(w, a, opts, sealed)
 }
 
+// PasskeySignUpFinish creates the account from the browser's answer and
+// signs it in.
 func (ap *Pages) PasskeySignUpFinish(w http.ResponseWriter, r *http.Request) {
 	a, ok := ap.passkeyReq(w, r, false)
 	if !ok {
@@ -161,6 +165,7 @@ func (ap *Pages) PasskeySignUpFinish(w http.ResponseWriter, r *http.Request) {
 	request.WriteJSON(w, http.StatusOK, map[string]bool{"ok": true})
 }
 
+// PasskeyLogInBegin starts a login with a passkey.
 func (ap *Pages) PasskeyLogInBegin(w http.ResponseWriter, r *http.Request) {
 	a, ok := ap.passkeyReq(w, r, false)
 	if !ok {
@@ -174,6 +179,7 @@ func (ap *Pages) PasskeyLogInBegin(w http.ResponseWriter, r *http.Request) {
 	ap.passkeyBegin(w, a, opts, sealed)
 }
 
+// PasskeyLogInFinish signs the passkey's account in.
 func (ap *Pages) PasskeyLogInFinish(w http.ResponseWriter, r *http.Request) {
 	a, ok := ap.passkeyReq(w, r, false)
 	if !ok {
@@ -195,6 +201,7 @@ func (ap *Pages) PasskeyLogInFinish(w http.ResponseWriter, r *http.Request) {
 	request.WriteJSON(w, http.StatusOK, map[string]bool{"ok": true})
 }
 
+// PasskeyAddBegin starts adding a passkey to the signed-in account.
 func (ap *Pages) PasskeyAddBegin(w http.ResponseWriter, r *http.Request) {
 	a, ok := ap.passkeyReq(w, r, true)
 	if !ok {
@@ -208,6 +215,7 @@ func (ap *Pages) PasskeyAddBegin(w http.ResponseWriter, r *http.Request) {
 	ap.passkeyBegin(w, a, opts, sealed)
 }
 
+// PasskeyAddFinish stores the new passkey.
 func (ap *Pages) PasskeyAddFinish(w http.ResponseWriter, r *http.Request) {
 	a, ok := ap.passkeyReq(w, r, true)
 	if !ok {

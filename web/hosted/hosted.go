@@ -188,6 +188,8 @@ type ErrorBody struct {
 	Errors     []Problem `json:"errors,omitempty"`
 }
 
+// ProblemText is a field problem of a capture form, in lang, as the
+// person can act on it.
 func ProblemText(lang, field, problem string) string {
 	if livenessField(field) {
 		// The person cannot fix a frame; they can repeat the movements.
