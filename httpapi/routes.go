@@ -67,6 +67,15 @@ func (s *Server) mountRoutes(m Mount) *http.ServeMux {
 		mux.Handle("/verify/{token}/liveness-challenge", s.methods(map[string]http.Handler{
 			http.MethodPost: http.HandlerFunc(h.Challenge),
 		}))
+		mux.Handle("/verify/{token}/consent", s.methods(map[string]http.Handler{
+			http.MethodPost: http.HandlerFunc(h.Consent),
+		}))
+		mux.Handle("/verify/{token}/logo", s.methods(map[string]http.Handler{
+			http.MethodGet: http.HandlerFunc(h.Logo),
+		}))
+		mux.Handle("/verify/{token}/brand.css", s.methods(map[string]http.Handler{
+			http.MethodGet: http.HandlerFunc(h.BrandCSS),
+		}))
 		mux.Handle("/verify/{token}/status", s.methods(map[string]http.Handler{
 			http.MethodGet: http.HandlerFunc(h.Status),
 		}))

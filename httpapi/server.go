@@ -23,6 +23,7 @@ import (
 	"github.com/verifyd/verifyd"
 	"github.com/verifyd/verifyd/age"
 	"github.com/verifyd/verifyd/agehosted"
+	"github.com/verifyd/verifyd/branding"
 	"github.com/verifyd/verifyd/console"
 	"github.com/verifyd/verifyd/httpapi/request"
 	"github.com/verifyd/verifyd/identity"
@@ -141,6 +142,9 @@ type Deps struct {
 	// AgeFlow is the hosted age-verification pages at /flow/{id} (none
 	// when nil).
 	AgeFlow *agehosted.Service
+	// Branding shows businesses' branding and the data protection notice
+	// on the hosted pages (nil: none).
+	Branding *branding.Service
 }
 
 // Server is the http.Handler of the whole service.
@@ -187,7 +191,7 @@ func New(cfg Config, deps Deps) *Server {
 	}
 	s := &Server{cfg: cfg, deps: deps, metrics: newHTTPMetrics(deps.Registry), limits: newAnonymousLimits(cfg.Now),
 		bodies: semaphore.NewWeighted(cfg.MaxBodiesInFlight), held: semaphore.NewWeighted(cfg.MaxHeldRefusals)}
-	s.hosted = &hosted.Pages{Identity: deps.Identity, Logger: deps.Logger}
+	s.hosted = &hosted.Pages{Identity: deps.Identity, Branding: deps.Branding, Logger: deps.Logger}
 	if deps.AgeFlow != nil {
 		s.age = &agepages.Pages{Flow: deps.AgeFlow, Logger: deps.Logger, Dev: cfg.Dev}
 	}

@@ -25,6 +25,10 @@ import (
 // page.
 var hostedPage = verifyd.Actor{Kind: verifyd.ActorCustomer, Name: "hosted page"}
 
+// ErrNoConsent refuses a hosted-page submission or liveness challenge
+// before the customer consented.
+var ErrNoConsent = verifyd.Errorf(verifyd.EConflict, "the customer has not consented to the processing of their face")
+
 // NeedsConsent reports whether the page must ask for consent before
 // anything else: nothing was submitted yet and nobody consented.
 func (st HostedState) NeedsConsent() bool {

@@ -120,6 +120,13 @@ func TestHostedConsent(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// Nothing of the face before a consent.
+			if _, err := s.Identity.SubmitHosted(ctx, tokenOf(t, yes), identity.HostedSubmission{}); !errors.Is(err, identity.ErrNoConsent) {
+				t.Errorf("SubmitHosted before consent = %v, want ErrNoConsent", err)
+			}
+			if _, err := s.Identity.IssueChallenge(ctx, tokenOf(t, yes)); !errors.Is(err, identity.ErrNoConsent) {
+				t.Errorf("IssueChallenge before consent = %v, want ErrNoConsent", err)
+			}
 			if !st.NeedsConsent() {
 				t.Fatalf("a new hosted page does not ask for consent: %+v", st.Phase)
 			}
@@ -148,7 +155,7 @@ func TestHostedConsent(t *testing.T) {
 				if err != nil {
 					t.Fatalf("DeclineHosted(open %v): %v", open, err)
 				}
-				if st.Status != verifyd.StatusFailed || st.Reason != verifyd.ReasonIDVError || st.Phase != identity.PhaseFailed {
+				if st.Status != verifyd.StatusFailed || st.Reason != verifyd.ReasonIDVError || st.Phase != identity.PhaseFailed || !st.Declined {
 					t.Errorf("declined: %s/%s phase %s, want failed/idv_error", st.Status, st.Reason, st.Phase)
 				}
 				history, err := s.Store.StatusEvents(ctx, no.ID)

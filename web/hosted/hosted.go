@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/verifyd/verifyd"
+	"github.com/verifyd/verifyd/branding"
 	"github.com/verifyd/verifyd/httpapi/request"
 	"github.com/verifyd/verifyd/identity"
 	"github.com/verifyd/verifyd/web/layout"
@@ -23,6 +24,9 @@ import (
 // Pages are the identity hosted page's handlers and what they need.
 type Pages struct {
 	Identity *identity.Service
+	// Branding shows the business's branding and the notice (nil: none;
+	// the consent step then names nobody, which only tests do).
+	Branding *branding.Service
 	Logger   *slog.Logger
 }
 
@@ -531,6 +535,13 @@ type PageData struct {
 	// HandoffURL and HandoffQR hand the verification to a phone: the
 	// page's absolute link and its QR code (handoff.go).
 	HandoffURL, HandoffQR string
+
+	// Brand is the business's branding and notice (nil: none).
+	Brand *layout.Brand
+	// NeedsConsent shows the notice and the consent step instead of the
+	// capture form; ConsentTo is where it posts.
+	NeedsConsent bool
+	ConsentTo    string
 }
 
 // T returns the text of key in the page's language.
@@ -604,7 +615,8 @@ func (hp *Pages) renderHosted(w http.ResponseWriter, r *http.Request, h hostedRe
 			d.Outcomes = append(d.Outcomes, Option{Value: o, Label: label})
 		}
 	}
-	if d.CanSubmit {
+	hp.fillConsent(r, &d, h, st)
+	if d.CanSubmit && !d.NeedsConsent {
 		FillCaptureForm(&d, r, h.lang, st, res)
 		d.HandoffURL, d.HandoffQR = h.pageURL(), h.pagePath("/handoff.png"+h.query())
 	}
