@@ -137,3 +137,39 @@ func TestHostedConsentStep(t *testing.T) {
 		})
 	}
 }
+
+// TestAgeConsentNotice: the age pages' consent step shows the business's
+// branding and the notice (controller, processor, what the business
+// receives, that document photos are deleted at the decision, the privacy
+// policy); the logo is served on the flow's path.
+func TestAgeConsentNotice(t *testing.T) {
+	t.Parallel()
+	for _, d := range testdb.Dialects {
+		t.Run(d, func(t *testing.T) {
+			t.Parallel()
+			ts := testserver.Start(t, d, testserver.Options{Dev: true,
+				Processor: branding.Processor{Name: "Verification Operator Ltd"}})
+			if _, err := ts.App.Branding.Set(context.Background(), ts.Business.ID, branding.Input{DisplayName: "Kino Acme",
+				AccentColour: "#5b2a86", PrivacyURL: "https://kino.example/privacy", Logo: logoPNG(t)}); err != nil {
+				t.Fatal(err)
+			}
+			b := newFlowBrowser(t, newOAuth(t, ts, sbx))
+			b.consent = false
+			b.authorize("gb")
+			wantStatus(t, b.signUp("notice@example.com"), http.StatusSeeOther)
+			page := b.wantStep("consent")
+			wantBody(t, page, `id="brand-name">Kino Acme<`, "Kino Acme asks you to verify", "Verification Operator Ltd runs this",
+				"What Kino Acme receives: only whether you are old enough", "deleted as soon as your age is decided",
+				`href="https://kino.example/privacy"`, `brand.css?v=5b2a86`)
+			m := logoSrc.FindSubmatch(page.raw)
+			if m == nil {
+				t.Fatal("no logo on the consent step")
+			}
+			i := strings.Index(string(m[1]), "/logo")
+			res := b.get(string(m[1])[i:])
+			if res.status != 200 || res.header.Get("Content-Type") != "image/png" || len(res.raw) == 0 {
+				t.Errorf("logo: %d %s", res.status, res.header.Get("Content-Type"))
+			}
+		})
+	}
+}

@@ -139,6 +139,8 @@ func (s *Server) ageFlowRoutes(mux *http.ServeMux, m Mount) {
 	mux.Handle("/flow/{id}/login", post(a.LogIn))
 	mux.Handle("/flow/{id}/logout", post(a.LogOut))
 	mux.Handle("/flow/{id}/consent", post(a.Consent))
+	mux.Handle("/flow/{id}/logo", get(a.Logo))
+	mux.Handle("/flow/{id}/brand.css", get(a.BrandCSS))
 	mux.Handle("/flow/{id}/method", post(a.ChooseMethod))
 	mux.Handle("/flow/{id}/document", post(a.SubmitDocument))
 	mux.Handle("/flow/{id}/liveness-challenge", post(a.Challenge))

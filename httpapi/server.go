@@ -193,7 +193,7 @@ func New(cfg Config, deps Deps) *Server {
 		bodies: semaphore.NewWeighted(cfg.MaxBodiesInFlight), held: semaphore.NewWeighted(cfg.MaxHeldRefusals)}
 	s.hosted = &hosted.Pages{Identity: deps.Identity, Branding: deps.Branding, Logger: deps.Logger}
 	if deps.AgeFlow != nil {
-		s.age = &agepages.Pages{Flow: deps.AgeFlow, Logger: deps.Logger, Dev: cfg.Dev}
+		s.age = &agepages.Pages{Flow: deps.AgeFlow, Branding: deps.Branding, Logger: deps.Logger, Dev: cfg.Dev}
 	}
 	if deps.Console != nil {
 		s.console = &consolepage.Pages{Console: deps.Console, Logger: deps.Logger, Dev: cfg.Dev}

@@ -30,6 +30,9 @@ type Brand struct {
 	// RetentionDays is how long photos and what was read from them are
 	// kept after the decision (0: deleted at the decision).
 	RetentionDays int
+	// Age tells the age pages' notice (what is shared: only the answer)
+	// from the identity page's (what is collected from the document).
+	Age bool
 }
 
 // ContactURL turns ProcessorContact into a link: mailto: for an address,
@@ -70,6 +73,9 @@ func BrandCSS(accent string) []byte {
 // the notice merges them into its catalog.
 var NoticeTexts = Catalog{
 	"en": {
+		"notice_what_age":   "What %s receives: only whether you are old enough (yes or no), never your name, your documents or your photos.",
+		"notice_why_age":    "Why: %s must check the age of its users before it lets them in.",
+		"notice_keep_age":   "How long: if you prove your age with a document, its photos and what was read from them are deleted as soon as your age is decided; your account keeps the answer until you delete it.",
 		"notice_title":      "Before you start: your data",
 		"notice_controller": "%s asks you to verify. %s decides what happens to your data (it is the controller).",
 		"notice_processor":  "%s runs this verification service for them and processes your data only on their behalf (it is the processor).",
@@ -89,6 +95,9 @@ var NoticeTexts = Catalog{
 		"notice_logo_alt":   "%s logo",
 	},
 	"de": {
+		"notice_what_age":   "Was %s erhält: nur, ob Sie alt genug sind (ja oder nein), nie Ihren Namen, Ihre Dokumente oder Ihre Fotos.",
+		"notice_why_age":    "Wozu: %s muss das Alter seiner Nutzer prüfen, bevor es sie einlässt.",
+		"notice_keep_age":   "Wie lange: Wenn Sie Ihr Alter mit einem Dokument nachweisen, werden dessen Fotos und die daraus gelesenen Angaben gelöscht, sobald Ihr Alter feststeht; Ihr Konto behält die Antwort, bis Sie es löschen.",
 		"notice_title":      "Bevor Sie beginnen: Ihre Daten",
 		"notice_controller": "%s bittet Sie um eine Überprüfung. %s entscheidet über Ihre Daten (Verantwortlicher).",
 		"notice_processor":  "%s betreibt diesen Prüfdienst für sie und verarbeitet Ihre Daten nur in ihrem Auftrag (Auftragsverarbeiter).",
@@ -108,6 +117,9 @@ var NoticeTexts = Catalog{
 		"notice_logo_alt":   "Logo von %s",
 	},
 	"fr": {
+		"notice_what_age":   "Ce que %s reçoit : seulement si vous avez l’âge requis (oui ou non), jamais votre nom, vos documents ou vos photos.",
+		"notice_why_age":    "Pourquoi : %s doit vérifier l’âge de ses utilisateurs avant de les laisser entrer.",
+		"notice_keep_age":   "Combien de temps : si vous prouvez votre âge avec un document, ses photos et ce qui en a été lu sont supprimés dès que votre âge est établi ; votre compte garde la réponse jusqu’à ce que vous le supprimiez.",
 		"notice_title":      "Avant de commencer : vos données",
 		"notice_controller": "%s vous demande une vérification. %s décide de l’usage de vos données (responsable du traitement).",
 		"notice_processor":  "%s exploite ce service de vérification pour son compte et ne traite vos données que sur ses instructions (sous-traitant).",
