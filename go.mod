@@ -31,7 +31,11 @@ require (
 	gonum.org/v1/gonum v0.17.0
 )
 
-require github.com/yeqown/reedsolomon v1.0.0 // indirect
+require (
+	github.com/boombuler/barcode v1.0.1-0.20190219062509-6c824513bacc // indirect
+	github.com/pquerna/otp v1.5.0 // indirect
+	github.com/yeqown/reedsolomon v1.0.0 // indirect
+)
 
 require (
 	github.com/fxamacker/cbor/v2 v2.9.4 // indirect
