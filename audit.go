@@ -42,6 +42,9 @@ const (
 	AuditDecision        = "verification.decide"
 	AuditRedact          = "verification.redact"
 	AuditWebhookResend   = "webhook.resend"
+	AuditUserInvite      = "user.invite"
+	AuditUserJoin        = "user.join"
+	AuditUserRemove      = "user.remove"
 )
 
 // AuditEntry is one line of the audit log: who did what, when, to what.
