@@ -27,7 +27,7 @@ const (
 
 // grants lists what each role may do beyond reading.
 var grants = map[verifyd.Role][]Permission{
-	verifyd.RoleOwner: {ManageKeys, ManageRedirects, ManageWebhooks, ViewImages, ManageSettings, ManageUsers, ViewAudit},
+	verifyd.RoleOwner:     {ManageKeys, ManageRedirects, ManageWebhooks, ViewImages, ManageSettings, ManageUsers, ViewAudit},
 	verifyd.RoleDeveloper: {ManageKeys, ManageRedirects, ManageWebhooks, ViewImages},
 	verifyd.RoleViewer:    {},
 }
