@@ -10,6 +10,8 @@ import (
 
 	"github.com/verifyd/verifyd"
 	"github.com/verifyd/verifyd/agehosted"
+	"github.com/verifyd/verifyd/httpapi/request"
+	"github.com/verifyd/verifyd/web/layout"
 	"github.com/verifyd/verifyd/webauth"
 )
 
@@ -45,8 +47,8 @@ func (s *Server) ageAccountRoutes(mux *http.ServeMux) {
 // ageAccountReq reads the language, the flow to go back to and the
 // signed-in account. A session whose account is gone is ended.
 func (s *Server) ageAccountReq(w http.ResponseWriter, r *http.Request) (*ageReq, error) {
-	lang, explicit := hostedLang(r)
-	a := &ageReq{hostedReq: hostedReq{lang: lang, explicit: explicit, mount: mountOf(r.Context())}}
+	lang, explicit := layout.Lang(r)
+	a := &ageReq{hostedReq: hostedReq{lang: lang, explicit: explicit, mount: request.MountOf(r.Context())}}
 	if id := r.URL.Query().Get("flow"); len(id) <= 1<<14 && ageFlowID.MatchString(id) {
 		a.id = id
 	}
@@ -90,19 +92,19 @@ func (a *ageReq) accountQuery(extra ...string) string {
 
 // accountLink is the flow pages' link to the account page.
 func (a *ageReq) accountLink() string {
-	return a.mount.prefix() + "/account" + a.accountQuery()
+	return a.mount.Prefix() + "/account" + a.accountQuery()
 }
 
 // renderAgeAccount renders the account page in one of its steps.
 func (s *Server) renderAgeAccount(w http.ResponseWriter, r *http.Request, a *ageReq, step agehosted.Step, status int, banner, deleteErr string) {
 	d := s.ageData(w, r, a)
-	page := a.mount.prefix() + "/account"
-	d.PagePath, d.Query, d.Langs = page, a.accountQuery(), nil
-	for _, l := range []struct{ code, name string }{{"en", "English"}, {"de", "Deutsch"}, {"fr", "Français"}} {
+	page := a.mount.Prefix() + "/account"
+	d.PagePath, d.Query = page, a.accountQuery()
+	d.Langs = layout.LangLinks(a.lang, func(lang string) string {
 		lr := *a
-		lr.lang, lr.explicit = l.code, true
-		d.Langs = append(d.Langs, hostedLangLink{Code: l.code, Name: l.name, URL: page + lr.accountQuery(), Current: l.code == a.lang})
-	}
+		lr.lang, lr.explicit = lang, true
+		return page + lr.accountQuery()
+	})
 	d.Step, d.Banner, d.DeleteError, d.Notice = step, banner, deleteErr, a.notice
 	d.DeleteTo = page + "/delete" + a.accountQuery()
 	if a.id != "" {
@@ -179,12 +181,12 @@ func (s *Server) ageDeleteAccount(w http.ResponseWriter, r *http.Request) {
 		s.renderAgeAccount(w, r, a, s.accountStep(a), http.StatusBadRequest, msg(a.lang, "err_generic"), "")
 		return
 	}
-	if !sameOrigin(r, a.mount) || a.session == nil || !a.session.CheckCSRF(r) {
+	if !layout.SameOrigin(r, a.mount) || a.session == nil || !a.session.CheckCSRF(r) {
 		s.renderAgeAccount(w, r, a, s.accountStep(a), http.StatusForbidden, msg(a.lang, "err_csrf"), "")
 		return
 	}
 	svc, env := s.deps.AgeFlow, a.mount.Environment
-	gone, err := svc.DeleteAccount(r.Context(), env, *a.visitor.Account, r.PostFormValue("password"), clientAddr(r),
+	gone, err := svc.DeleteAccount(r.Context(), env, *a.visitor.Account, r.PostFormValue("password"), request.ClientAddr(r),
 		a.visitor.SessionStart)
 	var limited *agehosted.RateLimitedError
 	switch {
@@ -212,7 +214,7 @@ func (s *Server) ageDeleteAccount(w http.ResponseWriter, r *http.Request) {
 		"sessions", gone.Sessions, "proofs", gone.Proofs, "revoked_tokens", gone.RevokedTokens,
 		"expired_codes", gone.ExpiredCodes, "verifications", len(gone.Verifications), "ended", gone.Ended)
 	w.Header().Set("Cache-Control", "no-store")
-	http.Redirect(w, r, a.mount.prefix()+"/account"+a.accountQuery("deleted", "1"), http.StatusSeeOther)
+	http.Redirect(w, r, a.mount.Prefix()+"/account"+a.accountQuery("deleted", "1"), http.StatusSeeOther)
 }
 
 // ageRevokeConsent stops sharing with a business (a consent of the
@@ -228,7 +230,7 @@ func (s *Server) ageRevokeConsent(w http.ResponseWriter, r *http.Request) {
 		s.renderAgeAccount(w, r, a, s.accountStep(a), http.StatusBadRequest, msg(a.lang, "err_generic"), "")
 		return
 	}
-	if !sameOrigin(r, a.mount) || a.session == nil || !a.session.CheckCSRF(r) {
+	if !layout.SameOrigin(r, a.mount) || a.session == nil || !a.session.CheckCSRF(r) {
 		s.renderAgeAccount(w, r, a, s.accountStep(a), http.StatusForbidden, msg(a.lang, "err_csrf"), "")
 		return
 	}
@@ -270,12 +272,12 @@ func (s *Server) ageAccountLogIn(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	svc, env := s.deps.AgeFlow, a.mount.Environment
-	if !sameOrigin(r, a.mount) || !svc.Sessions(env).CheckFormToken(r) {
+	if !layout.SameOrigin(r, a.mount) || !svc.Sessions(env).CheckFormToken(r) {
 		s.renderAgeAccount(w, r, a, s.accountStep(a), http.StatusForbidden, msg(a.lang, "err_csrf"), "")
 		return
 	}
 	email := r.PostFormValue("email")
-	acct, err := svc.LogIn(r.Context(), env, email, r.PostFormValue("password"), clientAddr(r))
+	acct, err := svc.LogIn(r.Context(), env, email, r.PostFormValue("password"), request.ClientAddr(r))
 	var limited *agehosted.RateLimitedError
 	switch {
 	case errors.As(err, &limited):
@@ -299,7 +301,7 @@ func (s *Server) ageAccountLogIn(w http.ResponseWriter, r *http.Request) {
 	}
 	s.logger(r).InfoContext(r.Context(), "age login", "account", acct.ID, "environment", env, "from", "account page")
 	w.Header().Set("Cache-Control", "no-store")
-	http.Redirect(w, r, a.mount.prefix()+"/account"+a.accountQuery(), http.StatusSeeOther)
+	http.Redirect(w, r, a.mount.Prefix()+"/account"+a.accountQuery(), http.StatusSeeOther)
 }
 
 // renderAgeAccountNotice shows the signed-in account page with a notice.

@@ -1,11 +1,11 @@
 package httpapi
 
-import "fmt"
+import "github.com/verifyd/verifyd/web/layout"
 
 // ageCatalog holds the texts of the age flow's pages (age_pages.go), by
 // language then key. They join the hosted page's catalog, whose texts the
 // document method's capture form shares; msg reads both.
-var ageCatalog = map[string]map[string]string{
+var ageCatalog = layout.Catalog{
 	"en": {
 		"age_title":                       "Age verification",
 		"age_intro":                       "The site that sent you here asks you to prove that you are 18 or older.",
@@ -486,17 +486,4 @@ var ageCatalog = map[string]map[string]string{
 		"age_phase_account_mail_done":    "Terminé",
 		"age_phase_account_mail_invalid": "Lien non valide",
 	},
-}
-
-// The age texts join the hosted page's catalog. A key defined twice is a
-// programming error.
-func init() {
-	for lang, texts := range ageCatalog {
-		for k, v := range texts {
-			if _, dup := catalog[lang][k]; dup {
-				panic(fmt.Sprintf("httpapi: catalog key %s/%s defined twice", lang, k))
-			}
-			catalog[lang][k] = v
-		}
-	}
 }

@@ -8,6 +8,8 @@ import (
 
 	"github.com/verifyd/verifyd"
 	"github.com/verifyd/verifyd/agehosted"
+	"github.com/verifyd/verifyd/httpapi/request"
+	"github.com/verifyd/verifyd/web/layout"
 )
 
 // E-mail on the age account pages (agehosted/mail.go, docs/age.md): ask
@@ -55,17 +57,17 @@ type mailPage struct {
 
 func (s *Server) renderMail(w http.ResponseWriter, r *http.Request, a *ageReq, p mailPage) {
 	d := s.ageData(w, r, a)
-	page := a.mount.prefix() + "/account"
-	d.PagePath, d.Query, d.Langs = page, a.accountQuery(), nil
-	for _, l := range []struct{ code, name string }{{"en", "English"}, {"de", "Deutsch"}, {"fr", "Français"}} {
+	page := a.mount.Prefix() + "/account"
+	d.PagePath, d.Query = page, a.accountQuery()
+	d.Langs = layout.LangLinks(a.lang, func(lang string) string {
 		lr := *a
-		lr.lang, lr.explicit = l.code, true
+		lr.lang, lr.explicit = lang, true
 		q := lr.accountQuery()
 		if p.step == ageStepMailRequest || p.step == ageStepCode {
 			q = lr.accountQuery("purpose", p.purpose)
 		}
-		d.Langs = append(d.Langs, hostedLangLink{Code: l.code, Name: l.name, URL: page + "/email-request" + q, Current: l.code == a.lang})
-	}
+		return page + "/email-request" + q
+	})
 	tok, err := s.deps.AgeFlow.Sessions(a.mount.Environment).FormToken(w, r)
 	if err != nil {
 		s.agePageError(w, r, a, err)
@@ -122,7 +124,7 @@ func (s *Server) mailForm(w http.ResponseWriter, r *http.Request) (*ageReq, bool
 		s.renderAgeAccount(w, r, a, s.accountStep(a), http.StatusBadRequest, msg(a.lang, "err_generic"), "")
 		return nil, false
 	}
-	if !sameOrigin(r, a.mount) || !s.deps.AgeFlow.Sessions(a.mount.Environment).CheckFormToken(r) {
+	if !layout.SameOrigin(r, a.mount) || !s.deps.AgeFlow.Sessions(a.mount.Environment).CheckFormToken(r) {
 		s.renderAgeAccount(w, r, a, s.accountStep(a), http.StatusForbidden, msg(a.lang, "err_csrf"), "")
 		return nil, false
 	}
@@ -157,7 +159,7 @@ func (s *Server) ageMailRequest(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	page := mailPage{step: ageStepMailRequest, purpose: purpose, email: email}
-	err := s.deps.AgeFlow.RequestMail(r.Context(), a.mount.Environment, a.lang, p, email, clientAddr(r))
+	err := s.deps.AgeFlow.RequestMail(r.Context(), a.mount.Environment, a.lang, p, email, request.ClientAddr(r))
 	var e *verifyd.Error
 	switch {
 	case err == nil:
@@ -192,7 +194,7 @@ func (s *Server) ageCodeLogIn(w http.ResponseWriter, r *http.Request) {
 	svc, env := s.deps.AgeFlow, a.mount.Environment
 	email := r.PostFormValue("email")
 	page := mailPage{step: ageStepCode, purpose: "code", email: email}
-	acct, err := svc.LogInWithCode(r.Context(), env, email, r.PostFormValue("code"), clientAddr(r))
+	acct, err := svc.LogInWithCode(r.Context(), env, email, r.PostFormValue("code"), request.ClientAddr(r))
 	switch {
 	case err == nil:
 	case s.mailLimited(w, r, a, err, page):
@@ -211,7 +213,7 @@ func (s *Server) ageCodeLogIn(w http.ResponseWriter, r *http.Request) {
 	}
 	s.logger(r).InfoContext(r.Context(), "age login", "account", acct.ID, "environment", env, "with", "code")
 	w.Header().Set("Cache-Control", "no-store")
-	to := a.mount.prefix() + "/account" + a.accountQuery()
+	to := a.mount.Prefix() + "/account" + a.accountQuery()
 	if a.id != "" {
 		to = a.path(a.query())
 	}
@@ -226,11 +228,11 @@ func (s *Server) ageConfirmRequest(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, ageFormLimit)
-	if r.ParseForm() != nil || !sameOrigin(r, a.mount) || a.session == nil || !a.session.CheckCSRF(r) {
+	if r.ParseForm() != nil || !layout.SameOrigin(r, a.mount) || a.session == nil || !a.session.CheckCSRF(r) {
 		s.renderAgeAccount(w, r, a, s.accountStep(a), http.StatusForbidden, msg(a.lang, "err_csrf"), "")
 		return
 	}
-	err = s.deps.AgeFlow.RequestMail(r.Context(), a.mount.Environment, a.lang, verifyd.AgeMailConfirm, a.visitor.Account.Email, clientAddr(r))
+	err = s.deps.AgeFlow.RequestMail(r.Context(), a.mount.Environment, a.lang, verifyd.AgeMailConfirm, a.visitor.Account.Email, request.ClientAddr(r))
 	var limited *agehosted.RateLimitedError
 	if errors.As(err, &limited) {
 		w.Header().Set("Retry-After", strconv.Itoa(int(limited.RetryAfter/time.Second)+1))
@@ -339,7 +341,7 @@ func (s *Server) ageMailLinkUse(w http.ResponseWriter, r *http.Request) {
 			"sessions", gone.Sessions, "proofs", gone.Proofs, "revoked_tokens", gone.RevokedTokens,
 			"expired_codes", gone.ExpiredCodes, "verifications", len(gone.Verifications), "ended", gone.Ended)
 		w.Header().Set("Cache-Control", "no-store")
-		http.Redirect(w, r, a.mount.prefix()+"/account"+a.accountQuery("deleted", "1"), http.StatusSeeOther)
+		http.Redirect(w, r, a.mount.Prefix()+"/account"+a.accountQuery("deleted", "1"), http.StatusSeeOther)
 	default:
 		s.agePageError(w, r, a, verifyd.ErrNotFound)
 	}

@@ -14,21 +14,23 @@ import (
 	"github.com/verifyd/verifyd"
 	"github.com/verifyd/verifyd/age"
 	"github.com/verifyd/verifyd/agehosted"
+	"github.com/verifyd/verifyd/httpapi/request"
 	"github.com/verifyd/verifyd/identity"
+	"github.com/verifyd/verifyd/web/layout"
 	"github.com/verifyd/verifyd/webauth"
 )
 
 // The hosted age-verification pages at {age base URL}/flow/{request id},
 // where /oauth/authorize (age.go) sends the person. They share the identity
-// hosted page's machinery: its headers and CSP (setPageHeaders), languages
-// and catalog (hosted_i18n.go, age_i18n.go), origin check (sameOrigin),
+// hosted page's machinery: its headers and CSP (pageHeaders), languages
+// and catalog (hosted_i18n.go, age_i18n.go), origin check (layout.SameOrigin),
 // page frame (pages/layout.html), capture form (pages/capture.html), script
 // and stylesheet (served here under /flow-assets/). Accounts use webauth:
 // sessions scoped to the mount, a form token before sign-in, the session's
 // CSRF token after. The use cases are in package agehosted; docs/age.md
 // describes the flow.
 
-var ageTemplates = template.Must(template.ParseFS(pageFS, "pages/layout.html", "pages/age.html", "pages/capture.html"))
+var ageTemplates = template.Must(layout.New().ParseFS(pageFS, "pages/age.html", "pages/capture.html"))
 
 // ageFormLimit bounds the flow's small forms.
 const ageFormLimit = 16 << 10
@@ -76,15 +78,15 @@ type ageReq struct {
 }
 
 func (a *ageReq) path(suffix string) string {
-	return a.mount.prefix() + "/flow/" + url.PathEscape(a.id) + suffix
+	return a.mount.Prefix() + "/flow/" + url.PathEscape(a.id) + suffix
 }
 
 // ageRequest finds the flow's authorize request and the signed-in account.
 // A request of the other environment, an unknown or an expired one is
 // ErrNotFound.
 func (s *Server) ageRequest(w http.ResponseWriter, r *http.Request) (*ageReq, error) {
-	lang, explicit := hostedLang(r)
-	a := &ageReq{hostedReq: hostedReq{lang: lang, explicit: explicit, mount: mountOf(r.Context())}, id: r.PathValue("id")}
+	lang, explicit := layout.Lang(r)
+	a := &ageReq{hostedReq: hostedReq{lang: lang, explicit: explicit, mount: request.MountOf(r.Context())}, id: r.PathValue("id")}
 	svc := s.deps.AgeFlow
 	var err error
 	if a.request, err = svc.Request(r.Context(), a.mount.Environment, a.id); err != nil {
@@ -196,7 +198,7 @@ func (s *Server) agePageError(w http.ResponseWriter, r *http.Request, a *ageReq,
 	if status == http.StatusInternalServerError && a.id != "" && a.request.ID != "" {
 		d.RetryTo = a.path(a.query())
 	}
-	d.AccountTo = a.mount.prefix() + "/account" + a.accountQuery()
+	d.AccountTo = a.mount.Prefix() + "/account" + a.accountQuery()
 	s.writeAge(w, r, status, d)
 }
 
@@ -318,21 +320,19 @@ func (d agePageData) PrivacyText() string { return msg(d.Lang, "age_doc_privacy"
 // ageData fills what every flow page shows.
 func (s *Server) ageData(w http.ResponseWriter, r *http.Request, a *ageReq) agePageData {
 	d := agePageData{hostedPageData: hostedPageData{Lang: a.lang, PagePath: a.path(""), Query: a.query(),
-		CSS:     a.mount.prefix() + "/flow-assets/" + hostedAssetNames["hosted.css"],
-		JS:      a.mount.prefix() + "/flow-assets/" + hostedAssetNames["hosted.js"],
+		CSS:     a.mount.Prefix() + "/flow-assets/" + hostedAssets.Name("hosted.css"),
+		JS:      a.mount.Prefix() + "/flow-assets/" + hostedAssets.Name("hosted.js"),
 		Sandbox: a.mount.Environment == verifyd.EnvSandbox, JSText: map[string]string{}},
 		redirectURI: a.request.RedirectURI,
-		PasskeysOn:  s.deps.AgeFlow.PasskeysOn(a.mount.Environment), PasskeyBase: a.mount.prefix() + "/passkey",
-		PasskeyJS: a.mount.prefix() + "/flow-assets/" + hostedAssetNames["passkey.js"], Next: a.path(a.query()),
+		PasskeysOn:  s.deps.AgeFlow.PasskeysOn(a.mount.Environment), PasskeyBase: a.mount.Prefix() + "/passkey",
+		PasskeyJS: a.mount.Prefix() + "/flow-assets/" + hostedAssets.Name("passkey.js"), Next: a.path(a.query()),
 		MailOn: s.deps.AgeFlow.MailOn()}
 	if d.MailOn {
-		req := a.mount.prefix() + "/account/email-request"
+		req := a.mount.Prefix() + "/account/email-request"
 		d.ResetLink, d.CodeLink = req+a.accountQuery("purpose", "reset"), req+a.accountQuery("purpose", "code")
 		d.DeleteLink = req + a.accountQuery("purpose", "delete")
 	}
-	for _, l := range []struct{ code, name string }{{"en", "English"}, {"de", "Deutsch"}, {"fr", "Français"}} {
-		d.Langs = append(d.Langs, hostedLangLink{Code: l.code, Name: l.name, URL: d.PagePath + "?lang=" + l.code, Current: l.code == a.lang})
-	}
+	d.Langs = layout.LangLinks(a.lang, layout.QueryLink(d.PagePath))
 	return d
 }
 
@@ -343,22 +343,21 @@ func (s *Server) ageData(w http.ResponseWriter, r *http.Request, a *ageReq) ageP
 func ageCSP(redirectURI string) string {
 	u, err := url.Parse(redirectURI)
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || !cspHost.MatchString(u.Host) {
-		return hostedCSP
+		return layout.CSP
 	}
-	return strings.Replace(hostedCSP, "form-action 'self'", "form-action 'self' "+u.Scheme+"://"+u.Host, 1)
+	return strings.Replace(layout.CSP, "form-action 'self'", "form-action 'self' "+u.Scheme+"://"+u.Host, 1)
 }
 
 // cspHost is a host (and port) that is safe in a CSP source expression.
 var cspHost = regexp.MustCompile(`^[A-Za-z0-9.-]+(:[0-9]{1,5})?$|^\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?$`)
 
 func (s *Server) writeAge(w http.ResponseWriter, r *http.Request, status int, d agePageData) {
-	setPageHeaders(w)
-	w.Header().Set("Content-Security-Policy", ageCSP(d.redirectURI))
+	p := pageHeaders
+	p.CSP = ageCSP(d.redirectURI)
 	if d.noReferrer {
-		w.Header().Set("Referrer-Policy", "no-referrer")
+		p.Referrer = "no-referrer"
 	}
-	w.WriteHeader(status)
-	if err := ageTemplates.ExecuteTemplate(w, "age.html", d); err != nil {
+	if err := layout.Render(w, ageTemplates, "age.html", status, p, d); err != nil {
 		s.logger(r).ErrorContext(r.Context(), "render age flow page", "err", err)
 	}
 }
@@ -475,7 +474,7 @@ func (s *Server) ageFlowStatus(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, ageStatusBody{Phase: st.Step})
+	request.WriteJSON(w, http.StatusOK, ageStatusBody{Phase: st.Step})
 }
 
 // ageForm reads a small form and checks that it comes from this origin and
@@ -488,7 +487,7 @@ func (s *Server) ageForm(w http.ResponseWriter, r *http.Request, a *ageReq, sess
 		s.ageRefuse(w, r, a, http.StatusBadRequest, "err_generic")
 		return false
 	}
-	ok := sameOrigin(r, a.mount)
+	ok := layout.SameOrigin(r, a.mount)
 	if session {
 		ok = ok && a.session != nil && a.session.CheckCSRF(r)
 	} else {
@@ -531,7 +530,7 @@ func (s *Server) ageSignUp(w http.ResponseWriter, r *http.Request) {
 	}
 	svc, env := s.deps.AgeFlow, a.mount.Environment
 	email := r.PostFormValue("email")
-	acct, err := svc.SignUp(r.Context(), env, email, r.PostFormValue("password"), r.PostFormValue("password_again"), clientAddr(r))
+	acct, err := svc.SignUp(r.Context(), env, email, r.PostFormValue("password"), r.PostFormValue("password_again"), request.ClientAddr(r))
 	if err != nil {
 		s.ageAccountFail(w, r, a, err, &ageFormResult{signupEmail: email})
 		return
@@ -564,7 +563,7 @@ func (s *Server) ageLogIn(w http.ResponseWriter, r *http.Request) {
 	}
 	svc, env := s.deps.AgeFlow, a.mount.Environment
 	email := r.PostFormValue("email")
-	acct, err := svc.LogIn(r.Context(), env, email, r.PostFormValue("password"), clientAddr(r))
+	acct, err := svc.LogIn(r.Context(), env, email, r.PostFormValue("password"), request.ClientAddr(r))
 	if err != nil {
 		s.ageAccountFail(w, r, a, err, &ageFormResult{loginEmail: email})
 		return
@@ -736,7 +735,7 @@ func (s *Server) ageSubmitDocument(w http.ResponseWriter, r *http.Request) {
 	if sent := r.Header.Get(webauth.CSRFHeader); sent != "" {
 		csrf = sent
 	}
-	if !sameOrigin(r, a.mount) || a.session == nil || !hmac.Equal([]byte(csrf), []byte(a.session.CSRFToken())) {
+	if !layout.SameOrigin(r, a.mount) || a.session == nil || !hmac.Equal([]byte(csrf), []byte(a.session.CSRFToken())) {
 		s.ageDocumentFail(w, r, a, agehosted.State{}, errCSRF, nil)
 		return
 	}
@@ -746,7 +745,7 @@ func (s *Server) ageSubmitDocument(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if wantsJSON(r) {
-		writeJSON(w, http.StatusAccepted, ageStatusBody{Phase: st.Step})
+		request.WriteJSON(w, http.StatusAccepted, ageStatusBody{Phase: st.Step})
 		return
 	}
 	backToFlow(w, r, a)
@@ -762,17 +761,17 @@ func (s *Server) ageDocumentFail(w http.ResponseWriter, r *http.Request, a *ageR
 		}
 		switch code := verifyd.ErrorCodeOf(err); code {
 		case verifyd.ETooLarge:
-			s.ageRefuse(w, r, a, statusOf(code), "err_too_large")
+			s.ageRefuse(w, r, a, request.StatusOf(code), "err_too_large")
 			return
 		case verifyd.EMalformed:
-			s.ageRefuse(w, r, a, statusOf(code), "err_generic")
+			s.ageRefuse(w, r, a, request.StatusOf(code), "err_generic")
 			return
 		}
 		s.ageStepFail(w, r, a, st, err, &ageFormResult{form: form})
 		return
 	}
 	code := verifyd.ErrorCodeOf(err)
-	status, key := statusOf(code), "err_generic"
+	status, key := request.StatusOf(code), "err_generic"
 	switch {
 	case errors.Is(err, errCSRF), errors.Is(err, agehosted.ErrNotSignedIn), errors.Is(err, agehosted.ErrNoConsent):
 		status, key = http.StatusForbidden, "err_csrf"
@@ -793,7 +792,7 @@ func (s *Server) ageDocumentFail(w http.ResponseWriter, r *http.Request, a *ageR
 			problems = append(problems, hostedProblem{Field: f.Field, Problem: f.Problem, Message: problemText(a.lang, f.Field, f.Problem)})
 		}
 	}
-	writeJSON(w, status, hostedErrorBody{Message: msg(a.lang, key), StatusCode: status, Errors: problems})
+	request.WriteJSON(w, status, hostedErrorBody{Message: msg(a.lang, key), StatusCode: status, Errors: problems})
 }
 
 // ageProviderAnswer records a simulation's outcome (the tester's choice).

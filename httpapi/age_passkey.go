@@ -10,6 +10,8 @@ import (
 
 	"github.com/verifyd/verifyd"
 	"github.com/verifyd/verifyd/agehosted"
+	"github.com/verifyd/verifyd/httpapi/request"
+	"github.com/verifyd/verifyd/web/layout"
 )
 
 // Passkeys on the age pages (agehosted/passkey.go, docs/age.md). The
@@ -50,14 +52,14 @@ func (s *Server) passkeyCookie(a *ageReq) string {
 
 func (s *Server) setPasskeyCookie(w http.ResponseWriter, a *ageReq, sealed []byte) {
 	http.SetCookie(w, &http.Cookie{Name: s.passkeyCookie(a), Value: base64.RawURLEncoding.EncodeToString(sealed),
-		Path: a.mount.prefix() + "/passkey/", MaxAge: int(agehosted.PasskeyTimeout / time.Second), HttpOnly: true,
+		Path: a.mount.Prefix() + "/passkey/", MaxAge: int(agehosted.PasskeyTimeout / time.Second), HttpOnly: true,
 		Secure: !s.cfg.Dev, SameSite: http.SameSiteStrictMode})
 }
 
 // takePasskeyCookie reads the sealed ceremony and clears the cookie: a
 // ceremony is finished once.
 func (s *Server) takePasskeyCookie(w http.ResponseWriter, r *http.Request, a *ageReq) []byte {
-	http.SetCookie(w, &http.Cookie{Name: s.passkeyCookie(a), Value: "", Path: a.mount.prefix() + "/passkey/", MaxAge: -1,
+	http.SetCookie(w, &http.Cookie{Name: s.passkeyCookie(a), Value: "", Path: a.mount.Prefix() + "/passkey/", MaxAge: -1,
 		HttpOnly: true, Secure: !s.cfg.Dev, SameSite: http.SameSiteStrictMode})
 	c, err := r.Cookie(s.passkeyCookie(a))
 	if err != nil {
@@ -77,7 +79,7 @@ func (s *Server) passkeyReq(w http.ResponseWriter, r *http.Request, session bool
 		return nil, false
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, agePasskeyLimit)
-	ok := sameOrigin(r, a.mount)
+	ok := layout.SameOrigin(r, a.mount)
 	if session {
 		ok = ok && a.session != nil && a.session.CheckCSRF(r)
 	} else {
@@ -102,7 +104,7 @@ func (s *Server) passkeyFail(w http.ResponseWriter, r *http.Request, a *ageReq, 
 	case errors.As(err, &limited):
 		status = http.StatusTooManyRequests
 		w.Header().Set("Retry-After", strconv.Itoa(int(limited.RetryAfter/time.Second)+1))
-		writeJSON(w, status, hostedErrorBody{Message: msg(a.lang, "age_err_limited", int((limited.RetryAfter+time.Minute-1)/time.Minute)),
+		request.WriteJSON(w, status, hostedErrorBody{Message: msg(a.lang, "age_err_limited", int((limited.RetryAfter+time.Minute-1)/time.Minute)),
 			StatusCode: status})
 		return
 	case errors.Is(err, agehosted.ErrPasskey):
@@ -121,14 +123,14 @@ func (s *Server) passkeyFail(w http.ResponseWriter, r *http.Request, a *ageReq, 
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, status, hostedErrorBody{Message: msg(a.lang, key), StatusCode: status, Errors: problems})
+	request.WriteJSON(w, status, hostedErrorBody{Message: msg(a.lang, key), StatusCode: status, Errors: problems})
 }
 
 // passkeyBegin answers a ceremony's options and keeps it in the cookie.
 func (s *Server) passkeyBegin(w http.ResponseWriter, a *ageReq, opts any, sealed []byte) {
 	s.setPasskeyCookie(w, a, sealed)
 	w.Header().Set("Cache-Control", "no-store")
-	writeJSON(w, http.StatusOK, opts)
+	request.WriteJSON(w, http.StatusOK, opts)
 }
 
 func (s *Server) agePasskeySignUpBegin(w http.ResponseWriter, r *http.Request) {
@@ -147,7 +149,7 @@ func (s *Server) agePasskeySignUpBegin(w http.ResponseWriter, r *http.Request) {
 		s.passkeyFail(w, r, a, verifyd.InvalidFields([]verifyd.FieldError{{Field: agehosted.FieldEmail, Problem: agehosted.ProblemEmail}}))
 		return
 	}
-	opts, sealed, err := s.deps.AgeFlow.BeginPasskeySignUp(r.Context(), a.mount.Environment, in.Email, clientAddr(r))
+	opts, sealed, err := s.deps.AgeFlow.BeginPasskeySignUp(r.Context(), a.mount.Environment, in.Email, request.ClientAddr(r))
 	if err != nil {
 		s.passkeyFail(w, r, a, err)
 		return
@@ -172,7 +174,7 @@ func (s *Server) agePasskeySignUpFinish(w http.ResponseWriter, r *http.Request) 
 	}
 	s.logger(r).InfoContext(r.Context(), "age account created", "account", acct.ID, "environment", env, "with", "passkey")
 	s.sendConfirmation(r, a, acct)
-	writeJSON(w, http.StatusOK, map[string]bool{"ok": true})
+	request.WriteJSON(w, http.StatusOK, map[string]bool{"ok": true})
 }
 
 func (s *Server) agePasskeyLogInBegin(w http.ResponseWriter, r *http.Request) {
@@ -180,7 +182,7 @@ func (s *Server) agePasskeyLogInBegin(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	opts, sealed, err := s.deps.AgeFlow.BeginPasskeyLogIn(a.mount.Environment, clientAddr(r))
+	opts, sealed, err := s.deps.AgeFlow.BeginPasskeyLogIn(a.mount.Environment, request.ClientAddr(r))
 	if err != nil {
 		s.passkeyFail(w, r, a, err)
 		return
@@ -206,7 +208,7 @@ func (s *Server) agePasskeyLogInFinish(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.logger(r).InfoContext(r.Context(), "age login", "account", acct.ID, "environment", env, "with", "passkey")
-	writeJSON(w, http.StatusOK, map[string]bool{"ok": true})
+	request.WriteJSON(w, http.StatusOK, map[string]bool{"ok": true})
 }
 
 func (s *Server) agePasskeyAddBegin(w http.ResponseWriter, r *http.Request) {
@@ -233,5 +235,5 @@ func (s *Server) agePasskeyAddFinish(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.logger(r).InfoContext(r.Context(), "age passkey added", "account", a.visitor.Account.ID, "environment", env)
-	writeJSON(w, http.StatusOK, map[string]bool{"ok": true})
+	request.WriteJSON(w, http.StatusOK, map[string]bool{"ok": true})
 }

@@ -18,6 +18,8 @@ import (
 
 	"github.com/verifyd/verifyd"
 	"github.com/verifyd/verifyd/console"
+	"github.com/verifyd/verifyd/httpapi/request"
+	"github.com/verifyd/verifyd/web/layout"
 	"github.com/verifyd/verifyd/webauth"
 )
 
@@ -62,7 +64,7 @@ func (s *Server) consoleHandler(mux *http.ServeMux) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h.ServeHTTP(w, r)
 		if r.Pattern != "" {
-			infoOf(r.Context()).route = r.Pattern
+			request.InfoOf(r.Context()).Route = r.Pattern
 		}
 	})
 }
@@ -85,29 +87,15 @@ func (s *Server) page(title string, oc *operatorCtx) consolePage {
 	return p
 }
 
-func setConsoleHeaders(h http.Header) {
-	h.Set("Content-Security-Policy", consoleCSP)
-	h.Set("Cache-Control", "no-store")
-	h.Set("Referrer-Policy", "no-referrer")
-	h.Set("X-Frame-Options", "DENY")
-	h.Set("Cross-Origin-Opener-Policy", "same-origin")
-	h.Set("Cross-Origin-Resource-Policy", "same-origin")
-}
+// consoleHeaders are the console's security headers: consoleCSP, no
+// referrer, isolated from other origins.
+var consoleHeaders = layout.Headers{CSP: consoleCSP, Referrer: "no-referrer", Isolated: true}
 
 // render writes a console page.
 func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, name string, data any) {
-	var buf bytes.Buffer
-	if err := consolePages.ExecuteTemplate(&buf, name, data); err != nil {
+	if err := layout.Render(w, consolePages, name, status, consoleHeaders, data); err != nil {
 		s.logger(r).ErrorContext(r.Context(), "render console page", "page", name, "err", err)
-		status, buf = http.StatusInternalServerError, bytes.Buffer{}
-		buf.WriteString("Internal Server Error\n")
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	} else {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	}
-	setConsoleHeaders(w.Header())
-	w.WriteHeader(status)
-	_, _ = w.Write(buf.Bytes())
 }
 
 // consoleMessage shows a page with one message (errors, refusals).
@@ -136,7 +124,7 @@ func (s *Server) consoleRedirectHome(w http.ResponseWriter, r *http.Request) {
 
 // consoleRedirect answers 303 See Other, with the console's headers.
 func consoleRedirect(w http.ResponseWriter, r *http.Request, to string) {
-	setConsoleHeaders(w.Header())
+	consoleHeaders.Set(w.Header())
 	http.Redirect(w, r, to, http.StatusSeeOther)
 }
 
@@ -284,7 +272,7 @@ func (s *Server) consoleLogin(w http.ResponseWriter, r *http.Request) {
 		s.renderLogin(w, r, http.StatusForbidden, username, "The form expired. Please sign in again.")
 		return
 	}
-	op, err := s.deps.Console.Authenticate(r.Context(), username, r.PostFormValue("password"), clientAddr(r))
+	op, err := s.deps.Console.Authenticate(r.Context(), username, r.PostFormValue("password"), request.ClientAddr(r))
 	var limited *console.RateLimitedError
 	switch {
 	case errors.As(err, &limited):
@@ -719,7 +707,7 @@ func (s *Server) consoleImage(w http.ResponseWriter, r *http.Request, oc *operat
 		return
 	}
 	h := w.Header()
-	setConsoleHeaders(h)
+	consoleHeaders.Set(h)
 	h.Set("Content-Security-Policy", "default-src 'none'")
 	if ct, ok := imageTypes[im.Format]; ok {
 		h.Set("Content-Type", ct)

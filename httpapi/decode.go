@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/verifyd/verifyd"
+	"github.com/verifyd/verifyd/httpapi/request"
 )
 
 // decodeJSON decodes a request body. Syntax errors, an empty body and
@@ -29,7 +30,7 @@ func decodeJSON(body []byte, v any) error {
 	err := dec.Decode(v)
 	if err == nil {
 		if _, extra := dec.Token(); extra != io.EOF {
-			return errMalformed
+			return request.ErrMalformed
 		}
 		if field := duplicateKey(body); field != "" {
 			return verifyd.InvalidFields([]verifyd.FieldError{{Field: field, Problem: "is given more than once"}})

@@ -12,6 +12,7 @@ import (
 
 	"github.com/verifyd/verifyd"
 	"github.com/verifyd/verifyd/identity"
+	"github.com/verifyd/verifyd/web/layout"
 )
 
 // FuzzDecodeJSON: any body decodes or is refused without a panic; a body
@@ -67,7 +68,7 @@ func FuzzHostedLang(f *testing.F) {
 	f.Add("xx-\xff", "*;q=0.5, en-US;q=1.0000001, ,;q=")
 	f.Add("de-Latn-CH-u-co-phonebk", strings.Repeat("en-GB,", 500))
 	ok := map[string]bool{}
-	for _, t := range hostedLangs {
+	for _, t := range layout.Tags() {
 		b, _ := t.Base()
 		ok[b.String()] = true
 	}
@@ -75,8 +76,8 @@ func FuzzHostedLang(f *testing.F) {
 		r := httptest.NewRequest("GET", "/verify/x", nil)
 		r.URL.RawQuery = url.Values{"lang": {lang}}.Encode()
 		r.Header.Set("Accept-Language", accept)
-		if got, _ := hostedLang(r); !ok[got] {
-			t.Fatalf("hostedLang(%q, %q) = %q", lang, accept, got)
+		if got, _ := layout.Lang(r); !ok[got] {
+			t.Fatalf("layout.Lang(%q, %q) = %q", lang, accept, got)
 		}
 		if c := defaultCountry(r); c != "" && !verifyd.ValidDocumentCountry(c) {
 			t.Fatalf("defaultCountry(%q) = %q", accept, c)

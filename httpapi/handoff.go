@@ -8,6 +8,8 @@ import (
 	"net/http"
 
 	qrcode "github.com/yeqown/go-qrcode/v2"
+
+	"github.com/verifyd/verifyd/httpapi/request"
 )
 
 // The desktop → phone hand-off (docs/hosted-flow.md): the capture page
@@ -89,7 +91,7 @@ func (s *Server) hostedQR(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !st.CanSubmit() {
-		s.writeError(w, r, errRouteNotFound)
+		s.writeError(w, r, request.ErrRouteNotFound)
 		return
 	}
 	body, err := qrPNG(h.pageURL())

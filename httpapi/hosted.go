@@ -1,12 +1,7 @@
 package httpapi
 
 import (
-	"crypto/rand"
-	"crypto/sha256"
-	"crypto/subtle"
 	"embed"
-	"encoding/base64"
-	"encoding/hex"
 	"errors"
 	"html/template"
 	"io"
@@ -14,79 +9,40 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/url"
-	"path"
 	"strings"
 	"time"
 
 	"github.com/verifyd/verifyd"
+	"github.com/verifyd/verifyd/httpapi/request"
 	"github.com/verifyd/verifyd/identity"
+	"github.com/verifyd/verifyd/web/layout"
 )
 
 //go:embed pages/*.html
 var pageFS embed.FS
 
-//go:embed pages/hosted.css pages/hosted.js pages/passkey.js
-var hostedAssetFS embed.FS
+//go:embed pages/hosted.js
+var hostedJS []byte
 
-var hostedTemplates = template.Must(template.ParseFS(pageFS, "pages/hosted.html", "pages/layout.html", "pages/capture.html"))
+//go:embed pages/passkey.js
+var passkeyJS []byte
 
-// pageCSP allows nothing but the page's own origin: no inline script or
-// style, no third-party assets, no framing.
-const pageCSP = "default-src 'none'; img-src 'self'; style-src 'self'; script-src 'self'; " +
-	"form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+var hostedTemplates = template.Must(layout.New().ParseFS(pageFS, "pages/hosted.html", "pages/capture.html"))
 
-// hostedCSP is the hosted page's policy: only its own script and style
-// (no inline code), photos previewed from blob: URLs, the camera stream, and
-// fetches to its own origin.
-const hostedCSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' blob: data:; " +
-	"connect-src 'self'; media-src 'self' blob:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+// hostedAssets are the hosted and age pages' stylesheet and scripts.
+var hostedAssets = layout.NewAssets(layout.Stylesheet,
+	layout.Asset{Name: "hosted.js", Body: hostedJS}, layout.Asset{Name: "passkey.js", Body: passkeyJS})
 
-// hostedAsset is one static file of the hosted page, served under a name
-// that contains its content hash so it can be cached for a year.
-type hostedAsset struct {
-	body        []byte
-	contentType string
-	etag        string
-}
-
-var (
-	hostedAssets     = map[string]hostedAsset{} // by hashed name
-	hostedAssetNames = map[string]string{}      // plain name → hashed name
-)
-
-func init() {
-	for _, name := range []string{"hosted.css", "hosted.js", "passkey.js"} {
-		body, err := hostedAssetFS.ReadFile("pages/" + name)
-		if err != nil {
-			panic(err)
-		}
-		sum := sha256.Sum256(body)
-		hash := hex.EncodeToString(sum[:5])
-		ext := path.Ext(name)
-		hashed := strings.TrimSuffix(name, ext) + "." + hash + ext
-		types := map[string]string{".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8"}
-		hostedAssets[hashed] = hostedAsset{body: body, contentType: types[ext], etag: `"` + hash + `"`}
-		hostedAssetNames[name] = hashed
-	}
-}
+// pageHeaders are the hosted page's security headers: layout.CSP, and the
+// camera for this origin only.
+var pageHeaders = layout.Headers{CSP: layout.CSP, Referrer: "same-origin",
+	Permissions: "camera=(self), microphone=(), geolocation=()"}
 
 // hostedAssetHandler serves the page's CSS and script from this origin.
 func (s *Server) hostedAssetHandler(w http.ResponseWriter, r *http.Request) {
-	a, ok := hostedAssets[r.PathValue("name")]
-	if !ok {
-		s.writeError(w, r, errRouteNotFound)
-		return
+	if !hostedAssets.Serve(w, r, r.PathValue("name")) {
+		s.writeError(w, r, request.ErrRouteNotFound)
 	}
-	h := w.Header()
-	h.Set("Content-Type", a.contentType)
-	h.Set("Cache-Control", "public, max-age=31536000, immutable")
-	h.Set("ETag", a.etag)
-	h.Set("Cross-Origin-Resource-Policy", "same-origin")
-	if r.Header.Get("If-None-Match") == a.etag {
-		w.WriteHeader(http.StatusNotModified)
-		return
-	}
-	_, _ = w.Write(a.body)
 }
 
 // Limits of a hosted submission: three images, the selfie burst, the
@@ -98,26 +54,26 @@ const (
 		verifyd.MaxLivenessFrames*(verifyd.MaxLivenessFrameBytes+1) + 1<<20
 )
 
-// csrfCookie is the double-submit token's cookie: a random value the page
-// repeats in a hidden field (forms) or the X-CSRF-Token header (script).
-const csrfCookie = "verifyd_hosted_csrf"
+// hostedCSRF is the page's double-submit token, in a cookie scoped to the
+// mount's hosted pages.
+var hostedCSRF = layout.DoubleSubmit{Cookie: "verifyd_hosted_csrf", MaxAge: verifyd.VerificationLifetime + 24*time.Hour}
 
 // hostedReq is what every hosted handler works out first.
 type hostedReq struct {
 	token    string
 	lang     string
 	explicit bool // ?lang= chose the language
-	mount    *mountCtx
+	mount    *request.Mounted
 }
 
 func (s *Server) hostedRequest(r *http.Request) hostedReq {
-	lang, explicit := hostedLang(r)
-	return hostedReq{token: r.PathValue("token"), lang: lang, explicit: explicit, mount: mountOf(r.Context())}
+	lang, explicit := layout.Lang(r)
+	return hostedReq{token: r.PathValue("token"), lang: lang, explicit: explicit, mount: request.MountOf(r.Context())}
 }
 
 // pagePath is the page's path on this mount; suffix is appended.
 func (h hostedReq) pagePath(suffix string) string {
-	return h.mount.prefix() + "/verify/" + url.PathEscape(h.token) + suffix
+	return h.mount.Prefix() + "/verify/" + url.PathEscape(h.token) + suffix
 }
 
 // query carries an explicitly chosen language on to links.
@@ -139,16 +95,6 @@ func (s *Server) hostedLookup(r *http.Request, h hostedReq) error {
 		return verifyd.ErrNotFound
 	}
 	return nil
-}
-
-func setPageHeaders(w http.ResponseWriter) {
-	h := w.Header()
-	h.Set("Content-Security-Policy", hostedCSP)
-	h.Set("Referrer-Policy", "same-origin")
-	h.Set("Cache-Control", "no-store")
-	h.Set("X-Frame-Options", "DENY")
-	h.Set("Permissions-Policy", "camera=(self), microphone=(), geolocation=()")
-	h.Set("Content-Type", "text/html; charset=utf-8")
 }
 
 // hostedPage serves the page a B1 redirect_uri points at. Opening it moves
@@ -183,79 +129,20 @@ func (s *Server) hostedPageError(w http.ResponseWriter, r *http.Request, h hoste
 		// The link is unknown, so is the site it came from: say where to go.
 		d.NextStep = msg(h.lang, "next_not_found")
 	}
-	setPageHeaders(w)
-	w.WriteHeader(status)
-	if err := hostedTemplates.ExecuteTemplate(w, "hosted.html", d); err != nil {
+	if err := layout.Render(w, hostedTemplates, "hosted.html", status, pageHeaders, d); err != nil {
 		s.logger(r).ErrorContext(r.Context(), "render hosted page", "err", err)
 	}
 }
 
-// ensureCSRF returns the request's double-submit token, setting a new cookie
-// when it has none. The cookie is HttpOnly and SameSite=Strict, scoped to
-// the mount's hosted pages; a customer who arrives from another site
-// (where Strict cookies are not sent) simply gets a fresh one.
+// ensureCSRF returns the request's double-submit token (hostedCSRF).
 func (s *Server) ensureCSRF(w http.ResponseWriter, r *http.Request, h hostedReq) string {
-	if c, err := r.Cookie(csrfCookie); err == nil && validCSRFValue(c.Value) {
-		return c.Value
-	}
-	var b [32]byte
-	_, _ = rand.Read(b[:])
-	v := base64.RawURLEncoding.EncodeToString(b[:])
-	http.SetCookie(w, &http.Cookie{
-		Name: csrfCookie, Value: v, Path: h.mount.prefix() + "/verify/",
-		MaxAge: int(verifyd.VerificationLifetime.Seconds()) + 86400, HttpOnly: true,
-		Secure: h.mount.BaseURL.Scheme == "https", SameSite: http.SameSiteStrictMode,
-	})
-	return v
+	return hostedCSRF.Ensure(w, r, h.mount, h.mount.Prefix()+"/verify/")
 }
 
-func validCSRFValue(v string) bool {
-	b, err := base64.RawURLEncoding.DecodeString(v)
-	return err == nil && len(b) == 32
-}
-
-// checkCSRF accepts a state-changing request only when the cookie and the
-// submitted token (form field or X-CSRF-Token header) are the same value,
-// and, when the browser says where the request comes from (Origin,
-// Sec-Fetch-Site), that it comes from this origin.
+// checkCSRF accepts a state-changing request only with the page's token
+// from this origin (hostedCSRF).
 func checkCSRF(r *http.Request, h hostedReq, formToken string) bool {
-	if !sameOrigin(r, h.mount) {
-		return false
-	}
-	c, err := r.Cookie(csrfCookie)
-	if err != nil || !validCSRFValue(c.Value) {
-		return false
-	}
-	sent := r.Header.Get("X-CSRF-Token")
-	if sent == "" {
-		sent = formToken
-	}
-	return subtle.ConstantTimeCompare([]byte(c.Value), []byte(sent)) == 1
-}
-
-// sameOrigin reports whether a state-changing request comes from the
-// mount's public origin (or the request's own host), when the browser says
-// where it comes from (Sec-Fetch-Site, Origin; "null" is refused).
-func sameOrigin(r *http.Request, m *mountCtx) bool {
-	if site := r.Header.Get("Sec-Fetch-Site"); site != "" && site != "same-origin" && site != "none" {
-		return false
-	}
-	if origin := r.Header.Get("Origin"); origin != "" {
-		u, err := url.Parse(origin)
-		if err != nil || u.Host == "" {
-			return false
-		}
-		scheme := "http"
-		if r.TLS != nil {
-			scheme = "https"
-		}
-		public := u.Scheme == m.BaseURL.Scheme && strings.EqualFold(u.Host, m.BaseURL.Host)
-		direct := u.Scheme == scheme && strings.EqualFold(u.Host, r.Host)
-		if !public && !direct {
-			return false
-		}
-	}
-	return true
+	return hostedCSRF.Check(r, h.mount, formToken)
 }
 
 // wantsJSON tells the page's script (which asks for JSON) from a plain form
@@ -320,7 +207,7 @@ func (s *Server) hostedFail(w http.ResponseWriter, r *http.Request, h hostedReq,
 		}
 		return
 	}
-	status := statusOf(code)
+	status := request.StatusOf(code)
 	var problems []hostedProblem
 	var e *verifyd.Error
 	if errors.As(err, &e) {
@@ -347,7 +234,7 @@ func (s *Server) hostedFail(w http.ResponseWriter, r *http.Request, h hostedReq,
 		if key == "" {
 			key = "errors_title"
 		}
-		writeJSON(w, status, hostedErrorBody{Message: msg(h.lang, key), StatusCode: status, Errors: problems})
+		request.WriteJSON(w, status, hostedErrorBody{Message: msg(h.lang, key), StatusCode: status, Errors: problems})
 		return
 	}
 	if code == verifyd.ENotFound {
@@ -392,7 +279,7 @@ func (s *Server) hostedSubmit(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if wantsJSON(r) {
-		writeJSON(w, http.StatusAccepted, statusBody(h, st))
+		request.WriteJSON(w, http.StatusAccepted, statusBody(h, st))
 		return
 	}
 	http.Redirect(w, r, h.pagePath(h.query()), http.StatusSeeOther)
@@ -405,15 +292,15 @@ func readHostedForm(w http.ResponseWriter, r *http.Request) (identity.HostedSubm
 	var csrf string
 	mediaType, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mediaType != "multipart/form-data" {
-		return in, "", errMalformed
+		return in, "", request.ErrMalformed
 	}
 	if r.ContentLength > hostedSubmissionLimit {
-		return in, "", errRequestTooLarge
+		return in, "", request.ErrTooLarge
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, hostedSubmissionLimit)
 	mr, err := r.MultipartReader()
 	if err != nil {
-		return in, "", errMalformed
+		return in, "", request.ErrMalformed
 	}
 	for {
 		part, err := mr.NextPart()
@@ -421,7 +308,7 @@ func readHostedForm(w http.ResponseWriter, r *http.Request) (identity.HostedSubm
 			break
 		}
 		if err != nil {
-			return in, "", bodyError(err)
+			return in, "", request.BodyError(err)
 		}
 		var dst *[]byte
 		var text *string
@@ -472,7 +359,7 @@ func readHostedForm(w http.ResponseWriter, r *http.Request) (identity.HostedSubm
 		}
 		b, err := readPart(part, limit)
 		if err != nil {
-			return in, "", bodyError(err)
+			return in, "", request.BodyError(err)
 		}
 		switch {
 		case dst != nil:
@@ -493,14 +380,6 @@ func readPart(p *multipart.Part, limit int64) ([]byte, error) {
 	}
 	_, err = io.Copy(io.Discard, p)
 	return b, err
-}
-
-func bodyError(err error) error {
-	var tooLarge *http.MaxBytesError
-	if errors.As(err, &tooLarge) {
-		return errRequestTooLarge
-	}
-	return &verifyd.Error{Code: verifyd.EMalformed, Message: verifyd.MsgMalformed, Err: err}
 }
 
 // hostedStatusBody is the page's polling answer.
@@ -539,7 +418,7 @@ func (s *Server) hostedStatus(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, statusBody(h, st))
+	request.WriteJSON(w, http.StatusOK, statusBody(h, st))
 }
 
 // hostedSandbox applies the outcome chosen in the sandbox panel. The route
@@ -553,7 +432,7 @@ func (s *Server) hostedSandbox(w http.ResponseWriter, r *http.Request) {
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, 4096)
 	if err := r.ParseForm(); err != nil {
-		s.hostedFail(w, r, h, bodyError(err), nil)
+		s.hostedFail(w, r, h, request.BodyError(err), nil)
 		return
 	}
 	if !checkCSRF(r, h, r.PostForm.Get("csrf")) {
@@ -566,7 +445,7 @@ func (s *Server) hostedSandbox(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if wantsJSON(r) {
-		writeJSON(w, http.StatusOK, statusBody(h, st))
+		request.WriteJSON(w, http.StatusOK, statusBody(h, st))
 		return
 	}
 	http.Redirect(w, r, h.pagePath(h.query()), http.StatusSeeOther)
@@ -591,7 +470,7 @@ type hostedPageData struct {
 	StatusURL string
 	SandboxTo string
 	CSRF      string
-	Langs     []hostedLangLink
+	Langs     []layout.LangLink
 
 	NotFound bool
 	Sandbox  bool
@@ -636,11 +515,6 @@ func (d hostedPageData) T(key string, args ...any) string { return msg(d.Lang, k
 // PrivacyText is the note under the capture form's submit button.
 func (d hostedPageData) PrivacyText() string { return msg(d.Lang, "privacy") }
 
-type hostedLangLink struct {
-	Code, Name, URL string
-	Current         bool
-}
-
 type hostedOption struct {
 	Value, Label string
 	Selected     bool
@@ -662,11 +536,9 @@ type hostedImage struct {
 // hostedData fills what every hosted page shows.
 func (s *Server) hostedData(w http.ResponseWriter, r *http.Request, h hostedReq) hostedPageData {
 	d := hostedPageData{Lang: h.lang, PagePath: h.pagePath(""), Query: h.query(),
-		CSS: h.mount.prefix() + "/verify-assets/" + hostedAssetNames["hosted.css"],
-		JS:  h.mount.prefix() + "/verify-assets/" + hostedAssetNames["hosted.js"]}
-	for _, l := range []struct{ code, name string }{{"en", "English"}, {"de", "Deutsch"}, {"fr", "Français"}} {
-		d.Langs = append(d.Langs, hostedLangLink{Code: l.code, Name: l.name, URL: d.PagePath + "?lang=" + l.code, Current: l.code == h.lang})
-	}
+		CSS: h.mount.Prefix() + "/verify-assets/" + hostedAssets.Name("hosted.css"),
+		JS:  h.mount.Prefix() + "/verify-assets/" + hostedAssets.Name("hosted.js")}
+	d.Langs = layout.LangLinks(h.lang, layout.QueryLink(d.PagePath))
 	return d
 }
 
@@ -718,9 +590,7 @@ func (s *Server) renderHosted(w http.ResponseWriter, r *http.Request, h hostedRe
 	if res != nil {
 		d.Banner, d.Problems = res.banner, res.problems
 	}
-	setPageHeaders(w)
-	w.WriteHeader(status)
-	if err := hostedTemplates.ExecuteTemplate(w, "hosted.html", d); err != nil {
+	if err := layout.Render(w, hostedTemplates, "hosted.html", status, pageHeaders, d); err != nil {
 		s.logger(r).ErrorContext(r.Context(), "render hosted page", "err", err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/verifyd/verifyd"
+	"github.com/verifyd/verifyd/httpapi/request"
 	"github.com/verifyd/verifyd/identity"
 )
 
@@ -28,7 +29,7 @@ func (s *Server) createVerification(w http.ResponseWriter, r *http.Request, cred
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusCreated, struct {
+	request.WriteJSON(w, http.StatusCreated, struct {
 		ID          string       `json:"id"`
 		Customer    customerBody `json:"customer"`
 		RedirectURI string       `json:"redirect_uri"`
@@ -47,7 +48,7 @@ func (s *Server) submitVerification(w http.ResponseWriter, r *http.Request, cred
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusCreated, struct {
+	request.WriteJSON(w, http.StatusCreated, struct {
 		ID       string         `json:"id"`
 		Status   verifyd.Status `json:"status"`
 		Customer customerBody   `json:"customer"`
@@ -76,7 +77,7 @@ func (s *Server) getVerification(w http.ResponseWriter, r *http.Request, cred ve
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, verificationBodyOf(v))
+	request.WriteJSON(w, http.StatusOK, verificationBodyOf(v))
 	return nil
 }
 
@@ -95,6 +96,6 @@ func (s *Server) redactVerification(w http.ResponseWriter, r *http.Request, cred
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, verificationBodyOf(v))
+	request.WriteJSON(w, http.StatusOK, verificationBodyOf(v))
 	return nil
 }

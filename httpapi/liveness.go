@@ -6,8 +6,10 @@ import (
 	"time"
 
 	"github.com/verifyd/verifyd/agehosted"
+	"github.com/verifyd/verifyd/httpapi/request"
 	"github.com/verifyd/verifyd/identity"
 	"github.com/verifyd/verifyd/liveness"
+	"github.com/verifyd/verifyd/web/layout"
 	"github.com/verifyd/verifyd/webauth"
 )
 
@@ -60,7 +62,7 @@ func (s *Server) hostedChallenge(w http.ResponseWriter, r *http.Request) {
 		s.hostedFail(w, r, h, err, nil)
 		return
 	}
-	writeJSON(w, http.StatusCreated, newChallengeBody(h.lang, c))
+	request.WriteJSON(w, http.StatusCreated, newChallengeBody(h.lang, c))
 }
 
 // ageChallenge is hostedChallenge for the age flow's document method
@@ -72,7 +74,7 @@ func (s *Server) ageChallenge(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sent := r.Header.Get(webauth.CSRFHeader)
-	if !sameOrigin(r, a.mount) || a.session == nil || sent == "" || !hmac.Equal([]byte(sent), []byte(a.session.CSRFToken())) {
+	if !layout.SameOrigin(r, a.mount) || a.session == nil || sent == "" || !hmac.Equal([]byte(sent), []byte(a.session.CSRFToken())) {
 		s.ageDocumentFail(w, r, a, agehosted.State{}, errCSRF, nil)
 		return
 	}
@@ -81,7 +83,7 @@ func (s *Server) ageChallenge(w http.ResponseWriter, r *http.Request) {
 		s.ageDocumentFail(w, r, a, agehosted.State{}, err, nil)
 		return
 	}
-	writeJSON(w, http.StatusCreated, newChallengeBody(a.lang, c))
+	request.WriteJSON(w, http.StatusCreated, newChallengeBody(a.lang, c))
 }
 
 // livenessField reports whether a submission's field belongs to the

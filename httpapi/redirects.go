@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/verifyd/verifyd"
+	"github.com/verifyd/verifyd/httpapi/request"
 )
 
 // getRedirects answers SPEC's {"body": [...]}.
@@ -13,7 +14,7 @@ func (s *Server) getRedirects(w http.ResponseWriter, r *http.Request, cred verif
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string][]string{"body": urls})
+	request.WriteJSON(w, http.StatusOK, map[string][]string{"body": urls})
 	return nil
 }
 

@@ -6,7 +6,9 @@ import (
 	"strings"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
 	"github.com/verifyd/verifyd"
+	"github.com/verifyd/verifyd/httpapi/request"
 )
 
 // mountRoutes lists every route served under one mount. Paths are SPEC.md's,
@@ -108,7 +110,7 @@ func (s *Server) mountRoutes(m Mount) *http.ServeMux {
 	}
 
 	mux.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.writeError(w, r, errRouteNotFound)
+		s.writeError(w, r, request.ErrRouteNotFound)
 	}))
 	return mux
 }
@@ -181,6 +183,6 @@ func (s *Server) methods(byMethod map[string]http.Handler) http.Handler {
 			return
 		}
 		w.Header().Set("Allow", allow)
-		s.writeError(w, r, errMethodNotAllowed)
+		s.writeError(w, r, request.ErrMethodNotAllowed)
 	})
 }

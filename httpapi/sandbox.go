@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/verifyd/verifyd"
+	"github.com/verifyd/verifyd/httpapi/request"
 	"github.com/verifyd/verifyd/identity"
 )
 
@@ -18,7 +19,7 @@ func (s *Server) simulate(w http.ResponseWriter, r *http.Request, cred verifyd.C
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, verificationBodyOf(v))
+	request.WriteJSON(w, http.StatusOK, verificationBodyOf(v))
 	return nil
 }
 
@@ -33,6 +34,6 @@ func (s *Server) advanceTime(w http.ResponseWriter, r *http.Request, cred verify
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, verificationBodyOf(v))
+	request.WriteJSON(w, http.StatusOK, verificationBodyOf(v))
 	return nil
 }
