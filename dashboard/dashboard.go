@@ -79,6 +79,9 @@ func New(store verifyd.Store, tenants *tenant.Service, sealer *seal.Sealer, cfg 
 	}
 }
 
+// NewTOTPKey returns a fresh TOTP secret for account to enrol.
+func (s *Service) NewTOTPKey(account string) (TOTPKey, error) { return NewTOTPKey(s.cfg.Rand, account) }
+
 // SignUpOpen reports whether self sign-up is enabled.
 func (s *Service) SignUpOpen() bool { return s.cfg.SignUp }
 
@@ -115,10 +118,10 @@ func totpAAD(userID string) []byte { return []byte("dashboard-totp/" + userID) }
 func (s *Service) Invite(ctx context.Context, businessID, email string, role verifyd.Role) (verifyd.Invitation, string, error) {
 	addr := verifyd.NormalizeEmail(email)
 	if addr == "" {
-		return verifyd.Invitation{}, "", verifyd.Errorf(verifyd.EInvalid, "an e-mail address such as name@example.com is required")
+		return verifyd.Invitation{}, "", ErrEmail
 	}
 	if !role.Valid() {
-		return verifyd.Invitation{}, "", verifyd.Errorf(verifyd.EInvalid, "the role must be owner, developer or viewer")
+		return verifyd.Invitation{}, "", ErrRole
 	}
 	token, err := verifyd.RandomToken(s.cfg.Rand, 32)
 	if err != nil {
@@ -167,13 +170,14 @@ type Enrollment struct {
 // MaxNameLen bounds a user's display name, in characters.
 const MaxNameLen = 200
 
-// Field errors of an enrollment, named so that pages can translate them.
+// Errors of an enrollment or a sign-up, one per field.
 var (
-	ErrName     = verifyd.Errorf(verifyd.EInvalid, "name")
-	ErrPassword = verifyd.Errorf(verifyd.EInvalid, "password")
-	ErrCode     = verifyd.Errorf(verifyd.EInvalid, "code")
-	ErrEmail    = verifyd.Errorf(verifyd.EInvalid, "email")
-	ErrTaken    = verifyd.Errorf(verifyd.EConflict, "email_taken")
+	ErrName     = verifyd.Errorf(verifyd.EInvalid, "a name of 1 to %d characters is required", MaxNameLen)
+	ErrPassword = verifyd.Errorf(verifyd.EInvalid, "the password must have %d to %d characters", webauth.MinPasswordLen, webauth.MaxPasswordLen)
+	ErrCode     = verifyd.Errorf(verifyd.EInvalid, "the code does not match the authenticator app's")
+	ErrEmail    = verifyd.Errorf(verifyd.EInvalid, "an e-mail address such as name@example.com is required")
+	ErrBusiness = verifyd.Errorf(verifyd.EInvalid, "a business name of 1 to 200 characters is required")
+	ErrTaken    = verifyd.Errorf(verifyd.EConflict, "a user with this e-mail address exists")
 )
 
 // newUser checks an enrollment and builds the user it creates.
@@ -186,6 +190,9 @@ func (s *Service) newUser(e Enrollment, email string, role verifyd.Role) (verify
 		return verifyd.BusinessUser{}, ErrPassword
 	}
 	now := s.cfg.Now().UTC().Truncate(time.Microsecond)
+	if _, err := TOTPKeyFor(email, e.TOTPSecret); err != nil {
+		return verifyd.BusinessUser{}, ErrCode
+	}
 	step := checkTOTP(e.TOTPSecret, e.Code, now)
 	if step == 0 {
 		return verifyd.BusinessUser{}, ErrCode
@@ -241,7 +248,7 @@ func (s *Service) SignUp(ctx context.Context, client netip.Addr, businessName, e
 		return verifyd.Business{}, verifyd.BusinessUser{}, ErrSignUpClosed
 	}
 	if !verifyd.ValidBusinessName(businessName) {
-		return verifyd.Business{}, verifyd.BusinessUser{}, verifyd.Errorf(verifyd.EInvalid, "business")
+		return verifyd.Business{}, verifyd.BusinessUser{}, ErrBusiness
 	}
 	addr := verifyd.NormalizeEmail(email)
 	if addr == "" {
@@ -473,6 +480,9 @@ func (s *Service) InviteUser(ctx context.Context, m Member, email string, role v
 	}
 	return s.Invite(m.Context(ctx), m.Business.ID, email, role)
 }
+
+// ErrRole refuses an unknown role.
+var ErrRole = verifyd.Errorf(verifyd.EInvalid, "the role must be owner, developer or viewer")
 
 // ErrRemoveSelf refuses an owner's removal of themselves, so a business
 // always keeps an owner who signed in.

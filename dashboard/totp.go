@@ -2,6 +2,8 @@ package dashboard
 
 import (
 	"crypto/subtle"
+	"encoding/base32"
+	"errors"
 	"io"
 	"strings"
 	"time"
@@ -33,6 +35,21 @@ type TOTPKey struct {
 func NewTOTPKey(random io.Reader, account string) (TOTPKey, error) {
 	k, err := totp.Generate(totp.GenerateOpts{Issuer: "verifyd dashboard", AccountName: account,
 		Period: totpPeriod, SecretSize: 20, Digits: otp.DigitsSix, Algorithm: otp.AlgorithmSHA1, Rand: random})
+	if err != nil {
+		return TOTPKey{}, err
+	}
+	return TOTPKey{Secret: k.Secret(), URL: k.URL()}, nil
+}
+
+// TOTPKeyFor returns the key of an existing secret (one a form sent
+// back), or an error when it is not base32 of at least 160 bits.
+func TOTPKeyFor(account, secret string) (TOTPKey, error) {
+	raw, err := base32.StdEncoding.WithPadding(base32.NoPadding).DecodeString(secret)
+	if err != nil || len(raw) < 20 || len(raw) > 64 {
+		return TOTPKey{}, errors.New("dashboard: not a TOTP secret of 160 to 512 bits")
+	}
+	k, err := totp.Generate(totp.GenerateOpts{Issuer: "verifyd dashboard", AccountName: account,
+		Period: totpPeriod, Secret: raw, Digits: otp.DigitsSix, Algorithm: otp.AlgorithmSHA1})
 	if err != nil {
 		return TOTPKey{}, err
 	}

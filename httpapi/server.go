@@ -27,6 +27,7 @@ import (
 	"github.com/verifyd/verifyd/httpapi/request"
 	"github.com/verifyd/verifyd/identity"
 	"github.com/verifyd/verifyd/tenant"
+	"github.com/verifyd/verifyd/web/dashpages"
 )
 
 // Mount is one (interface, environment) pair served under a public base
@@ -138,6 +139,9 @@ type Deps struct {
 	// AgeFlow is the hosted age-verification pages at /flow/{id} (none
 	// when nil).
 	AgeFlow *agehosted.Service
+	// Dashboard is the business dashboard served at /dashboard (none when
+	// nil).
+	Dashboard *dashpages.Pages
 }
 
 // Server is the http.Handler of the whole service.

@@ -19,6 +19,7 @@ import (
 	"github.com/verifyd/verifyd/age"
 	"github.com/verifyd/verifyd/agehosted"
 	"github.com/verifyd/verifyd/console"
+	"github.com/verifyd/verifyd/dashboard"
 	"github.com/verifyd/verifyd/engine"
 	"github.com/verifyd/verifyd/httpapi"
 	"github.com/verifyd/verifyd/identity"
@@ -29,6 +30,7 @@ import (
 	"github.com/verifyd/verifyd/seal"
 	"github.com/verifyd/verifyd/sqlstore"
 	"github.com/verifyd/verifyd/tenant"
+	"github.com/verifyd/verifyd/web/dashpages"
 	"github.com/verifyd/verifyd/webhook"
 )
 
@@ -72,6 +74,9 @@ type Config struct {
 	CredentialCacheTTL time.Duration
 	// Mailer sends the age accounts' e-mails (nil: none).
 	Mailer mailer.Sender
+	// DashboardSignUp lets anyone create a sandbox-only business on the
+	// dashboard (serve --dashboard-signup).
+	DashboardSignUp bool
 }
 
 // cachedCredentials bounds the credential cache: far more keys than any
@@ -84,11 +89,13 @@ type App struct {
 	Tenants  *tenant.Service
 	Identity *identity.Service
 	Console  *console.Service
-	Age      *age.Service
-	AgeFlow  *agehosted.Service
-	Queue    *queue.Queue
-	Sender   *webhook.Sender
-	Handler  http.Handler
+	// Dashboard is the business dashboard's use cases.
+	Dashboard *dashboard.Service
+	Age       *age.Service
+	AgeFlow   *agehosted.Service
+	Queue     *queue.Queue
+	Sender    *webhook.Sender
+	Handler   http.Handler
 }
 
 // New assembles the service on an open store. It migrates the job queue's
@@ -161,10 +168,14 @@ func New(ctx context.Context, db *sqlstore.DB, sealer *seal.Sealer, cfg Config) 
 	if err != nil {
 		return nil, fmt.Errorf("age flow: %w", err)
 	}
+	// The business dashboard; its cookies are Secure unless --dev.
+	a.Dashboard = dashboard.New(db, a.Tenants, sealer, dashboard.Config{SignUp: cfg.DashboardSignUp, Insecure: cfg.Dev,
+		Now: cfg.Now, Rand: cfg.Rand})
 	a.Handler = httpapi.New(httpapi.Config{Mounts: mounts, Dev: cfg.Dev, MetricsToken: cfg.MetricsToken,
 		TrustedProxies: cfg.TrustedProxies, Now: cfg.Now}, httpapi.Deps{
 		Tenants: a.Tenants, Identity: a.Identity, Ready: db, Logger: cfg.Logger, Registry: cfg.Registry,
 		Console: a.Console, Age: a.Age, AgeFlow: a.AgeFlow,
+		Dashboard: dashpages.New(a.Dashboard, dashpages.Config{Logger: cfg.Logger, Dev: cfg.Dev}),
 	})
 	return a, nil
 }
