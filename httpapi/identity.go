@@ -22,7 +22,7 @@ func customerOf(v identity.View) customerBody {
 // createVerification is B1.
 func (s *Server) createVerification(w http.ResponseWriter, r *http.Request, cred verifyd.Credential, body []byte) error {
 	var in identity.CreateInput
-	if err := decodeJSON(body, &in); err != nil {
+	if err := request.DecodeJSON(body, &in); err != nil {
 		return err
 	}
 	v, err := s.deps.Identity.Create(r.Context(), cred, in)
@@ -41,7 +41,7 @@ func (s *Server) createVerification(w http.ResponseWriter, r *http.Request, cred
 // submitVerification is B2.
 func (s *Server) submitVerification(w http.ResponseWriter, r *http.Request, cred verifyd.Credential, body []byte) error {
 	var in identity.SubmitInput
-	if err := decodeJSON(body, &in); err != nil {
+	if err := request.DecodeJSON(body, &in); err != nil {
 		return err
 	}
 	v, err := s.deps.Identity.Submit(r.Context(), cred, in)
@@ -88,7 +88,7 @@ func (s *Server) getVerification(w http.ResponseWriter, r *http.Request, cred ve
 func (s *Server) redactVerification(w http.ResponseWriter, r *http.Request, cred verifyd.Credential, body []byte) error {
 	if len(bytes.TrimSpace(body)) > 0 {
 		var in struct{}
-		if err := decodeJSON(body, &in); err != nil {
+		if err := request.DecodeJSON(body, &in); err != nil {
 			return err
 		}
 	}

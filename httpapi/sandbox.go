@@ -12,7 +12,7 @@ import (
 // with the B3 body.
 func (s *Server) simulate(w http.ResponseWriter, r *http.Request, cred verifyd.Credential, body []byte) error {
 	var in identity.SimulateInput
-	if err := decodeJSON(body, &in); err != nil {
+	if err := request.DecodeJSON(body, &in); err != nil {
 		return err
 	}
 	v, err := s.deps.Identity.Simulate(r.Context(), cred, r.PathValue("id"), in)
@@ -27,7 +27,7 @@ func (s *Server) simulate(w http.ResponseWriter, r *http.Request, cred verifyd.C
 // with the B3 body.
 func (s *Server) advanceTime(w http.ResponseWriter, r *http.Request, cred verifyd.Credential, body []byte) error {
 	var in identity.AdvanceTimeInput
-	if err := decodeJSON(body, &in); err != nil {
+	if err := request.DecodeJSON(body, &in); err != nil {
 		return err
 	}
 	v, err := s.deps.Identity.AdvanceTime(r.Context(), cred, r.PathValue("id"), in)

@@ -24,10 +24,14 @@ import (
 	"github.com/verifyd/verifyd/age"
 	"github.com/verifyd/verifyd/agehosted"
 	"github.com/verifyd/verifyd/console"
+	"github.com/verifyd/verifyd/dashboard"
 	"github.com/verifyd/verifyd/httpapi/request"
 	"github.com/verifyd/verifyd/identity"
 	"github.com/verifyd/verifyd/tenant"
+	"github.com/verifyd/verifyd/web/agepages"
+	"github.com/verifyd/verifyd/web/consolepage"
 	"github.com/verifyd/verifyd/web/dashpages"
+	"github.com/verifyd/verifyd/web/hosted"
 )
 
 // Mount is one (interface, environment) pair served under a public base
@@ -141,7 +145,7 @@ type Deps struct {
 	AgeFlow *agehosted.Service
 	// Dashboard is the business dashboard served at /dashboard (none when
 	// nil).
-	Dashboard *dashpages.Pages
+	Dashboard *dashboard.Service
 }
 
 // Server is the http.Handler of the whole service.
@@ -156,6 +160,15 @@ type Server struct {
 	bodies *semaphore.Weighted
 	// held is MaxHeldRefusals' semaphore.
 	held *semaphore.Weighted
+	// hosted is the identity hosted page.
+	hosted *hosted.Pages
+	// age is the age flow's pages (nil without Deps.AgeFlow).
+	age *agepages.Pages
+	// console is the review console's pages (nil without Deps.Console).
+	console *consolepage.Pages
+	// dashboard is the business dashboard's pages (nil without
+	// Deps.Dashboard).
+	dashboard *dashpages.Pages
 }
 
 type mountHandler struct {
@@ -182,6 +195,16 @@ func New(cfg Config, deps Deps) *Server {
 	}
 	s := &Server{cfg: cfg, deps: deps, metrics: newHTTPMetrics(deps.Registry), limits: newAnonymousLimits(cfg.Now),
 		bodies: semaphore.NewWeighted(cfg.MaxBodiesInFlight), held: semaphore.NewWeighted(cfg.MaxHeldRefusals)}
+	s.hosted = &hosted.Pages{Identity: deps.Identity, Logger: deps.Logger}
+	if deps.AgeFlow != nil {
+		s.age = &agepages.Pages{Flow: deps.AgeFlow, Logger: deps.Logger, Dev: cfg.Dev}
+	}
+	if deps.Console != nil {
+		s.console = &consolepage.Pages{Console: deps.Console, Logger: deps.Logger, Dev: cfg.Dev}
+	}
+	if deps.Dashboard != nil {
+		s.dashboard = dashpages.New(deps.Dashboard, dashpages.Config{Logger: deps.Logger, Dev: cfg.Dev})
+	}
 	for _, m := range cfg.Mounts {
 		s.mounts = append(s.mounts, mountHandler{Mount: m, mux: s.mountRoutes(m)})
 	}

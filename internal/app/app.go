@@ -30,7 +30,6 @@ import (
 	"github.com/verifyd/verifyd/seal"
 	"github.com/verifyd/verifyd/sqlstore"
 	"github.com/verifyd/verifyd/tenant"
-	"github.com/verifyd/verifyd/web/dashpages"
 	"github.com/verifyd/verifyd/webhook"
 )
 
@@ -175,7 +174,7 @@ func New(ctx context.Context, db *sqlstore.DB, sealer *seal.Sealer, cfg Config) 
 		TrustedProxies: cfg.TrustedProxies, Now: cfg.Now}, httpapi.Deps{
 		Tenants: a.Tenants, Identity: a.Identity, Ready: db, Logger: cfg.Logger, Registry: cfg.Registry,
 		Console: a.Console, Age: a.Age, AgeFlow: a.AgeFlow,
-		Dashboard: dashpages.New(a.Dashboard, dashpages.Config{Logger: cfg.Logger, Dev: cfg.Dev}),
+		Dashboard: a.Dashboard,
 	})
 	return a, nil
 }

@@ -1,10 +1,12 @@
-package httpapi
+package hosted
 
 import (
 	"embed"
 	"errors"
 	"html/template"
 	"io"
+	"io/fs"
+	"log/slog"
 	"mime"
 	"mime/multipart"
 	"net/http"
@@ -18,39 +20,59 @@ import (
 	"github.com/verifyd/verifyd/web/layout"
 )
 
+// Pages are the identity hosted page's handlers and what they need.
+type Pages struct {
+	Identity *identity.Service
+	Logger   *slog.Logger
+}
+
+func (hp *Pages) logger(r *http.Request) *slog.Logger { return request.Logger(hp.Logger, r) }
+
+func (hp *Pages) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	request.WriteError(w, r, hp.Logger, err)
+}
+
 //go:embed pages/*.html
 var pageFS embed.FS
 
-//go:embed pages/hosted.js
-var hostedJS []byte
+// CaptureFS holds capture.html, the template "capture": the capture form
+// and camera dialog the age flow's document method shows too (with
+// PageData's fields and Script).
+var CaptureFS fs.FS = capture
 
-//go:embed pages/passkey.js
-var passkeyJS []byte
+//go:embed pages/capture.html
+var capture embed.FS
+
+//go:embed pages/hosted.js
+var script []byte
+
+// Script drives the capture form, the camera, the liveness challenge and
+// the status polling, on this page and the age flow's.
+var Script = layout.Asset{Name: "hosted.js", Body: script}
 
 var hostedTemplates = template.Must(layout.New().ParseFS(pageFS, "pages/hosted.html", "pages/capture.html"))
 
-// hostedAssets are the hosted and age pages' stylesheet and scripts.
-var hostedAssets = layout.NewAssets(layout.Stylesheet,
-	layout.Asset{Name: "hosted.js", Body: hostedJS}, layout.Asset{Name: "passkey.js", Body: passkeyJS})
+// hostedAssets are the page's stylesheet and script.
+var hostedAssets = layout.NewAssets(layout.Stylesheet, Script)
 
-// pageHeaders are the hosted page's security headers: layout.CSP, and the
+// Headers are the capture pages' security headers: layout.CSP, and the
 // camera for this origin only.
-var pageHeaders = layout.Headers{CSP: layout.CSP, Referrer: "same-origin",
+var Headers = layout.Headers{CSP: layout.CSP, Referrer: "same-origin",
 	Permissions: "camera=(self), microphone=(), geolocation=()"}
 
-// hostedAssetHandler serves the page's CSS and script from this origin.
-func (s *Server) hostedAssetHandler(w http.ResponseWriter, r *http.Request) {
+// Asset serves the page's CSS and script from this origin.
+func (hp *Pages) Asset(w http.ResponseWriter, r *http.Request) {
 	if !hostedAssets.Serve(w, r, r.PathValue("name")) {
-		s.writeError(w, r, request.ErrRouteNotFound)
+		hp.writeError(w, r, request.ErrRouteNotFound)
 	}
 }
 
 // Limits of a hosted submission: three images, the selfie burst, the
 // frames of the liveness challenge, and a few short fields (with the
-// frames' times).
+// frames' times). SubmissionLimit bounds the whole body.
 const (
-	hostedFieldLimit      = 256
-	hostedSubmissionLimit = 3*(verifyd.MaxImageBytes+1) + verifyd.MaxSelfieFrames*(verifyd.MaxSelfieFrameSize+1) +
+	fieldLimit      = 256
+	SubmissionLimit = 3*(verifyd.MaxImageBytes+1) + verifyd.MaxSelfieFrames*(verifyd.MaxSelfieFrameSize+1) +
 		verifyd.MaxLivenessFrames*(verifyd.MaxLivenessFrameBytes+1) + 1<<20
 )
 
@@ -66,7 +88,7 @@ type hostedReq struct {
 	mount    *request.Mounted
 }
 
-func (s *Server) hostedRequest(r *http.Request) hostedReq {
+func (hp *Pages) hostedRequest(r *http.Request) hostedReq {
 	lang, explicit := layout.Lang(r)
 	return hostedReq{token: r.PathValue("token"), lang: lang, explicit: explicit, mount: request.MountOf(r.Context())}
 }
@@ -86,8 +108,8 @@ func (h hostedReq) query() string {
 
 // lookup finds the verification of the request's token on this mount: a
 // token of the other environment is not found here.
-func (s *Server) hostedLookup(r *http.Request, h hostedReq) error {
-	v, err := s.deps.Identity.ByHostedToken(r.Context(), h.token)
+func (hp *Pages) hostedLookup(r *http.Request, h hostedReq) error {
+	v, err := hp.Identity.ByHostedToken(r.Context(), h.token)
 	if err != nil {
 		return err
 	}
@@ -97,45 +119,45 @@ func (s *Server) hostedLookup(r *http.Request, h hostedReq) error {
 	return nil
 }
 
-// hostedPage serves the page a B1 redirect_uri points at. Opening it moves
+// Page serves the page a B1 redirect_uri points at. Opening it moves
 // the verification from pending to started; what it shows depends on the
 // verification's phase (identity.HostedState).
-func (s *Server) hostedPage(w http.ResponseWriter, r *http.Request) {
-	h := s.hostedRequest(r)
-	if err := s.hostedLookup(r, h); err != nil {
-		s.hostedPageError(w, r, h, err)
+func (hp *Pages) Page(w http.ResponseWriter, r *http.Request) {
+	h := hp.hostedRequest(r)
+	if err := hp.hostedLookup(r, h); err != nil {
+		hp.hostedPageError(w, r, h, err)
 		return
 	}
-	st, err := s.deps.Identity.OpenHostedState(r.Context(), h.token)
+	st, err := hp.Identity.OpenHostedState(r.Context(), h.token)
 	if err != nil {
-		s.hostedPageError(w, r, h, err)
+		hp.hostedPageError(w, r, h, err)
 		return
 	}
-	s.renderHosted(w, r, h, st, http.StatusOK, nil)
+	hp.renderHosted(w, r, h, st, http.StatusOK, nil)
 }
 
 // hostedPageError answers a page request that found no verification (or
 // failed) with a page rather than JSON: a person reads it.
-func (s *Server) hostedPageError(w http.ResponseWriter, r *http.Request, h hostedReq, err error) {
+func (hp *Pages) hostedPageError(w http.ResponseWriter, r *http.Request, h hostedReq, err error) {
 	status, key := http.StatusInternalServerError, "err_generic"
 	if verifyd.ErrorCodeOf(err) == verifyd.ENotFound {
 		status, key = http.StatusNotFound, "not_found"
 	} else {
-		s.logger(r).ErrorContext(r.Context(), "hosted page", "err", err)
+		hp.logger(r).ErrorContext(r.Context(), "hosted page", "err", err)
 	}
-	d := s.hostedData(w, r, h)
+	d := hp.hostedData(w, r, h)
 	d.NotFound, d.Message = true, msg(h.lang, key)
 	if status == http.StatusNotFound {
 		// The link is unknown, so is the site it came from: say where to go.
 		d.NextStep = msg(h.lang, "next_not_found")
 	}
-	if err := layout.Render(w, hostedTemplates, "hosted.html", status, pageHeaders, d); err != nil {
-		s.logger(r).ErrorContext(r.Context(), "render hosted page", "err", err)
+	if err := layout.Render(w, hostedTemplates, "hosted.html", status, Headers, d); err != nil {
+		hp.logger(r).ErrorContext(r.Context(), "render hosted page", "err", err)
 	}
 }
 
 // ensureCSRF returns the request's double-submit token (hostedCSRF).
-func (s *Server) ensureCSRF(w http.ResponseWriter, r *http.Request, h hostedReq) string {
+func (hp *Pages) ensureCSRF(w http.ResponseWriter, r *http.Request, h hostedReq) string {
 	return hostedCSRF.Ensure(w, r, h.mount, h.mount.Prefix()+"/verify/")
 }
 
@@ -145,28 +167,30 @@ func checkCSRF(r *http.Request, h hostedReq, formToken string) bool {
 	return hostedCSRF.Check(r, h.mount, formToken)
 }
 
-// wantsJSON tells the page's script (which asks for JSON) from a plain form
+// WantsJSON tells the page's script (which asks for JSON) from a plain form
 // post (which gets pages and redirects).
-func wantsJSON(r *http.Request) bool {
+func WantsJSON(r *http.Request) bool {
 	return strings.Contains(r.Header.Get("Accept"), "application/json")
 }
 
-// hostedProblem is a field problem with its text in the page's language.
-type hostedProblem struct {
+// Problem is a field problem with its text in the page's language.
+type Problem struct {
 	Field   string `json:"field"`
 	Problem string `json:"problem"`
 	Message string `json:"message"`
 }
 
-// hostedErrorBody is the JSON error of the hosted endpoints: SPEC's two
+// ErrorBody is the JSON error of the hosted endpoints: SPEC's two
 // fields (message in the page's language) plus the field problems.
-type hostedErrorBody struct {
-	Message    string          `json:"message"`
-	StatusCode int             `json:"status_code"`
-	Errors     []hostedProblem `json:"errors,omitempty"`
+type ErrorBody struct {
+	Message    string    `json:"message"`
+	StatusCode int       `json:"status_code"`
+	Errors     []Problem `json:"errors,omitempty"`
 }
 
-func problemText(lang, field, problem string) string {
+// ProblemText is a field problem of a capture form, in lang, as the
+// person can act on it.
+func ProblemText(lang, field, problem string) string {
 	if livenessField(field) {
 		// The person cannot fix a frame; they can repeat the movements.
 		if field == identity.FieldLivenessChallenge && strings.Contains(problem, "perform a new") {
@@ -197,22 +221,22 @@ func problemText(lang, field, problem string) string {
 
 // hostedFail answers a refused hosted request: JSON for the script, a page
 // (or the page's current state) for a plain form.
-func (s *Server) hostedFail(w http.ResponseWriter, r *http.Request, h hostedReq, err error, form *identity.HostedSubmission) {
+func (hp *Pages) hostedFail(w http.ResponseWriter, r *http.Request, h hostedReq, err error, form *identity.HostedSubmission) {
 	code := verifyd.ErrorCodeOf(err)
 	if code == verifyd.EInternal {
-		if wantsJSON(r) {
-			s.writeError(w, r, err)
+		if WantsJSON(r) {
+			hp.writeError(w, r, err)
 		} else {
-			s.hostedPageError(w, r, h, err)
+			hp.hostedPageError(w, r, h, err)
 		}
 		return
 	}
 	status := request.StatusOf(code)
-	var problems []hostedProblem
+	var problems []Problem
 	var e *verifyd.Error
 	if errors.As(err, &e) {
 		for _, f := range e.Fields {
-			problems = append(problems, hostedProblem{Field: f.Field, Problem: f.Problem, Message: problemText(h.lang, f.Field, f.Problem)})
+			problems = append(problems, Problem{Field: f.Field, Problem: f.Problem, Message: ProblemText(h.lang, f.Field, f.Problem)})
 		}
 	}
 	key := "err_generic"
@@ -230,74 +254,74 @@ func (s *Server) hostedFail(w http.ResponseWriter, r *http.Request, h hostedReq,
 	case verifyd.EUnauthorized:
 		status, key = http.StatusForbidden, "err_csrf"
 	}
-	if wantsJSON(r) {
+	if WantsJSON(r) {
 		if key == "" {
 			key = "errors_title"
 		}
-		request.WriteJSON(w, status, hostedErrorBody{Message: msg(h.lang, key), StatusCode: status, Errors: problems})
+		request.WriteJSON(w, status, ErrorBody{Message: msg(h.lang, key), StatusCode: status, Errors: problems})
 		return
 	}
 	if code == verifyd.ENotFound {
-		s.hostedPageError(w, r, h, err)
+		hp.hostedPageError(w, r, h, err)
 		return
 	}
-	st, stErr := s.deps.Identity.HostedState(r.Context(), h.token)
+	st, stErr := hp.Identity.HostedState(r.Context(), h.token)
 	if stErr != nil {
-		s.hostedPageError(w, r, h, stErr)
+		hp.hostedPageError(w, r, h, stErr)
 		return
 	}
-	res := &hostedFormResult{problems: problems, form: form}
+	res := &FormResult{Problems: problems, Form: form}
 	if key != "" {
 		res.banner = msg(h.lang, key)
 	}
-	s.renderHosted(w, r, h, st, status, res)
+	hp.renderHosted(w, r, h, st, status, res)
 }
 
-// errCSRF is how a failed CSRF check travels to hostedFail (answered 403).
-var errCSRF = &verifyd.Error{Code: verifyd.EUnauthorized, Message: "forbidden"}
+// ErrCSRF is how a failed CSRF check travels to hostedFail (answered 403).
+var ErrCSRF = &verifyd.Error{Code: verifyd.EUnauthorized, Message: "forbidden"}
 
-// hostedSubmit accepts the capture form (multipart/form-data: csrf,
+// Submit accepts the capture form (multipart/form-data: csrf,
 // document_type, document_country, front, back, selfie).
-func (s *Server) hostedSubmit(w http.ResponseWriter, r *http.Request) {
-	h := s.hostedRequest(r)
-	if err := s.hostedLookup(r, h); err != nil {
-		s.hostedFail(w, r, h, err, nil)
+func (hp *Pages) Submit(w http.ResponseWriter, r *http.Request) {
+	h := hp.hostedRequest(r)
+	if err := hp.hostedLookup(r, h); err != nil {
+		hp.hostedFail(w, r, h, err, nil)
 		return
 	}
-	in, csrf, err := readHostedForm(w, r)
+	in, csrf, err := ReadForm(w, r)
 	if err != nil {
-		s.hostedFail(w, r, h, err, nil)
+		hp.hostedFail(w, r, h, err, nil)
 		return
 	}
 	if !checkCSRF(r, h, csrf) {
-		s.hostedFail(w, r, h, errCSRF, nil)
+		hp.hostedFail(w, r, h, ErrCSRF, nil)
 		return
 	}
-	st, err := s.deps.Identity.SubmitHosted(r.Context(), h.token, in)
+	st, err := hp.Identity.SubmitHosted(r.Context(), h.token, in)
 	if err != nil {
-		s.hostedFail(w, r, h, err, &in)
+		hp.hostedFail(w, r, h, err, &in)
 		return
 	}
-	if wantsJSON(r) {
+	if WantsJSON(r) {
 		request.WriteJSON(w, http.StatusAccepted, statusBody(h, st))
 		return
 	}
 	http.Redirect(w, r, h.pagePath(h.query()), http.StatusSeeOther)
 }
 
-// readHostedForm streams the multipart body, keeping at most one byte more
+// ReadForm streams the multipart body, keeping at most one byte more
 // than the limit of each image so an oversized one is reported as such.
-func readHostedForm(w http.ResponseWriter, r *http.Request) (identity.HostedSubmission, string, error) {
+func ReadForm(w http.ResponseWriter, r *http.Request) (identity.HostedSubmission, string, error) {
 	var in identity.HostedSubmission
 	var csrf string
 	mediaType, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mediaType != "multipart/form-data" {
 		return in, "", request.ErrMalformed
 	}
-	if r.ContentLength > hostedSubmissionLimit {
+	if r.ContentLength > SubmissionLimit {
 		return in, "", request.ErrTooLarge
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, hostedSubmissionLimit)
+	r.Body = http.MaxBytesReader(w, r.Body, SubmissionLimit)
 	mr, err := r.MultipartReader()
 	if err != nil {
 		return in, "", request.ErrMalformed
@@ -312,7 +336,7 @@ func readHostedForm(w http.ResponseWriter, r *http.Request) (identity.HostedSubm
 		}
 		var dst *[]byte
 		var text *string
-		limit := int64(hostedFieldLimit)
+		limit := int64(fieldLimit)
 		switch part.FormName() {
 		case "csrf":
 			text = &csrf
@@ -406,60 +430,60 @@ func statusBody(h hostedReq, st identity.HostedState) hostedStatusBody {
 	return b
 }
 
-// hostedStatus answers the page's polling with a small JSON document.
-func (s *Server) hostedStatus(w http.ResponseWriter, r *http.Request) {
-	h := s.hostedRequest(r)
-	if err := s.hostedLookup(r, h); err != nil {
-		s.writeError(w, r, err)
+// Status answers the page's polling with a small JSON document.
+func (hp *Pages) Status(w http.ResponseWriter, r *http.Request) {
+	h := hp.hostedRequest(r)
+	if err := hp.hostedLookup(r, h); err != nil {
+		hp.writeError(w, r, err)
 		return
 	}
-	st, err := s.deps.Identity.HostedState(r.Context(), h.token)
+	st, err := hp.Identity.HostedState(r.Context(), h.token)
 	if err != nil {
-		s.writeError(w, r, err)
+		hp.writeError(w, r, err)
 		return
 	}
 	request.WriteJSON(w, http.StatusOK, statusBody(h, st))
 }
 
-// hostedSandbox applies the outcome chosen in the sandbox panel. The route
+// Sandbox applies the outcome chosen in the sandbox panel. The route
 // exists only on sandbox mounts, and identity.SandboxHosted refuses
 // production verifications, so production answers 404.
-func (s *Server) hostedSandbox(w http.ResponseWriter, r *http.Request) {
-	h := s.hostedRequest(r)
-	if err := s.hostedLookup(r, h); err != nil {
-		s.hostedFail(w, r, h, err, nil)
+func (hp *Pages) Sandbox(w http.ResponseWriter, r *http.Request) {
+	h := hp.hostedRequest(r)
+	if err := hp.hostedLookup(r, h); err != nil {
+		hp.hostedFail(w, r, h, err, nil)
 		return
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, 4096)
 	if err := r.ParseForm(); err != nil {
-		s.hostedFail(w, r, h, request.BodyError(err), nil)
+		hp.hostedFail(w, r, h, request.BodyError(err), nil)
 		return
 	}
 	if !checkCSRF(r, h, r.PostForm.Get("csrf")) {
-		s.hostedFail(w, r, h, errCSRF, nil)
+		hp.hostedFail(w, r, h, ErrCSRF, nil)
 		return
 	}
-	st, err := s.deps.Identity.SandboxHosted(r.Context(), h.token, r.PostForm.Get("outcome"))
+	st, err := hp.Identity.SandboxHosted(r.Context(), h.token, r.PostForm.Get("outcome"))
 	if err != nil {
-		s.hostedFail(w, r, h, err, nil)
+		hp.hostedFail(w, r, h, err, nil)
 		return
 	}
-	if wantsJSON(r) {
+	if WantsJSON(r) {
 		request.WriteJSON(w, http.StatusOK, statusBody(h, st))
 		return
 	}
 	http.Redirect(w, r, h.pagePath(h.query()), http.StatusSeeOther)
 }
 
-// hostedFormResult is a refused plain-form submission shown on the page.
-type hostedFormResult struct {
+// FormResult is a refused plain-form submission shown on the page.
+type FormResult struct {
 	banner   string
-	problems []hostedProblem
-	form     *identity.HostedSubmission
+	Problems []Problem
+	Form     *identity.HostedSubmission
 }
 
-// hostedPageData is what pages/hosted.html renders.
-type hostedPageData struct {
+// PageData is what pages/hosted.html renders.
+type PageData struct {
 	Lang     string
 	CSS, JS  string
 	PagePath string
@@ -496,12 +520,12 @@ type hostedPageData struct {
 	ShowSandbox bool
 
 	Banner    string
-	Problems  []hostedProblem
-	DocTypes  []hostedOption
-	Countries []hostedOption
-	Images    []hostedImage
+	Problems  []Problem
+	DocTypes  []Option
+	Countries []Option
+	Images    []Image
 	FieldErr  map[string]string
-	Outcomes  []hostedOption
+	Outcomes  []Option
 	JSText    map[string]string
 
 	// HandoffURL and HandoffQR hand the verification to a phone: the
@@ -510,18 +534,19 @@ type hostedPageData struct {
 }
 
 // T returns the text of key in the page's language.
-func (d hostedPageData) T(key string, args ...any) string { return msg(d.Lang, key, args...) }
+func (d PageData) T(key string, args ...any) string { return msg(d.Lang, key, args...) }
 
 // PrivacyText is the note under the capture form's submit button.
-func (d hostedPageData) PrivacyText() string { return msg(d.Lang, "privacy") }
+func (d PageData) PrivacyText() string { return msg(d.Lang, "privacy") }
 
-type hostedOption struct {
+// Option is a choice of a list: a document type, a country, an outcome.
+type Option struct {
 	Value, Label string
 	Selected     bool
 }
 
-// hostedImage is one photo section of the capture form.
-type hostedImage struct {
+// Image is one photo section of the capture form.
+type Image struct {
 	Field, Heading, Hint, Tips, FileLabel, Label string
 	// Facing is the camera to use (environment or user); Guide the frame
 	// overlay (document or face).
@@ -534,8 +559,8 @@ type hostedImage struct {
 }
 
 // hostedData fills what every hosted page shows.
-func (s *Server) hostedData(w http.ResponseWriter, r *http.Request, h hostedReq) hostedPageData {
-	d := hostedPageData{Lang: h.lang, PagePath: h.pagePath(""), Query: h.query(),
+func (hp *Pages) hostedData(w http.ResponseWriter, r *http.Request, h hostedReq) PageData {
+	d := PageData{Lang: h.lang, PagePath: h.pagePath(""), Query: h.query(),
 		CSS: h.mount.Prefix() + "/verify-assets/" + hostedAssets.Name("hosted.css"),
 		JS:  h.mount.Prefix() + "/verify-assets/" + hostedAssets.Name("hosted.js")}
 	d.Langs = layout.LangLinks(h.lang, layout.QueryLink(d.PagePath))
@@ -544,9 +569,9 @@ func (s *Server) hostedData(w http.ResponseWriter, r *http.Request, h hostedReq)
 
 // renderHosted renders the page for a verification's state; res carries a
 // refused plain-form submission.
-func (s *Server) renderHosted(w http.ResponseWriter, r *http.Request, h hostedReq, st identity.HostedState, status int, res *hostedFormResult) {
-	d := s.hostedData(w, r, h)
-	d.CSRF = s.ensureCSRF(w, r, h)
+func (hp *Pages) renderHosted(w http.ResponseWriter, r *http.Request, h hostedReq, st identity.HostedState, status int, res *FormResult) {
+	d := hp.hostedData(w, r, h)
+	d.CSRF = hp.ensureCSRF(w, r, h)
 	d.Submit, d.StatusURL, d.SandboxTo = h.pagePath("/submission"+h.query()), h.pagePath("/status"), h.pagePath("/sandbox"+h.query())
 	d.Challenge = h.pagePath("/liveness-challenge" + h.query())
 	d.Sandbox, d.Phase = st.Sandbox(), st.Phase
@@ -576,60 +601,58 @@ func (s *Server) renderHosted(w http.ResponseWriter, r *http.Request, h hostedRe
 			if verifyd.Reason(o).Valid() {
 				label = msg(h.lang, "sandbox_failed", o)
 			}
-			d.Outcomes = append(d.Outcomes, hostedOption{Value: o, Label: label})
+			d.Outcomes = append(d.Outcomes, Option{Value: o, Label: label})
 		}
 	}
 	if d.CanSubmit {
-		s.fillCaptureForm(&d, r, h, st, res)
+		FillCaptureForm(&d, r, h.lang, st, res)
 		d.HandoffURL, d.HandoffQR = h.pageURL(), h.pagePath("/handoff.png"+h.query())
 	}
-	d.JSText = map[string]string{}
-	for _, k := range jsKeys {
-		d.JSText[k] = msg(h.lang, k)
-	}
+	d.JSText = JSText(h.lang)
 	if res != nil {
-		d.Banner, d.Problems = res.banner, res.problems
+		d.Banner, d.Problems = res.banner, res.Problems
 	}
-	if err := layout.Render(w, hostedTemplates, "hosted.html", status, pageHeaders, d); err != nil {
-		s.logger(r).ErrorContext(r.Context(), "render hosted page", "err", err)
+	if err := layout.Render(w, hostedTemplates, "hosted.html", status, Headers, d); err != nil {
+		hp.logger(r).ErrorContext(r.Context(), "render hosted page", "err", err)
 	}
 }
 
-// fillCaptureForm prepares the form: choices preselected from a refused
-// submission, else the previous submission, else the browser's language.
-func (s *Server) fillCaptureForm(d *hostedPageData, r *http.Request, h hostedReq, st identity.HostedState, res *hostedFormResult) {
+// FillCaptureForm prepares the capture form of d in lang: choices
+// preselected from a refused submission (res), else the previous
+// submission, else the browser's language.
+func FillCaptureForm(d *PageData, r *http.Request, lang string, st identity.HostedState, res *FormResult) {
 	docType, country := string(st.Document.Type), st.Document.Country
-	if res != nil && res.form != nil {
-		docType, country = res.form.DocumentType, res.form.Country
+	if res != nil && res.Form != nil {
+		docType, country = res.Form.DocumentType, res.Form.Country
 	}
 	if country == "" {
 		country = defaultCountry(r)
 	}
 	for _, t := range verifyd.DocumentTypes {
-		d.DocTypes = append(d.DocTypes, hostedOption{Value: string(t), Label: msg(h.lang, "doc_"+string(t)), Selected: string(t) == docType})
+		d.DocTypes = append(d.DocTypes, Option{Value: string(t), Label: msg(lang, "doc_"+string(t)), Selected: string(t) == docType})
 	}
-	for _, c := range countryLists[h.lang] {
-		d.Countries = append(d.Countries, hostedOption{Value: c.Code, Label: c.Name + " (" + strings.ToUpper(c.Code) + ")", Selected: c.Code == country})
+	for _, c := range countryLists[lang] {
+		d.Countries = append(d.Countries, Option{Value: c.Code, Label: c.Name + " (" + strings.ToUpper(c.Code) + ")", Selected: c.Code == country})
 	}
 	fieldErr := map[string]string{}
 	if res != nil {
-		for _, p := range res.problems {
+		for _, p := range res.Problems {
 			fieldErr[p.Field] = p.Message
 		}
 	}
-	d.Images = []hostedImage{
-		{Field: identity.FieldFront, Heading: msg(h.lang, "step_front"), Hint: msg(h.lang, "front_hint"),
-			Tips: msg(h.lang, "doc_tips"), FileLabel: msg(h.lang, "file_front"), Facing: "environment", Guide: "document", Required: true},
-		{Field: identity.FieldBack, Heading: msg(h.lang, "step_back"), Hint: msg(h.lang, "back_hint"),
-			Tips: msg(h.lang, "doc_tips"), FileLabel: msg(h.lang, "file_back"), Facing: "environment", Guide: "document", Optional: true},
-		{Field: identity.FieldSelfie, Heading: msg(h.lang, "step_selfie"),
-			Tips: msg(h.lang, "selfie_tips"), FileLabel: msg(h.lang, "file_selfie"), Facing: "user", Guide: "face", Required: true},
+	d.Images = []Image{
+		{Field: identity.FieldFront, Heading: msg(lang, "step_front"), Hint: msg(lang, "front_hint"),
+			Tips: msg(lang, "doc_tips"), FileLabel: msg(lang, "file_front"), Facing: "environment", Guide: "document", Required: true},
+		{Field: identity.FieldBack, Heading: msg(lang, "step_back"), Hint: msg(lang, "back_hint"),
+			Tips: msg(lang, "doc_tips"), FileLabel: msg(lang, "file_back"), Facing: "environment", Guide: "document", Optional: true},
+		{Field: identity.FieldSelfie, Heading: msg(lang, "step_selfie"),
+			Tips: msg(lang, "selfie_tips"), FileLabel: msg(lang, "file_selfie"), Facing: "user", Guide: "face", Required: true},
 	}
 	kinds := map[string]verifyd.ImageKind{identity.FieldFront: verifyd.ImageDocumentFront,
 		identity.FieldBack: verifyd.ImageDocumentBack, identity.FieldSelfie: verifyd.ImageSelfie}
 	for n := range d.Images {
 		im := &d.Images[n]
-		im.Label = msg(h.lang, "field_"+im.Field)
+		im.Label = msg(lang, "field_"+im.Field)
 		im.Error = fieldErr[im.Field]
 		// The photo the server asked to fix is taken again; the others
 		// may stay as they were.
@@ -638,16 +661,16 @@ func (s *Server) fillCaptureForm(d *hostedPageData, r *http.Request, h hostedReq
 		}
 	}
 	d.FieldErr = fieldErr
-	if res != nil && res.form != nil {
+	if res != nil && res.Form != nil {
 		// Photos that were sent without a problem are lost all the same.
 		var again []string
 		for _, im := range d.Images {
-			if len(res.form.Image(im.Field)) > 0 && im.Error == "" {
+			if len(res.Form.Image(im.Field)) > 0 && im.Error == "" {
 				again = append(again, im.Label)
 			}
 		}
 		if len(again) > 0 {
-			d.ChooseAgain = msg(h.lang, "choose_again", strings.Join(again, ", "))
+			d.ChooseAgain = msg(lang, "choose_again", strings.Join(again, ", "))
 		}
 	}
 }

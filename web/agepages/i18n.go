@@ -1,8 +1,11 @@
-package httpapi
+package agepages
 
-import "github.com/verifyd/verifyd/web/layout"
+import (
+	"github.com/verifyd/verifyd/web/hosted"
+	"github.com/verifyd/verifyd/web/layout"
+)
 
-// ageCatalog holds the texts of the age flow's pages (age_pages.go), by
+// ageCatalog holds the texts of the age flow's pages (flow.go), by
 // language then key. They join the hosted page's catalog, whose texts the
 // document method's capture form shares; msg reads both.
 var ageCatalog = layout.Catalog{
@@ -487,3 +490,11 @@ var ageCatalog = layout.Catalog{
 		"age_phase_account_mail_invalid": "Lien non valide",
 	},
 }
+
+// catalog is every text of the age pages: the frame's and the hosted
+// page's (hosted.Catalog, whose capture form the document method shows)
+// and the age pages' own.
+var catalog = layout.Merge(hosted.Catalog, ageCatalog)
+
+// msg returns the text of key in lang (layout.Catalog.Msg).
+func msg(lang, key string, args ...any) string { return catalog.Msg(lang, key, args...) }

@@ -1,4 +1,4 @@
-package httpapi
+package agepages
 
 import (
 	"strings"

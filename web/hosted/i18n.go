@@ -1,4 +1,4 @@
-package httpapi
+package hosted
 
 import (
 	"net/http"
@@ -501,9 +501,19 @@ var jsKeys = []string{
 	"err_liveness_spent",
 }
 
-// catalog is every text of the hosted and age pages: the frame's, the
-// hosted page's and the age pages' (age_i18n.go).
-var catalog = layout.Merge(layout.Texts, hostedTexts, ageCatalog)
+// Catalog is every text of the hosted page: the frame's (layout.Texts)
+// and the page's. The age flow's document method shares the capture
+// form's texts, so its catalog merges this one.
+var Catalog = layout.Merge(layout.Texts, hostedTexts)
 
 // msg returns the text of key in lang (layout.Catalog.Msg).
-func msg(lang, key string, args ...any) string { return catalog.Msg(lang, key, args...) }
+func msg(lang, key string, args ...any) string { return Catalog.Msg(lang, key, args...) }
+
+// JSText is what the page's script needs of the catalog (jsKeys), in lang.
+func JSText(lang string) map[string]string {
+	out := make(map[string]string, len(jsKeys))
+	for _, k := range jsKeys {
+		out[k] = msg(lang, k)
+	}
+	return out
+}
