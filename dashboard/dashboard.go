@@ -46,9 +46,13 @@ type Config struct {
 	Now      func() time.Time
 	Rand     io.Reader
 	// UserLimit and ClientLimit bound sign-in attempts per account and
-	// address and per address (webauth.LoginConfig; defaults 5 and 20 per
-	// 15 min).
-	UserLimit, ClientLimit int
+	// address and per address, AccountLimit those on one account from
+	// addresses it never signed in from (webauth.LoginConfig; defaults 5,
+	// 20 and 10 per 15 min). AccountLimit is lower than webauth's default
+	// because it bounds how fast someone who knows the password can guess
+	// codes: 960 guesses a day, each right with a chance of 3 in a
+	// million (docs/dashboard.md).
+	UserLimit, ClientLimit, AccountLimit int
 }
 
 // Service is the dashboard's use cases.
@@ -70,8 +74,11 @@ func New(store verifyd.Store, tenants *tenant.Service, sealer *seal.Sealer, cfg 
 	if cfg.Rand == nil {
 		cfg.Rand = rand.Reader
 	}
+	if cfg.AccountLimit == 0 {
+		cfg.AccountLimit = 10
+	}
 	return &Service{store: store, tenants: tenants, sealer: sealer, cfg: cfg,
-		logins: webauth.NewLogins(webauth.LoginConfig{UserLimit: cfg.UserLimit, ClientLimit: cfg.ClientLimit,
+		logins: webauth.NewLogins(webauth.LoginConfig{UserLimit: cfg.UserLimit, ClientLimit: cfg.ClientLimit, AccountLimit: cfg.AccountLimit,
 			Now: cfg.Now, BadLogin: ErrBadLogin,
 			Limited: func(wait time.Duration) error { return &RateLimitedError{RetryAfter: wait} }}),
 		Sessions: webauth.NewSessions(store, webauth.Config{Realm: Realm, Name: "verifyd_dashboard",
