@@ -65,6 +65,17 @@ type Invitation struct {
 	AcceptedAt *time.Time `json:"accepted_at,omitempty"`
 }
 
+// BusinessPasskey is a passkey (WebAuthn credential) of a business user.
+type BusinessPasskey struct {
+	CredentialID []byte
+	UserID       string
+	// Credential is the credential as the WebAuthn library records it
+	// (JSON): public key, sign counter, flags.
+	Credential []byte
+	CreatedAt  time.Time
+	LastUsedAt *time.Time
+}
+
 // BusinessUserStore persists business users and their invitations.
 type BusinessUserStore interface {
 	// CreateInvitation stores an invitation; ErrNotFound when the business
@@ -102,4 +113,14 @@ type BusinessUserStore interface {
 	// conditional update, so of two sign-ins with the same code at most
 	// one succeeds; otherwise it returns an EConflict error.
 	UseTOTPStep(ctx context.Context, id string, step int64) error
+	// AddBusinessPasskey stores a passkey of an existing user (ErrNotFound
+	// otherwise); a credential id stored before is an EConflict error.
+	AddBusinessPasskey(ctx context.Context, p BusinessPasskey) error
+	// BusinessPasskey returns a passkey by credential id, or ErrNotFound.
+	BusinessPasskey(ctx context.Context, credentialID []byte) (BusinessPasskey, error)
+	// BusinessPasskeys lists a user's passkeys, oldest first.
+	BusinessPasskeys(ctx context.Context, userID string) ([]BusinessPasskey, error)
+	// UseBusinessPasskey records a sign-in with a passkey: its updated
+	// credential (sign counter) and the time; ErrNotFound when unknown.
+	UseBusinessPasskey(ctx context.Context, credentialID, credential []byte, at time.Time) error
 }

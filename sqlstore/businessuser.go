@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"encoding/base64"
 	"time"
 
 	"github.com/verifyd/verifyd"
@@ -170,6 +171,79 @@ func (db *DB) UseTOTPStep(ctx context.Context, id string, step int64) error {
 			return err
 		}
 		return verifyd.Errorf(verifyd.EConflict, "this code was used already")
+	}
+	return nil
+}
+
+
+// AddBusinessPasskey stores a passkey of an existing user.
+func (db *DB) AddBusinessPasskey(ctx context.Context, p verifyd.BusinessPasskey) error {
+	res, err := db.write.ExecContext(ctx, `INSERT INTO business_user_passkeys (credential_id, user_id, credential, created_at)
+		SELECT $1, id, $3, $4 FROM business_users WHERE id = $2 ON CONFLICT (credential_id) DO NOTHING`,
+		credentialKey(p.CredentialID), p.UserID, string(p.Credential), micros(p.CreatedAt))
+	err = oneRow(res, err, "this passkey is registered already")
+	if verifyd.ErrorCodeOf(err) == verifyd.EConflict {
+		if _, uerr := db.BusinessUser(ctx, p.UserID); uerr != nil {
+			return uerr
+		}
+	}
+	return err
+}
+
+const businessPasskeyColumns = `credential_id, user_id, credential, created_at, last_used_at`
+
+func scanBusinessPasskey(row interface{ Scan(...any) error }) (verifyd.BusinessPasskey, error) {
+	var p verifyd.BusinessPasskey
+	var id, cred string
+	var created int64
+	var used sql.NullInt64
+	if err := row.Scan(&id, &p.UserID, &cred, &created, &used); err != nil {
+		return verifyd.BusinessPasskey{}, notFound(err)
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(id)
+	if err != nil {
+		return verifyd.BusinessPasskey{}, err
+	}
+	p.CredentialID, p.Credential, p.CreatedAt, p.LastUsedAt = raw, []byte(cred), fromMicros(created), fromNullMicros(used)
+	return p, nil
+}
+
+// BusinessPasskey returns a passkey by credential id.
+func (db *DB) BusinessPasskey(ctx context.Context, credentialID []byte) (verifyd.BusinessPasskey, error) {
+	return scanBusinessPasskey(db.readRow(ctx, `SELECT `+businessPasskeyColumns+` FROM business_user_passkeys
+		WHERE credential_id = $1`, credentialKey(credentialID)))
+}
+
+// BusinessPasskeys lists a user's passkeys, oldest first.
+func (db *DB) BusinessPasskeys(ctx context.Context, userID string) ([]verifyd.BusinessPasskey, error) {
+	rows, err := db.readRows(ctx, `SELECT `+businessPasskeyColumns+` FROM business_user_passkeys
+		WHERE user_id = $1 ORDER BY created_at, credential_id`, userID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []verifyd.BusinessPasskey{}
+	for rows.Next() {
+		p, err := scanBusinessPasskey(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
+// UseBusinessPasskey records a sign-in with a passkey.
+func (db *DB) UseBusinessPasskey(ctx context.Context, credentialID, credential []byte, at time.Time) error {
+	res, err := db.write.ExecContext(ctx, `UPDATE business_user_passkeys SET credential = $2, last_used_at = $3
+		WHERE credential_id = $1`, credentialKey(credentialID), string(credential), micros(at))
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return err
+	} else if n == 0 {
+		return verifyd.ErrNotFound
 	}
 	return nil
 }

@@ -30,6 +30,8 @@ var businessUserTests = map[string]func(*testing.T, context.Context, verifyd.Sto
 	"DisableOtherBusinessRefused":  testDisableBusinessUserOtherBusiness,
 	"TOTPStepOnlyForward":          testUseTOTPStep,
 	"ConcurrentTOTPStepOneWins":    testConcurrentTOTPStep,
+	"PasskeyRoundTrip":             testBusinessPasskeys,
+	"PasskeyDuplicateAndUnknown":   testBusinessPasskeyRefusals,
 }
 
 func newInvitation(bizID, label, email string, role verifyd.Role, created time.Time) verifyd.Invitation {
@@ -360,4 +362,61 @@ func testConcurrentTOTPStep(t *testing.T, ctx context.Context, s verifyd.Store) 
 	if ok != 1 {
 		t.Errorf("%d of %d concurrent uses of one code succeeded, want 1", ok, n)
 	}
+}
+
+func testBusinessPasskeys(t *testing.T, ctx context.Context, s verifyd.Store) {
+	signUp(t, ctx, s, "biz_a", "bu_1", "owner@example.com")
+	signUp(t, ctx, s, "biz_b", "bu_2", "other@example.com")
+	second := verifyd.BusinessPasskey{CredentialID: opaque("cred 2", 32), UserID: "bu_1", Credential: []byte(`{"n":2}`), CreatedAt: at(time.Hour)}
+	first := verifyd.BusinessPasskey{CredentialID: opaque("cred 1", 16), UserID: "bu_1", Credential: []byte(`{"n":1}`), CreatedAt: oddClock}
+	other := verifyd.BusinessPasskey{CredentialID: opaque("cred 3", 16), UserID: "bu_2", Credential: []byte(`{"n":3}`), CreatedAt: clock}
+	for _, p := range []verifyd.BusinessPasskey{second, first, other} {
+		if err := s.AddBusinessPasskey(ctx, p); err != nil {
+			t.Fatalf("AddBusinessPasskey: %v", err)
+		}
+	}
+	got, err := s.BusinessPasskey(ctx, first.CredentialID)
+	if err != nil {
+		t.Fatalf("BusinessPasskey: %v", err)
+	}
+	assertEqual(t, "BusinessPasskey", got, first)
+	list, err := s.BusinessPasskeys(ctx, "bu_1")
+	if err != nil {
+		t.Fatalf("BusinessPasskeys: %v", err)
+	}
+	assertEqual(t, "BusinessPasskeys", list, []verifyd.BusinessPasskey{first, second})
+	if err := s.UseBusinessPasskey(ctx, first.CredentialID, []byte(`{"n":10}`), at(2*time.Hour)); err != nil {
+		t.Fatalf("UseBusinessPasskey: %v", err)
+	}
+	got, err = s.BusinessPasskey(ctx, first.CredentialID)
+	if err != nil || string(got.Credential) != `{"n":10}` || got.LastUsedAt == nil || !sameInstant(*got.LastUsedAt, at(2*time.Hour)) {
+		t.Errorf("after UseBusinessPasskey: %+v, %v", got, err)
+	}
+	none, err := s.BusinessPasskeys(ctx, "bu_none")
+	if err != nil || none == nil || len(none) != 0 {
+		t.Errorf("BusinessPasskeys of an unknown user = %v, %v; want an empty non-nil list", none, err)
+	}
+}
+
+func testBusinessPasskeyRefusals(t *testing.T, ctx context.Context, s verifyd.Store) {
+	signUp(t, ctx, s, "biz_a", "bu_1", "owner@example.com")
+	signUp(t, ctx, s, "biz_b", "bu_2", "other@example.com")
+	p := verifyd.BusinessPasskey{CredentialID: opaque("cred", 16), UserID: "bu_1", Credential: []byte(`{}`), CreatedAt: clock}
+	if err := s.AddBusinessPasskey(ctx, p); err != nil {
+		t.Fatalf("AddBusinessPasskey: %v", err)
+	}
+	again := p
+	again.UserID = "bu_2"
+	if err := s.AddBusinessPasskey(ctx, again); verifyd.ErrorCodeOf(err) != verifyd.EConflict {
+		t.Errorf("the same credential for another user: %v, want an EConflict error", err)
+	}
+	got, err := s.BusinessPasskey(ctx, p.CredentialID)
+	if err != nil || got.UserID != "bu_1" {
+		t.Errorf("after a duplicate: %+v, %v", got, err)
+	}
+	nobody := verifyd.BusinessPasskey{CredentialID: opaque("other", 16), UserID: "bu_none", Credential: []byte(`{}`), CreatedAt: clock}
+	assertNotFound(t, "AddBusinessPasskey for an unknown user", s.AddBusinessPasskey(ctx, nobody))
+	_, err = s.BusinessPasskey(ctx, nobody.CredentialID)
+	assertNotFound(t, "BusinessPasskey", err)
+	assertNotFound(t, "UseBusinessPasskey", s.UseBusinessPasskey(ctx, nobody.CredentialID, []byte(`{}`), clock))
 }

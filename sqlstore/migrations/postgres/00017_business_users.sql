@@ -36,7 +36,19 @@ CREATE TABLE business_invitations (
 );
 CREATE INDEX business_invitations_business ON business_invitations (business_id, created_at);
 
+-- Passkeys (WebAuthn) of business users: the credential as go-webauthn
+-- records it (JSON), found by its id (base64url).
+CREATE TABLE business_user_passkeys (
+    credential_id TEXT PRIMARY KEY,
+    user_id       TEXT NOT NULL REFERENCES business_users (id),
+    credential    TEXT NOT NULL,
+    created_at    BIGINT NOT NULL,
+    last_used_at  BIGINT
+);
+CREATE INDEX business_user_passkeys_user ON business_user_passkeys (user_id, created_at);
+
 -- +goose Down
+DROP TABLE business_user_passkeys;
 DROP TABLE business_invitations;
 DROP TABLE business_users;
 ALTER TABLE businesses DROP COLUMN sandbox_only;
