@@ -45,6 +45,7 @@ const (
 	AuditUserInvite      = "user.invite"
 	AuditUserJoin        = "user.join"
 	AuditUserRemove      = "user.remove"
+	AuditPasskeyAdd      = "passkey.add"
 )
 
 // AuditEntry is one line of the audit log: who did what, when, to what.

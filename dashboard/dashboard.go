@@ -23,6 +23,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/go-webauthn/webauthn/webauthn"
+
 	"github.com/verifyd/verifyd"
 	"github.com/verifyd/verifyd/seal"
 	"github.com/verifyd/verifyd/tenant"
@@ -53,6 +55,10 @@ type Config struct {
 	// codes: 960 guesses a day, each right with a chance of 3 in a
 	// million (docs/dashboard.md).
 	UserLimit, ClientLimit, AccountLimit int
+	// BaseURL is the dashboard's public URL (https://host/dashboard): its
+	// host is the passkeys' relying party. Passkeys are off when it is
+	// empty or its host is an IP address.
+	BaseURL string
 }
 
 // Service is the dashboard's use cases.
@@ -62,12 +68,13 @@ type Service struct {
 	sealer  *seal.Sealer
 	cfg     Config
 	logins  *webauth.Logins
+	rp      *webauthn.WebAuthn // nil: no passkeys
 	// Sessions are the business users' browser sessions.
 	Sessions *webauth.Sessions
 }
 
 // New returns the dashboard service.
-func New(store verifyd.Store, tenants *tenant.Service, sealer *seal.Sealer, cfg Config) *Service {
+func New(store verifyd.Store, tenants *tenant.Service, sealer *seal.Sealer, cfg Config) (*Service, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
@@ -77,13 +84,17 @@ func New(store verifyd.Store, tenants *tenant.Service, sealer *seal.Sealer, cfg 
 	if cfg.AccountLimit == 0 {
 		cfg.AccountLimit = 10
 	}
-	return &Service{store: store, tenants: tenants, sealer: sealer, cfg: cfg,
+	rp, err := relyingParty(cfg.BaseURL)
+	if err != nil {
+		return nil, err
+	}
+	return &Service{store: store, tenants: tenants, sealer: sealer, cfg: cfg, rp: rp,
 		logins: webauth.NewLogins(webauth.LoginConfig{UserLimit: cfg.UserLimit, ClientLimit: cfg.ClientLimit, AccountLimit: cfg.AccountLimit,
 			Now: cfg.Now, BadLogin: ErrBadLogin,
 			Limited: func(wait time.Duration) error { return &RateLimitedError{RetryAfter: wait} }}),
 		Sessions: webauth.NewSessions(store, webauth.Config{Realm: Realm, Name: "verifyd_dashboard",
 			Insecure: cfg.Insecure, Now: cfg.Now, Rand: cfg.Rand}),
-	}
+	}, nil
 }
 
 // NewTOTPKey returns a fresh TOTP secret for account to enrol.

@@ -56,7 +56,10 @@ func setup(t *testing.T, dialect string, signUp bool) fixture {
 	}
 	c := &clock{t: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
 	tenants := tenant.New(db, sealer, rand.Reader, c.now)
-	svc := dashboard.New(db, tenants, sealer, dashboard.Config{SignUp: signUp, Now: c.now, UserLimit: 3, ClientLimit: 100})
+	svc, err := dashboard.New(db, tenants, sealer, dashboard.Config{SignUp: signUp, Now: c.now, UserLimit: 3, ClientLimit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
 	return fixture{svc: svc, tenants: tenants, store: db, clock: c}
 }
 

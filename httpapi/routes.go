@@ -239,6 +239,11 @@ func dashboardRoutes(d *dashpages.Pages) *http.ServeMux {
 	mux.HandleFunc("POST /dashboard/users/invite", d.Member(dashboard.ManageUsers, d.InviteUser))
 	mux.HandleFunc("POST /dashboard/users/{id}/remove", d.Member(dashboard.ManageUsers, d.RemoveUser))
 	mux.HandleFunc("GET /dashboard/audit", d.Member(dashboard.ViewAudit, d.Audit))
+	mux.HandleFunc("GET /dashboard/security", d.Member("", d.Security))
+	mux.HandleFunc("POST /dashboard/passkeys/add/begin", d.Member("", d.PasskeyAddBegin))
+	mux.HandleFunc("POST /dashboard/passkeys/add/finish", d.Member("", d.PasskeyAddFinish))
+	mux.HandleFunc("POST /dashboard/passkeys/login/begin", d.PasskeyLogInBegin)
+	mux.HandleFunc("POST /dashboard/passkeys/login/finish", d.PasskeyLogInFinish)
 	mux.HandleFunc("GET /dashboard/static/{file}", d.Static)
 	mux.HandleFunc("/dashboard/", d.NotFound)
 	return mux

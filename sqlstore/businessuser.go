@@ -175,7 +175,6 @@ func (db *DB) UseTOTPStep(ctx context.Context, id string, step int64) error {
 	return nil
 }
 
-
 // AddBusinessPasskey stores a passkey of an existing user.
 func (db *DB) AddBusinessPasskey(ctx context.Context, p verifyd.BusinessPasskey) error {
 	res, err := db.write.ExecContext(ctx, `INSERT INTO business_user_passkeys (credential_id, user_id, credential, created_at)

@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -73,6 +74,9 @@ type Config struct {
 	CredentialCacheTTL time.Duration
 	// Mailer sends the age accounts' e-mails (nil: none).
 	Mailer mailer.Sender
+	// DashboardURL is the dashboard's public URL, for its passkeys; when
+	// empty, /dashboard on the origin of the identity production base URL.
+	DashboardURL string
 	// DashboardSignUp lets anyone create a sandbox-only business on the
 	// dashboard (serve --dashboard-signup).
 	DashboardSignUp bool
@@ -168,8 +172,17 @@ func New(ctx context.Context, db *sqlstore.DB, sealer *seal.Sealer, cfg Config) 
 		return nil, fmt.Errorf("age flow: %w", err)
 	}
 	// The business dashboard; its cookies are Secure unless --dev.
-	a.Dashboard = dashboard.New(db, a.Tenants, sealer, dashboard.Config{SignUp: cfg.DashboardSignUp, Insecure: cfg.Dev,
-		Now: cfg.Now, Rand: cfg.Rand})
+	dashURL := cfg.DashboardURL
+	if dashURL == "" {
+		if u, err := url.Parse(cfg.BaseURLs["identity-production"]); err == nil && u.Host != "" {
+			dashURL = u.Scheme + "://" + u.Host + "/dashboard"
+		}
+	}
+	a.Dashboard, err = dashboard.New(db, a.Tenants, sealer, dashboard.Config{SignUp: cfg.DashboardSignUp, Insecure: cfg.Dev,
+		Now: cfg.Now, Rand: cfg.Rand, BaseURL: dashURL})
+	if err != nil {
+		return nil, fmt.Errorf("dashboard: %w", err)
+	}
 	a.Handler = httpapi.New(httpapi.Config{Mounts: mounts, Dev: cfg.Dev, MetricsToken: cfg.MetricsToken,
 		TrustedProxies: cfg.TrustedProxies, Now: cfg.Now}, httpapi.Deps{
 		Tenants: a.Tenants, Identity: a.Identity, Ready: db, Logger: cfg.Logger, Registry: cfg.Registry,

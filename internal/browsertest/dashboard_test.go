@@ -191,7 +191,7 @@ func TestDashboardRolesInChromium(t *testing.T) {
 	if n := jsString(t, ctx, `String(document.querySelectorAll('tbody tr').length)`); n != "4" {
 		t.Errorf("%s keys listed, want 4", n)
 	}
-	if nav := jsString(t, ctx, `[...document.querySelectorAll('.main-nav a')].map(a => a.textContent).join(',')`); nav != "API keys,Redirect URLs,Settings,Users,Audit log" {
+	if nav := jsString(t, ctx, `[...document.querySelectorAll('.main-nav a')].map(a => a.textContent).join(',')`); nav != "API keys,Redirect URLs,Settings,Users,Audit log,Security" {
 		t.Errorf("owner's navigation: %s", nav)
 	}
 	axeCheck(t, ctx, axe, "keys page")
@@ -265,7 +265,7 @@ func TestDashboardRolesInChromium(t *testing.T) {
 	waitJS(t, ctx, "the login page", `location.pathname === '/dashboard/login'`)
 	dev := &dashUser{email: "developer@example.com", name: "Dev Eloper"}
 	enrol(t, ctx, c, dev, links[verifyd.RoleDeveloper])
-	if nav := jsString(t, ctx, `[...document.querySelectorAll('.main-nav a')].map(a => a.textContent).join(',')`); nav != "API keys,Redirect URLs,Settings" {
+	if nav := jsString(t, ctx, `[...document.querySelectorAll('.main-nav a')].map(a => a.textContent).join(',')`); nav != "API keys,Redirect URLs,Settings,Security" {
 		t.Errorf("developer's navigation: %s", nav)
 	}
 	do(t, ctx, "create a key", chromedp.SetValue(chromedp.ID("kind"), "identity/sandbox"), chromedp.Submit(chromedp.ID("kind")))
@@ -383,5 +383,60 @@ func TestDashboardSignUpInChromium(t *testing.T) {
 	b, err := ts.Store.Business(context.Background(), user.BusinessID)
 	if err != nil || !b.SandboxOnly || b.Name != "Lab GmbH" {
 		t.Errorf("the signed-up business: %+v, %v", b, err)
+	}
+}
+
+// TestDashboardPasskeyInChromium: a user who joined with password and
+// code adds a passkey on the security page (a virtual authenticator that
+// verifies the user), then signs in with it alone; a passkey whose user
+// verification fails is refused.
+func TestDashboardPasskeyInChromium(t *testing.T) {
+	t.Parallel()
+	axe := axeScript(t)
+	c := &dashClock{}
+	ts := testserver.Start(t, "sqlite", testserver.Options{Dev: true, Now: c.now, Localhost: true})
+	origin := strings.TrimSuffix(ts.BaseURL(verifyd.InterfaceIdentity, verifyd.EnvProduction), "/identity")
+	_, token, err := ts.App.Dashboard.Invite(context.Background(), ts.Business.ID, "dev@example.com", verifyd.RoleDeveloper)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := browser(t)
+	auth := virtualAuthenticator(t, ctx)
+	u := &dashUser{email: "dev@example.com", name: "Dev Eloper"}
+	enrol(t, ctx, c, u, origin+"/dashboard/invitations/"+token)
+
+	do(t, ctx, "open the security page", chromedp.Navigate(origin+"/dashboard/security"))
+	waitJS(t, ctx, "the passkey button", `!!document.getElementById('passkey-add') && !document.getElementById('passkey-add').hidden`)
+	axeCheck(t, ctx, axe, "security page")
+	do(t, ctx, "add a passkey", chromedp.Click(chromedp.ID("passkey-add")))
+	waitJS(t, ctx, "the passkey listed", `!document.getElementById('no-passkeys') && document.querySelectorAll('main tbody tr').length === 1`)
+	if n := passkeysOf(t, ctx, auth); n != 1 {
+		t.Fatalf("the authenticator holds %d passkeys, want 1", n)
+	}
+
+	do(t, ctx, "sign out", chromedp.Click(chromedp.CSS(".who button")))
+	waitJS(t, ctx, "the passkey sign-in", `!!document.getElementById('passkey-login') && !document.getElementById('passkey-login').hidden`)
+	do(t, ctx, "a wrong fingerprint", userVerified(auth, false), chromedp.Click(chromedp.ID("passkey-login")))
+	waitJS(t, ctx, "the refusal", `!document.getElementById('passkey-status').hidden`)
+	axeCheck(t, ctx, axe, "login page with passkeys, after a refusal")
+	if loc := jsString(t, ctx, `location.pathname`); loc != "/dashboard/login" {
+		t.Fatalf("a passkey without user verification went on to %s", loc)
+	}
+	do(t, ctx, "the right fingerprint", userVerified(auth, true), chromedp.Click(chromedp.ID("passkey-login")))
+	waitJS(t, ctx, "the keys page", `location.pathname === '/dashboard' || location.pathname === '/dashboard/keys'`)
+	waitJS(t, ctx, "signed in", `!!document.querySelector('.who')`)
+	if who := text(t, ctx, ".who p"); !strings.Contains(who, "Dev Eloper") {
+		t.Errorf("signed in as %q", who)
+	}
+	entries, err := ts.Store.AuditEntries(context.Background(), verifyd.AuditFilter{BusinessID: ts.Business.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var added bool
+	for _, e := range entries {
+		added = added || e.Action == verifyd.AuditPasskeyAdd
+	}
+	if !added {
+		t.Error("adding the passkey is not in the audit log")
 	}
 }

@@ -43,7 +43,10 @@ func (e *env) businessInvite(ctx context.Context, args []string) error {
 		return err
 	}
 	defer db.Close()
-	svc := dashboard.New(db, tenant.New(db, sealer, e.rand, e.now), sealer, dashboard.Config{Now: e.now, Rand: e.rand})
+	svc, err := dashboard.New(db, tenant.New(db, sealer, e.rand, e.now), sealer, dashboard.Config{Now: e.now, Rand: e.rand})
+	if err != nil {
+		return err
+	}
 	inv, token, err := svc.Invite(ctx, *business, *email, r)
 	if err != nil {
 		return describe(err, "business "+*business)

@@ -34,6 +34,7 @@ func safeNext(next string) string {
 type loginData struct {
 	Email, Next string
 	SignUp      bool
+	Passkeys    bool
 }
 
 func (p *Pages) renderLogin(w http.ResponseWriter, r *http.Request, status int, email, errText string) {
@@ -43,7 +44,11 @@ func (p *Pages) renderLogin(w http.ResponseWriter, r *http.Request, status int, 
 		return
 	}
 	v := p.newView(w, r, "login_title")
-	v.CSRF, v.Data = token, loginData{Email: email, Next: safeNext(r.FormValue("next")), SignUp: p.svc.SignUpOpen()}
+	v.CSRF, v.Data = token, loginData{Email: email, Next: safeNext(r.FormValue("next")), SignUp: p.svc.SignUpOpen(),
+		Passkeys: p.svc.PasskeysOn()}
+	if p.svc.PasskeysOn() {
+		v.JS = p.scriptPath()
+	}
 	if errText != "" {
 		v.Error = v.T(errText)
 	}

@@ -21,6 +21,7 @@ var nav = []navItem{
 	{"/settings", "nav_settings", ""},
 	{"/users", "nav_users", dashboard.ManageUsers},
 	{"/audit", "nav_audit", dashboard.ViewAudit},
+	{"/security", "nav_security", ""},
 }
 
 type navLink struct {

@@ -52,6 +52,10 @@ const csp = "default-src 'none'; img-src 'self' data:; style-src 'self'; form-ac
 
 var headers = layout.Headers{CSP: csp, Referrer: "no-referrer", Isolated: true}
 
+// scriptHeaders are those of the two pages that run passkey ceremonies:
+// this origin's script and fetches to it, nothing more.
+var scriptHeaders = layout.Headers{CSP: csp + "; script-src 'self'; connect-src 'self'", Referrer: "no-referrer", Isolated: true}
+
 // maxForm bounds form bodies.
 const maxForm = 64 << 10
 
@@ -78,7 +82,7 @@ func New(svc *dashboard.Service, cfg Config) *Pages {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	p := &Pages{svc: svc, log: cfg.Logger, dev: cfg.Dev,
-		assets: layout.NewAssets(layout.Asset{Name: "dashboard.css", Body: stylesheet}),
+		assets: layout.NewAssets(layout.Asset{Name: "dashboard.css", Body: stylesheet}, layout.PasskeyScript),
 		pages:  map[string]*template.Template{}}
 	// The frame and the partials (part_*.html) go into every page's set.
 	frame := template.Must(template.New("frame.html").ParseFS(pageFS, "pages/frame.html", "pages/part_*.html"))
@@ -115,9 +119,11 @@ func (p *Pages) Handler(mux *http.ServeMux) http.Handler {
 
 // view is what every page's template gets.
 type view struct {
-	Lang   string
-	Title  string // catalog key
-	CSS    string
+	Lang  string
+	Title string // catalog key
+	CSS   string
+	// JS is the passkey script's path on the pages that run ceremonies.
+	JS     string
 	Langs  []layout.LangLink
 	Nav    []navLink
 	Member *dashboard.Member
@@ -184,7 +190,11 @@ func (p *Pages) render(w http.ResponseWriter, r *http.Request, status int, name 
 		p.log.ErrorContext(r.Context(), "no dashboard page", "page", name)
 		t, status = p.pages["message"], http.StatusInternalServerError
 	}
-	if err := layout.Render(w, t, "frame", status, headers, v); err != nil {
+	h := headers
+	if v.JS != "" {
+		h = scriptHeaders
+	}
+	if err := layout.Render(w, t, "frame", status, h, v); err != nil {
 		request.Logger(p.log, r).ErrorContext(r.Context(), "render dashboard page", "page", name, "err", err)
 	}
 }

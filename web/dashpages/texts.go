@@ -8,6 +8,10 @@ var texts = layout.Merge(layout.Texts, catalog)
 // catalog holds the dashboard's texts by language then key.
 var catalog = layout.Catalog{
 	"en": {
+		"nav_security": "Security", "security_title": "Security", "security_intro": "You sign in with your password and a code from your authenticator app, or with a passkey: your device unlocks it with your PIN, fingerprint or face, and it works only on this site.",
+		"passkeys_title": "Passkeys", "no_passkeys": "No passkeys yet.", "col_last_used": "Last used", "passkey_add": "Add a passkey",
+		"passkey_login": "Sign in with a passkey", "passkey_cancelled": "The passkey dialog was closed. Try again, or sign in with password and code.",
+		"err_passkey": "The passkey could not be checked.", "passkeys_off": "Passkeys are not available on this address.",
 		"app_name": "verifyd dashboard", "skip_link": "Skip to the content", "nav_label": "Dashboard",
 		"signed_in_as": "Signed in as %s, %s of %s.", "logout": "Sign out",
 		"sandbox_only_banner": "Sandbox-only workspace: test keys only, no production.",
@@ -69,6 +73,10 @@ var catalog = layout.Catalog{
 		"col_time": "Time", "col_actor": "Who", "col_action": "Action", "col_subject": "Subject", "col_detail": "Detail", "no_entries": "No entries yet.",
 	},
 	"de": {
+		"nav_security": "Sicherheit", "security_title": "Sicherheit", "security_intro": "Sie melden sich mit Passwort und einem Code Ihrer Authenticator-App an, oder mit einem Passkey: Ihr Gerät entsperrt ihn mit PIN, Fingerabdruck oder Gesicht, und er funktioniert nur auf dieser Website.",
+		"passkeys_title": "Passkeys", "no_passkeys": "Noch keine Passkeys.", "col_last_used": "Zuletzt benutzt", "passkey_add": "Passkey hinzufügen",
+		"passkey_login": "Mit Passkey anmelden", "passkey_cancelled": "Der Passkey-Dialog wurde geschlossen. Versuchen Sie es erneut oder melden Sie sich mit Passwort und Code an.",
+		"err_passkey": "Der Passkey konnte nicht geprüft werden.", "passkeys_off": "Passkeys sind unter dieser Adresse nicht verfügbar.",
 		"app_name": "verifyd-Dashboard", "skip_link": "Zum Inhalt springen", "nav_label": "Dashboard",
 		"signed_in_as": "Angemeldet als %s, %s von %s.", "logout": "Abmelden",
 		"sandbox_only_banner": "Reiner Sandbox-Arbeitsbereich: nur Testschlüssel, keine Produktion.",
@@ -130,6 +138,10 @@ var catalog = layout.Catalog{
 		"col_time": "Zeit", "col_actor": "Wer", "col_action": "Aktion", "col_subject": "Objekt", "col_detail": "Detail", "no_entries": "Noch keine Einträge.",
 	},
 	"fr": {
+		"nav_security": "Sécurité", "security_title": "Sécurité", "security_intro": "Vous vous connectez avec votre mot de passe et un code de votre application d’authentification, ou avec une clé d’accès : votre appareil la déverrouille avec votre code, votre empreinte ou votre visage, et elle ne fonctionne que sur ce site.",
+		"passkeys_title": "Clés d’accès", "no_passkeys": "Aucune clé d’accès pour l’instant.", "col_last_used": "Dernière utilisation", "passkey_add": "Ajouter une clé d’accès",
+		"passkey_login": "Se connecter avec une clé d’accès", "passkey_cancelled": "La fenêtre de la clé d’accès a été fermée. Réessayez, ou connectez-vous avec mot de passe et code.",
+		"err_passkey": "La clé d’accès n’a pas pu être vérifiée.", "passkeys_off": "Les clés d’accès ne sont pas disponibles à cette adresse.",
 		"app_name": "Tableau de bord verifyd", "skip_link": "Aller au contenu", "nav_label": "Tableau de bord",
 		"signed_in_as": "Connecté en tant que %s, %s de %s.", "logout": "Se déconnecter",
 		"sandbox_only_banner": "Espace sandbox uniquement : clés de test seulement, pas de production.",
