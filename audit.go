@@ -45,6 +45,10 @@ const (
 	AuditDecision        = "verification.decide"
 	AuditRedact          = "verification.redact"
 	AuditWebhookResend   = "webhook.resend"
+	AuditUserInvite      = "user.invite"
+	AuditUserJoin        = "user.join"
+	AuditUserRemove      = "user.remove"
+	AuditPasskeyAdd      = "passkey.add"
 )
 
 // AuditEntry is one line of the audit log: who did what, when, to what.

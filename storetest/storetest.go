@@ -174,7 +174,8 @@ func Run(t *testing.T, h Harness) {
 		{"Purge", purge},
 		{"Retention", retention},
 		{"Dashboard", dashboard},
-		{"Liveness", livenessTests}, // liveness.go
+		{"Liveness", livenessTests},         // liveness.go
+		{"BusinessUser", businessUserTests}, // businessusers.go
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

@@ -75,6 +75,10 @@ func (e *env) serve(ctx context.Context, args []string) error {
 		"who runs this installation, named on the hosted pages' data protection notice as the processor acting for each business (default: the host of the identity production base URL) (env VERIFYD_PROCESSOR_NAME)")
 	processorContact := fs.String("processor-contact", e.getenv("VERIFYD_PROCESSOR_CONTACT"),
 		"how customers reach the processor about their data (an e-mail address or an https URL), shown on the notice (env VERIFYD_PROCESSOR_CONTACT)")
+	dashboardSignUp := fs.Bool("dashboard-signup", e.getenv("VERIFYD_DASHBOARD_SIGNUP") == "true",
+		"let anyone create a sandbox-only business (the public test workspace) at /dashboard/signup; invited users sign in at /dashboard either way (env VERIFYD_DASHBOARD_SIGNUP=true)")
+	dashboardURL := fs.String("dashboard-url", e.getenv("VERIFYD_DASHBOARD_URL"),
+		"public URL of the dashboard (default: /dashboard on --identity-url's origin), whose host name is its passkeys' relying party (env VERIFYD_DASHBOARD_URL)")
 	logFormat := fs.String("log-format", e.envOr("VERIFYD_LOG_FORMAT", ""), "json or text (default json, text with --dev) (env VERIFYD_LOG_FORMAT)")
 	bases := map[string]*string{}
 	for _, m := range mountFlags {
@@ -195,8 +199,9 @@ func (e *env) serve(ctx context.Context, args []string) error {
 		BaseURLs: defaults, Dev: *dev, Now: e.now, Rand: e.rand, Logger: logger, Registry: reg, Mailer: mail,
 		Queue: queue.Config{PollInterval: *pollInterval, RescueAfter: *rescueAfter},
 		Faces: faces, FaceThresholds: th, OCR: text, MetricsToken: *metricsToken, TrustedProxies: proxies,
-		CredentialCacheTTL: cacheTTL(*credentialTTL),
-		Processor:          processor(*processorName, *processorContact, defaults),
+		CredentialCacheTTL: cacheTTL(*credentialTTL), DashboardSignUp: *dashboardSignUp,
+		DashboardURL: strings.TrimSuffix(*dashboardURL, "/"),
+		Processor:    processor(*processorName, *processorContact, defaults),
 	})
 	if err != nil {
 		return err

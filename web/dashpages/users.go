@@ -1,0 +1,109 @@
+package dashpages
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/verifyd/verifyd"
+)
+
+type userRow struct {
+	ID, Name, Email, Role string
+	Created, Disabled     timeView
+	Active, Self          bool
+}
+
+type invitationRow struct {
+	Email, Role string
+	Expires     timeView
+}
+
+type usersData struct {
+	Users       []userRow
+	Invitations []invitationRow
+	Roles       []string
+	// Link is the link of an invitation just made: shown once.
+	Link, LinkEmail string
+	// Email and Role are kept in the form after a refusal.
+	Email, Role string
+}
+
+func (p *Pages) usersView(w http.ResponseWriter, r *Req) (view, error) {
+	users, invs, err := p.svc.Users(r.Context(), r.Member)
+	if err != nil {
+		return view{}, err
+	}
+	d := usersData{}
+	for _, role := range verifyd.Roles {
+		d.Roles = append(d.Roles, string(role))
+	}
+	for _, u := range users {
+		row := userRow{ID: u.ID, Name: u.Name, Email: u.Email, Role: string(u.Role), Created: showTime(u.CreatedAt),
+			Active: u.Active(), Self: u.ID == r.Member.User.ID}
+		if u.DisabledAt != nil {
+			row.Disabled = showTime(*u.DisabledAt)
+		}
+		d.Users = append(d.Users, row)
+	}
+	for _, inv := range invs {
+		d.Invitations = append(d.Invitations, invitationRow{Email: inv.Email, Role: string(inv.Role), Expires: showTime(inv.ExpiresAt)})
+	}
+	v := p.memberView(w, r, "users_title")
+	v.Data = d
+	return v, nil
+}
+
+// Users lists the business's users and open invitations.
+func (p *Pages) Users(w http.ResponseWriter, r *Req) {
+	v, err := p.usersView(w, r)
+	if err != nil {
+		p.failure(w, r.Request, err)
+		return
+	}
+	p.render(w, r.Request, http.StatusOK, "users", v)
+}
+
+// invitationLink is the absolute link of an invitation token, on the
+// origin the owner is using.
+func invitationLink(r *http.Request, token string) string {
+	scheme := "http"
+	if r.TLS != nil || r.Header.Get("X-Forwarded-Proto") == "https" {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host + Base + "/invitations/" + token
+}
+
+// InviteUser invites a person and shows the invitation link, once.
+func (p *Pages) InviteUser(w http.ResponseWriter, r *Req) {
+	email, role := strings.TrimSpace(r.PostFormValue("email")), r.PostFormValue("role")
+	inv, token, err := p.svc.InviteUser(r.Context(), r.Member, email, verifyd.Role(role))
+	v, verr := p.usersView(w, r)
+	if verr != nil {
+		p.failure(w, r.Request, verr)
+		return
+	}
+	d := v.Data.(usersData)
+	if err != nil {
+		d.Email, d.Role = email, role
+		v.Data = d
+		p.showError(w, r.Request, v, "users", err)
+		return
+	}
+	d.Link, d.LinkEmail = invitationLink(r.Request, token), inv.Email
+	v.Data = d
+	p.render(w, r.Request, http.StatusOK, "users", v)
+}
+
+// RemoveUser removes a user of the business.
+func (p *Pages) RemoveUser(w http.ResponseWriter, r *Req) {
+	if _, err := p.svc.RemoveUser(r.Context(), r.Member, r.PathValue("id")); err != nil {
+		v, verr := p.usersView(w, r)
+		if verr != nil {
+			p.failure(w, r.Request, verr)
+			return
+		}
+		p.showError(w, r.Request, v, "users", err)
+		return
+	}
+	done(w, r, Base+"/users", "user_removed")
+}
