@@ -17,6 +17,8 @@ const (
 	ManageWebhooks Permission = "manage_webhooks"
 	// ViewImages shows a verification's images and identifying evidence.
 	ViewImages Permission = "view_images"
+	// Redact deletes a verification's personal data for good.
+	Redact Permission = "redact"
 	// ManageSettings changes the retention and the B2 live-capture policy.
 	ManageSettings Permission = "manage_settings"
 	// ManageUsers invites and removes users.
@@ -27,8 +29,8 @@ const (
 
 // grants lists what each role may do beyond reading.
 var grants = map[verifyd.Role][]Permission{
-	verifyd.RoleOwner:     {ManageKeys, ManageRedirects, ManageWebhooks, ViewImages, ManageSettings, ManageUsers, ViewAudit},
-	verifyd.RoleDeveloper: {ManageKeys, ManageRedirects, ManageWebhooks, ViewImages},
+	verifyd.RoleOwner:     {ManageKeys, ManageRedirects, ManageWebhooks, ViewImages, Redact, ManageSettings, ManageUsers, ViewAudit},
+	verifyd.RoleDeveloper: {ManageKeys, ManageRedirects, ManageWebhooks, ViewImages, Redact},
 	verifyd.RoleViewer:    {},
 }
 

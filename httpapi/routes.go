@@ -8,6 +8,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/verifyd/verifyd"
+	"github.com/verifyd/verifyd/branding"
 	"github.com/verifyd/verifyd/dashboard"
 	"github.com/verifyd/verifyd/httpapi/request"
 	"github.com/verifyd/verifyd/web/dashpages"
@@ -255,6 +256,19 @@ func dashboardRoutes(d *dashpages.Pages) *http.ServeMux {
 	mux.HandleFunc("POST /dashboard/passkeys/add/finish", d.Member("", d.PasskeyAddFinish))
 	mux.HandleFunc("POST /dashboard/passkeys/login/begin", d.PasskeyLogInBegin)
 	mux.HandleFunc("POST /dashboard/passkeys/login/finish", d.PasskeyLogInFinish)
+	// Verifications, webhooks and branding (verifications.go, webhooks.go,
+	// branding.go).
+	mux.HandleFunc("GET /dashboard/verifications", d.Member("", d.Verifications))
+	mux.HandleFunc("GET /dashboard/verifications/{id}", d.Member("", d.Verification))
+	mux.HandleFunc("GET /dashboard/verifications/{id}/images/{kind}", d.Member(dashboard.ViewImages, d.Image))
+	mux.HandleFunc("GET /dashboard/verifications/{id}/redact", d.Member(dashboard.Redact, d.RedactForm))
+	mux.HandleFunc("POST /dashboard/verifications/{id}/redact", d.Member(dashboard.Redact, d.Redact))
+	mux.HandleFunc("GET /dashboard/webhooks", d.Member("", d.Webhooks))
+	mux.HandleFunc("POST /dashboard/webhooks/{id}/resend", d.Member(dashboard.ManageWebhooks, d.ResendWebhook))
+	mux.HandleFunc("POST /dashboard/webhooks/test", d.Member(dashboard.ManageWebhooks, d.TestWebhook))
+	mux.HandleFunc("GET /dashboard/branding", d.Member("", d.Branding))
+	mux.HandleFunc("POST /dashboard/branding", d.Upload(dashboard.ManageSettings, branding.MaxLogoBytes, d.SaveBranding))
+	mux.HandleFunc("GET /dashboard/branding/logo", d.Member("", d.Logo))
 	mux.HandleFunc("GET /dashboard/static/{file}", d.Static)
 	mux.HandleFunc("/dashboard/", d.NotFound)
 	return mux

@@ -33,6 +33,7 @@ import (
 	"github.com/verifyd/verifyd/web/consolepage"
 	"github.com/verifyd/verifyd/web/dashpages"
 	"github.com/verifyd/verifyd/web/hosted"
+	"github.com/verifyd/verifyd/webhook"
 )
 
 // Mount is one (interface, environment) pair served under a public base
@@ -147,6 +148,8 @@ type Deps struct {
 	// Branding shows businesses' branding and the data protection notice
 	// on the hosted pages (nil: none).
 	Branding *branding.Service
+	// WebhookTests sends the dashboard's test events.
+	WebhookTests *webhook.Tester
 	// Dashboard is the business dashboard served at /dashboard (none when
 	// nil).
 	Dashboard *dashboard.Service
@@ -207,7 +210,8 @@ func New(cfg Config, deps Deps) *Server {
 		s.console = &consolepage.Pages{Console: deps.Console, Logger: deps.Logger, Dev: cfg.Dev}
 	}
 	if deps.Dashboard != nil {
-		s.dashboard = dashpages.New(deps.Dashboard, dashpages.Config{Logger: deps.Logger, Dev: cfg.Dev})
+		s.dashboard = dashpages.New(deps.Dashboard, dashpages.Config{Logger: deps.Logger, Dev: cfg.Dev,
+			Data: dashpages.Data{Identity: deps.Identity, Branding: deps.Branding, WebhookTests: deps.WebhookTests}})
 	}
 	for _, m := range cfg.Mounts {
 		s.mounts = append(s.mounts, mountHandler{Mount: m, mux: s.mountRoutes(m)})

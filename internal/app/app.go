@@ -195,7 +195,7 @@ func New(ctx context.Context, db *sqlstore.DB, sealer *seal.Sealer, cfg Config) 
 	a.Handler = httpapi.New(httpapi.Config{Mounts: mounts, Dev: cfg.Dev, MetricsToken: cfg.MetricsToken,
 		TrustedProxies: cfg.TrustedProxies, Now: cfg.Now}, httpapi.Deps{
 		Tenants: a.Tenants, Identity: a.Identity, Ready: db, Logger: cfg.Logger, Registry: cfg.Registry,
-		Console: a.Console, Age: a.Age, AgeFlow: a.AgeFlow, Branding: a.Branding,
+		Console: a.Console, Age: a.Age, AgeFlow: a.AgeFlow, Branding: a.Branding, WebhookTests: a.WebhookTests,
 		Dashboard: a.Dashboard,
 	})
 	return a, nil

@@ -191,7 +191,7 @@ func TestDashboardRolesInChromium(t *testing.T) {
 	if n := jsString(t, ctx, `String(document.querySelectorAll('tbody tr').length)`); n != "4" {
 		t.Errorf("%s keys listed, want 4", n)
 	}
-	if nav := jsString(t, ctx, `[...document.querySelectorAll('.main-nav a')].map(a => a.textContent).join(',')`); nav != "API keys,Redirect URLs,Settings,Users,Audit log,Security" {
+	if nav := jsString(t, ctx, `[...document.querySelectorAll('.main-nav a')].map(a => a.textContent).join(',')`); nav != "Verifications,Webhooks,API keys,Redirect URLs,Settings,Branding,Users,Audit log,Security" {
 		t.Errorf("owner's navigation: %s", nav)
 	}
 	axeCheck(t, ctx, axe, "keys page")
@@ -265,7 +265,7 @@ func TestDashboardRolesInChromium(t *testing.T) {
 	waitJS(t, ctx, "the login page", `location.pathname === '/dashboard/login'`)
 	dev := &dashUser{email: "developer@example.com", name: "Dev Eloper"}
 	enrol(t, ctx, c, dev, links[verifyd.RoleDeveloper])
-	if nav := jsString(t, ctx, `[...document.querySelectorAll('.main-nav a')].map(a => a.textContent).join(',')`); nav != "API keys,Redirect URLs,Settings,Security" {
+	if nav := jsString(t, ctx, `[...document.querySelectorAll('.main-nav a')].map(a => a.textContent).join(',')`); nav != "Verifications,Webhooks,API keys,Redirect URLs,Settings,Branding,Security" {
 		t.Errorf("developer's navigation: %s", nav)
 	}
 	do(t, ctx, "create a key", chromedp.SetValue(chromedp.ID("kind"), "identity/sandbox"), chromedp.Submit(chromedp.ID("kind")))

@@ -16,9 +16,12 @@ type navItem struct {
 
 // nav is the navigation, in order. A new page adds its entry here.
 var nav = []navItem{
+	{"/verifications", "nav_verifications", ""},
+	{"/webhooks", "nav_webhooks", ""},
 	{"/keys", "nav_keys", ""},
 	{"/redirects", "nav_redirects", ""},
 	{"/settings", "nav_settings", ""},
+	{"/branding", "nav_branding", ""},
 	{"/users", "nav_users", dashboard.ManageUsers},
 	{"/audit", "nav_audit", dashboard.ViewAudit},
 	{"/security", "nav_security", ""},

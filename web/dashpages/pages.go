@@ -61,6 +61,9 @@ const maxForm = 64 << 10
 
 // Config adjusts the pages.
 type Config struct {
+	// Data are the services of the verifications, webhooks and branding
+	// pages (verifications.go, webhooks.go, branding.go).
+	Data   Data
 	Logger *slog.Logger
 	// Dev tells that plain http is expected (no warning about Secure
 	// cookies that browsers would drop).
@@ -70,6 +73,7 @@ type Config struct {
 // Pages serves the dashboard.
 type Pages struct {
 	svc    *dashboard.Service
+	data   Data
 	log    *slog.Logger
 	dev    bool
 	assets *layout.Assets
@@ -81,11 +85,12 @@ func New(svc *dashboard.Service, cfg Config) *Pages {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	p := &Pages{svc: svc, log: cfg.Logger, dev: cfg.Dev,
+	p := &Pages{svc: svc, data: cfg.Data, log: cfg.Logger, dev: cfg.Dev,
 		assets: layout.NewAssets(layout.Asset{Name: "dashboard.css", Body: stylesheet}, layout.PasskeyScript),
 		pages:  map[string]*template.Template{}}
 	// The frame and the partials (part_*.html) go into every page's set.
-	frame := template.Must(template.New("frame.html").ParseFS(pageFS, "pages/frame.html", "pages/part_*.html"))
+	frame := template.Must(template.New("frame.html").Funcs(template.FuncMap{"events": eventsArgs}).
+		ParseFS(pageFS, "pages/frame.html", "pages/part_*.html"))
 	names, err := pageFS.ReadDir("pages")
 	if err != nil {
 		panic(err)
@@ -242,7 +247,7 @@ func done(w http.ResponseWriter, r *Req, page, notice string) {
 
 // notices are the keys ?done= may name.
 var notices = map[string]bool{"key_revoked": true, "redirect_added": true, "redirect_removed": true,
-	"settings_saved": true, "user_removed": true}
+	"settings_saved": true, "user_removed": true, "redacted": true, "webhook_resent": true, "branding_saved": true}
 
 func noticeOf(r *Req) string {
 	if d := r.URL.Query().Get("done"); notices[d] {
@@ -255,6 +260,16 @@ func noticeOf(r *Req) string {
 // when need is ""); others are sent to the login page, or refused. A POST
 // must carry the session's CSRF token.
 func (p *Pages) Member(need dashboard.Permission, h func(http.ResponseWriter, *Req)) http.HandlerFunc {
+	return p.member(need, maxForm, h)
+}
+
+// Upload is Member for a form that carries a file of up to limit bytes
+// (the branding page's logo).
+func (p *Pages) Upload(need dashboard.Permission, limit int64, h func(http.ResponseWriter, *Req)) http.HandlerFunc {
+	return p.member(need, limit+maxForm, h)
+}
+
+func (p *Pages) member(need dashboard.Permission, maxBody int64, h func(http.ResponseWriter, *Req)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		sess, m, err := p.signedIn(w, r)
 		if err != nil {
@@ -271,7 +286,7 @@ func (p *Pages) Member(need dashboard.Permission, h func(http.ResponseWriter, *R
 			return
 		}
 		if r.Method == http.MethodPost {
-			r.Body = http.MaxBytesReader(w, r.Body, maxForm)
+			r.Body = http.MaxBytesReader(w, r.Body, maxBody)
 			if !sess.CheckCSRF(r) {
 				p.message(w, r, http.StatusForbidden, "refused_title", "refused_token")
 				return

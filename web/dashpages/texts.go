@@ -3,7 +3,7 @@ package dashpages
 import "github.com/verifyd/verifyd/web/layout"
 
 // texts are the dashboard's texts with the layout's own (language links).
-var texts = layout.Merge(layout.Texts, catalog)
+var texts = layout.Merge(layout.Texts, catalog, dataCatalog)
 
 // catalog holds the dashboard's texts by language then key.
 var catalog = layout.Catalog{
