@@ -8,6 +8,7 @@ import (
 	"github.com/verifyd/verifyd"
 	"github.com/verifyd/verifyd/branding"
 	"github.com/verifyd/verifyd/dashboard"
+	"github.com/verifyd/verifyd/web/layout"
 )
 
 type brandingData struct {
@@ -112,11 +113,5 @@ func (p *Pages) Logo(w http.ResponseWriter, r *Req) {
 		p.notFoundOr(w, r, err)
 		return
 	}
-	h := w.Header()
-	h.Set("Content-Type", logo.ContentType())
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Cache-Control", "private, no-cache")
-	h.Set("Content-Security-Policy", "default-src 'none'; sandbox")
-	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(logo.Bytes)
+	_ = layout.WriteLogo(w, logo, "private, no-cache")
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/verifyd/verifyd"
 	"github.com/verifyd/verifyd/branding"
-	"github.com/verifyd/verifyd/httpapi/request"
 	"github.com/verifyd/verifyd/identity"
 	"github.com/verifyd/verifyd/web/layout"
 )
@@ -55,14 +54,7 @@ func ServeLogo(w http.ResponseWriter, r *http.Request, b *branding.Service, busi
 	if err != nil {
 		return err
 	}
-	h := w.Header()
-	h.Set("Content-Type", logo.ContentType())
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Cache-Control", "private, max-age=86400")
-	h.Set("Content-Security-Policy", "default-src 'none'; sandbox")
-	w.WriteHeader(http.StatusOK)
-	_, err = w.Write(logo.Bytes)
-	return err
+	return layout.WriteLogo(w, logo, "private, max-age=86400")
 }
 
 // ServeBrandCSS writes the stylesheet of a business's accent colour.
@@ -114,18 +106,8 @@ func (hp *Pages) brandFile(w http.ResponseWriter, r *http.Request, serve func(ht
 // or no) and shows the page again: the capture form after a yes, the end
 // after a no (identity.DeclineHosted).
 func (hp *Pages) Consent(w http.ResponseWriter, r *http.Request) {
-	h := hp.hostedRequest(r)
-	if err := hp.hostedLookup(r, h); err != nil {
-		hp.hostedFail(w, r, h, err, nil)
-		return
-	}
-	r.Body = http.MaxBytesReader(w, r.Body, 4096)
-	if err := r.ParseForm(); err != nil {
-		hp.hostedFail(w, r, h, request.BodyError(err), nil)
-		return
-	}
-	if !checkCSRF(r, h, r.PostForm.Get("csrf")) {
-		hp.hostedFail(w, r, h, ErrCSRF, nil)
+	h, ok := hp.smallForm(w, r)
+	if !ok {
 		return
 	}
 	var err error

@@ -453,18 +453,8 @@ func (hp *Pages) Status(w http.ResponseWriter, r *http.Request) {
 // exists only on sandbox mounts, and identity.SandboxHosted refuses
 // production verifications, so production answers 404.
 func (hp *Pages) Sandbox(w http.ResponseWriter, r *http.Request) {
-	h := hp.hostedRequest(r)
-	if err := hp.hostedLookup(r, h); err != nil {
-		hp.hostedFail(w, r, h, err, nil)
-		return
-	}
-	r.Body = http.MaxBytesReader(w, r.Body, 4096)
-	if err := r.ParseForm(); err != nil {
-		hp.hostedFail(w, r, h, request.BodyError(err), nil)
-		return
-	}
-	if !checkCSRF(r, h, r.PostForm.Get("csrf")) {
-		hp.hostedFail(w, r, h, ErrCSRF, nil)
+	h, ok := hp.smallForm(w, r)
+	if !ok {
 		return
 	}
 	st, err := hp.Identity.SandboxHosted(r.Context(), h.token, r.PostForm.Get("outcome"))
@@ -477,6 +467,28 @@ func (hp *Pages) Sandbox(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	http.Redirect(w, r, h.pagePath(h.query()), http.StatusSeeOther)
+}
+
+// smallForm reads a short form posted from the page (the sandbox panel,
+// the consent step): the verification must be on this mount, the body
+// small and the CSRF token the page's. It answers the refusal itself and
+// then reports false.
+func (hp *Pages) smallForm(w http.ResponseWriter, r *http.Request) (hostedReq, bool) {
+	h := hp.hostedRequest(r)
+	if err := hp.hostedLookup(r, h); err != nil {
+		hp.hostedFail(w, r, h, err, nil)
+		return h, false
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, 4096)
+	if err := r.ParseForm(); err != nil {
+		hp.hostedFail(w, r, h, request.BodyError(err), nil)
+		return h, false
+	}
+	if !checkCSRF(r, h, r.PostForm.Get("csrf")) {
+		hp.hostedFail(w, r, h, ErrCSRF, nil)
+		return h, false
+	}
+	return h, true
 }
 
 // FormResult is a refused plain-form submission shown on the page.

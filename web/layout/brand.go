@@ -2,8 +2,11 @@ package layout
 
 import (
 	"fmt"
+	"net/http"
 	"net/mail"
 	"strings"
+
+	"github.com/verifyd/verifyd"
 )
 
 // Brand is a business's branding and data protection notice as the
@@ -52,6 +55,20 @@ func (b Brand) ContactURL() string {
 
 // SupportURL is the mailto: link of SupportEmail.
 func (b Brand) SupportURL() string { return "mailto:" + b.SupportEmail }
+
+// WriteLogo answers with a business's logo: the bytes verifyd re-encoded
+// (package branding), with their own type, nosniff and a sandboxing CSP,
+// and the given Cache-Control.
+func WriteLogo(w http.ResponseWriter, logo verifyd.Logo, cache string) error {
+	h := w.Header()
+	h.Set("Content-Type", logo.ContentType())
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Cache-Control", cache)
+	h.Set("Content-Security-Policy", "default-src 'none'; sandbox")
+	w.WriteHeader(http.StatusOK)
+	_, err := w.Write(logo.Bytes)
+	return err
+}
 
 // BrandCSS is the stylesheet of an accent colour "#rrggbb" (validated by
 // package branding for contrast with white text): it recolours what the
