@@ -388,3 +388,36 @@ func TestSignUp(t *testing.T) {
 		}
 	})
 }
+
+// TestPasskeysOnlyOnAHostName: WebAuthn has no relying party on an IP
+// address, so passkeys are offered only when the dashboard's URL names a
+// host; a URL that is not one fails the start.
+func TestPasskeysOnlyOnAHostName(t *testing.T) {
+	t.Parallel()
+	f := setup(t, "sqlite", false)
+	for _, c := range []struct {
+		url     string
+		on, bad bool
+	}{
+		{"", false, false},
+		{"http://127.0.0.1:8080/dashboard", false, false},
+		{"http://[::1]:8080/dashboard", false, false},
+		{"https://dash.example.com/dashboard", true, false},
+		{"http://localhost:8080/dashboard", true, false},
+		{"not a url", false, true},
+	} {
+		svc, err := dashboard.New(f.store, f.tenants, nil, dashboard.Config{BaseURL: c.url})
+		if (err != nil) != c.bad {
+			t.Errorf("New with %q: %v", c.url, err)
+			continue
+		}
+		if err == nil && svc.PasskeysOn() != c.on {
+			t.Errorf("PasskeysOn with %q = %v, want %v", c.url, svc.PasskeysOn(), c.on)
+		}
+		if err == nil && !c.on {
+			if _, _, err := svc.BeginPasskeyLogIn(client); !errors.Is(err, dashboard.ErrPasskeysOff) {
+				t.Errorf("BeginPasskeyLogIn with %q: %v, want ErrPasskeysOff", c.url, err)
+			}
+		}
+	}
+}

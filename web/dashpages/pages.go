@@ -104,17 +104,9 @@ func New(svc *dashboard.Service, cfg Config) *Pages {
 // before it reaches them (a second layer under the CSRF tokens), and the
 // matched route is recorded for logs and metrics.
 func (p *Pages) Handler(mux *http.ServeMux) http.Handler {
-	cop := http.NewCrossOriginProtection()
-	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return layout.Protect(mux, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p.message(w, r, http.StatusForbidden, "refused_title", "refused_cross_site")
 	}))
-	h := cop.Handler(mux)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h.ServeHTTP(w, r)
-		if r.Pattern != "" {
-			request.InfoOf(r.Context()).Route = r.Pattern
-		}
-	})
 }
 
 // view is what every page's template gets.
