@@ -100,6 +100,15 @@ func New(store verifyd.Store, tenants *tenant.Service, sealer *seal.Sealer, cfg 
 // NewTOTPKey returns a fresh TOTP secret for account to enrol.
 func (s *Service) NewTOTPKey(account string) (TOTPKey, error) { return NewTOTPKey(s.cfg.Rand, account) }
 
+// InvitationLink is the link of an invitation token under the
+// dashboard's URL, or "" when the service has none.
+func (s *Service) InvitationLink(token string) string {
+	if s.cfg.BaseURL == "" {
+		return ""
+	}
+	return strings.TrimSuffix(s.cfg.BaseURL, "/") + "/invitations/" + token
+}
+
 // SignUpOpen reports whether self sign-up is enabled.
 func (s *Service) SignUpOpen() bool { return s.cfg.SignUp }
 

@@ -63,9 +63,12 @@ func (p *Pages) Users(w http.ResponseWriter, r *Req) {
 	p.render(w, r.Request, http.StatusOK, "users", v)
 }
 
-// invitationLink is the absolute link of an invitation token, on the
-// origin the owner is using.
-func invitationLink(r *http.Request, token string) string {
+// invitationLink is the absolute link of an invitation token: under the
+// dashboard's configured URL, else on the origin the owner is using.
+func (p *Pages) invitationLink(r *http.Request, token string) string {
+	if link := p.svc.InvitationLink(token); link != "" {
+		return link
+	}
 	scheme := "http"
 	if r.TLS != nil || r.Header.Get("X-Forwarded-Proto") == "https" {
 		scheme = "https"
@@ -89,7 +92,7 @@ func (p *Pages) InviteUser(w http.ResponseWriter, r *Req) {
 		p.showError(w, r.Request, v, "users", err)
 		return
 	}
-	d.Link, d.LinkEmail = invitationLink(r.Request, token), inv.Email
+	d.Link, d.LinkEmail = p.invitationLink(r.Request, token), inv.Email
 	v.Data = d
 	p.render(w, r.Request, http.StatusOK, "users", v)
 }
