@@ -289,6 +289,16 @@ func TestDashboardRolesInChromium(t *testing.T) {
 	waitJS(t, ctx, "the login page", `location.pathname === '/dashboard/login'`)
 	viewer := &dashUser{email: "viewer@example.com", name: "Vi Ewer"}
 	enrol(t, ctx, c, viewer, links[verifyd.RoleViewer])
+	if nav := jsString(t, ctx, `[...document.querySelectorAll('.main-nav a')].map(a => a.textContent).join(',')`); nav != "API keys,Redirect URLs,Settings,Security" {
+		t.Errorf("viewer's navigation: %s", nav)
+	}
+	for _, path := range []string{"/dashboard/users", "/dashboard/audit"} {
+		open(t, ctx, ts, path)
+		if h := text(t, ctx, "h1"); h != "Not allowed" {
+			t.Errorf("viewer on %s: %q", path, h)
+		}
+	}
+	open(t, ctx, ts, "/dashboard/keys")
 	if n := jsString(t, ctx, `String(document.querySelectorAll('main form').length)`); n != "0" {
 		t.Errorf("the viewer's keys page has %s forms", n)
 	}
