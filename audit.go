@@ -46,6 +46,7 @@ const (
 	AuditUserJoin        = "user.join"
 	AuditUserRemove      = "user.remove"
 	AuditPasskeyAdd      = "passkey.add"
+	AuditPasskeyRemove   = "passkey.remove"
 )
 
 // AuditEntry is one line of the audit log: who did what, when, to what.

@@ -123,4 +123,7 @@ type BusinessUserStore interface {
 	// UseBusinessPasskey records a sign-in with a passkey: its updated
 	// credential (sign counter) and the time; ErrNotFound when unknown.
 	UseBusinessPasskey(ctx context.Context, credentialID, credential []byte, at time.Time) error
+	// DeleteBusinessPasskey deletes a passkey of the user; ErrNotFound
+	// when the user has no such passkey.
+	DeleteBusinessPasskey(ctx context.Context, userID string, credentialID []byte) error
 }

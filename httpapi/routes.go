@@ -242,6 +242,7 @@ func dashboardRoutes(d *dashpages.Pages) *http.ServeMux {
 	mux.HandleFunc("GET /dashboard/security", d.Member("", d.Security))
 	mux.HandleFunc("POST /dashboard/passkeys/add/begin", d.Member("", d.PasskeyAddBegin))
 	mux.HandleFunc("POST /dashboard/passkeys/add/finish", d.Member("", d.PasskeyAddFinish))
+	mux.HandleFunc("POST /dashboard/passkeys/{id}/remove", d.Member("", d.RemovePasskey))
 	mux.HandleFunc("POST /dashboard/passkeys/login/begin", d.PasskeyLogInBegin)
 	mux.HandleFunc("POST /dashboard/passkeys/login/finish", d.PasskeyLogInFinish)
 	mux.HandleFunc("GET /dashboard/static/{file}", d.Static)

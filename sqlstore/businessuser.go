@@ -247,4 +247,19 @@ func (db *DB) UseBusinessPasskey(ctx context.Context, credentialID, credential [
 	return nil
 }
 
+// DeleteBusinessPasskey deletes a passkey of the user.
+func (db *DB) DeleteBusinessPasskey(ctx context.Context, userID string, credentialID []byte) error {
+	res, err := db.write.ExecContext(ctx, `DELETE FROM business_user_passkeys WHERE user_id = $1 AND credential_id = $2`,
+		userID, credentialKey(credentialID))
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return err
+	} else if n == 0 {
+		return verifyd.ErrNotFound
+	}
+	return nil
+}
+
 var _ verifyd.BusinessUserStore = (*DB)(nil)

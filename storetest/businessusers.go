@@ -31,7 +31,7 @@ var businessUserTests = map[string]func(*testing.T, context.Context, verifyd.Sto
 	"TOTPStepOnlyForward":          testUseTOTPStep,
 	"ConcurrentTOTPStepOneWins":    testConcurrentTOTPStep,
 	"PasskeyRoundTrip":             testBusinessPasskeys,
-	"PasskeyDuplicateAndUnknown":   testBusinessPasskeyRefusals,
+	"PasskeyRefusalsAndDelete":     testBusinessPasskeyRefusals,
 }
 
 func newInvitation(bizID, label, email string, role verifyd.Role, created time.Time) verifyd.Invitation {
@@ -419,4 +419,12 @@ func testBusinessPasskeyRefusals(t *testing.T, ctx context.Context, s verifyd.St
 	_, err = s.BusinessPasskey(ctx, nobody.CredentialID)
 	assertNotFound(t, "BusinessPasskey", err)
 	assertNotFound(t, "UseBusinessPasskey", s.UseBusinessPasskey(ctx, nobody.CredentialID, []byte(`{}`), clock))
+	// Only its user deletes a passkey, once.
+	assertNotFound(t, "DeleteBusinessPasskey by another user", s.DeleteBusinessPasskey(ctx, "bu_2", p.CredentialID))
+	if err := s.DeleteBusinessPasskey(ctx, "bu_1", p.CredentialID); err != nil {
+		t.Fatalf("DeleteBusinessPasskey: %v", err)
+	}
+	_, err = s.BusinessPasskey(ctx, p.CredentialID)
+	assertNotFound(t, "a deleted passkey", err)
+	assertNotFound(t, "DeleteBusinessPasskey again", s.DeleteBusinessPasskey(ctx, "bu_1", p.CredentialID))
 }

@@ -449,4 +449,17 @@ func TestDashboardPasskeyInChromium(t *testing.T) {
 	if !added {
 		t.Error("adding the passkey is not in the audit log")
 	}
+
+	// Removed, the passkey no longer signs in.
+	do(t, ctx, "open the security page", chromedp.Navigate(origin+"/dashboard/security"))
+	waitJS(t, ctx, "the passkey listed", `document.querySelectorAll('main tbody tr').length === 1`)
+	do(t, ctx, "remove the passkey", chromedp.Click(chromedp.CSS(`button[aria-label="Remove passkey 1"]`)))
+	waitJS(t, ctx, "no passkey", `!!document.getElementById('no-passkeys')`)
+	do(t, ctx, "sign out", chromedp.Click(chromedp.CSS(".who button")))
+	waitJS(t, ctx, "the passkey sign-in", `!!document.getElementById('passkey-login') && !document.getElementById('passkey-login').hidden`)
+	do(t, ctx, "try the removed passkey", chromedp.Click(chromedp.ID("passkey-login")))
+	waitJS(t, ctx, "the refusal", `!document.getElementById('passkey-status').hidden`)
+	if loc := jsString(t, ctx, `location.pathname`); loc != "/dashboard/login" {
+		t.Errorf("a removed passkey signed in (at %s)", loc)
+	}
 }
