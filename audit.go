@@ -43,6 +43,7 @@ const (
 	AuditRedact          = "verification.redact"
 	AuditWebhookResend   = "webhook.resend"
 	AuditUserInvite      = "user.invite"
+	AuditUserUninvite    = "user.uninvite"
 	AuditUserJoin        = "user.join"
 	AuditUserRemove      = "user.remove"
 	AuditPasskeyAdd      = "passkey.add"

@@ -15,6 +15,7 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -507,6 +508,28 @@ func (s *Service) InviteUser(ctx context.Context, m Member, email string, role v
 	}
 	return s.Invite(m.Context(ctx), m.Business.ID, email, role)
 }
+
+// WithdrawInvitation deletes an open invitation of the member's business,
+// named by the hex SHA-256 of its token (InvitationID), so its link stops
+// working.
+func (s *Service) WithdrawInvitation(ctx context.Context, m Member, id string) error {
+	if err := m.need(ManageUsers); err != nil {
+		return err
+	}
+	hash, err := hex.DecodeString(id)
+	if err != nil || len(hash) != sha256.Size {
+		return verifyd.ErrNotFound
+	}
+	if err := s.store.DeleteInvitation(ctx, m.Business.ID, hash); err != nil {
+		return err
+	}
+	s.audit(m.Context(ctx), m.Business.ID, verifyd.AuditUserUninvite, "", "")
+	return nil
+}
+
+// InvitationID names an invitation on pages: the hex SHA-256 of its
+// token, which does not give the link.
+func InvitationID(inv verifyd.Invitation) string { return hex.EncodeToString(inv.TokenHash) }
 
 // ErrRole refuses an unknown role.
 var ErrRole = verifyd.Errorf(verifyd.EInvalid, "the role must be owner, developer or viewer")

@@ -225,6 +225,7 @@ func dashboardRoutes(d *dashpages.Pages) *http.ServeMux {
 	mux.HandleFunc("POST /dashboard/logout", d.Member("", d.LogOut))
 	mux.HandleFunc("GET /dashboard/invitations/{token}", d.InvitationForm)
 	mux.HandleFunc("POST /dashboard/invitations/{token}", d.AcceptInvitation)
+	mux.HandleFunc("POST /dashboard/invitations/{id}/withdraw", d.Member(dashboard.ManageUsers, d.WithdrawInvitation))
 	mux.HandleFunc("GET /dashboard/signup", d.SignUpForm)
 	mux.HandleFunc("POST /dashboard/signup", d.SignUp)
 	mux.HandleFunc("GET /dashboard/keys", d.Member("", d.Keys))

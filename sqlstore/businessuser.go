@@ -70,6 +70,21 @@ func (db *DB) Invitations(ctx context.Context, businessID string, now time.Time)
 	return out, rows.Err()
 }
 
+// DeleteInvitation deletes an invitation of the business not accepted.
+func (db *DB) DeleteInvitation(ctx context.Context, businessID string, hash []byte) error {
+	res, err := db.write.ExecContext(ctx, `DELETE FROM business_invitations
+		WHERE business_id = $1 AND token_hash = $2 AND accepted_at IS NULL`, businessID, hash)
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return err
+	} else if n == 0 {
+		return verifyd.ErrNotFound
+	}
+	return nil
+}
+
 // AcceptInvitation marks the invitation accepted and creates the user with
 // the invitation's business, e-mail address and role, atomically.
 func (db *DB) AcceptInvitation(ctx context.Context, hash []byte, u verifyd.BusinessUser) error {

@@ -249,11 +249,28 @@ func TestDashboardRolesInChromium(t *testing.T) {
 		axeCheck(t, ctx, axe, "users page")
 	}
 
+	// An invitation withdrawn: its link no longer works.
+	open(t, ctx, ts, "/dashboard/users")
+	do(t, ctx, "invite someone", chromedp.SendKeys(chromedp.ID("invite-email"), "gone@example.com"),
+		chromedp.Submit(chromedp.ID("invite-email")))
+	waitJS(t, ctx, "the invitation link", `!!document.getElementById('new-invitation-link')`)
+	gone := text(t, ctx, "#new-invitation-link")
+	do(t, ctx, "withdraw it", chromedp.Click(chromedp.CSS(`button[aria-label="Withdraw the invitation of gone@example.com"]`)))
+	waitJS(t, ctx, "the withdrawal", `!!document.querySelector('.notice')`)
+	if strings.Contains(text(t, ctx, "main"), "gone@example.com") {
+		t.Error("the withdrawn invitation is still listed")
+	}
+	do(t, ctx, "open the withdrawn link", chromedp.Navigate(gone))
+	waitJS(t, ctx, "the refusal", `!!document.querySelector('.message')`)
+	if e := text(t, ctx, ".message"); !strings.Contains(e, "unknown, used or expired") {
+		t.Errorf("a withdrawn invitation: %q", e)
+	}
+
 	// The audit log names the owner for the owner's changes.
 	open(t, ctx, ts, "/dashboard/audit")
 	axeCheck(t, ctx, axe, "audit page")
 	audit := text(t, ctx, "table.audit")
-	for _, want := range []string{"key.create", "key.revoke", "redirects.add", "business.set", "user.invite", "user.join",
+	for _, want := range []string{"key.create", "key.revoke", "redirects.add", "business.set", "user.invite", "user.uninvite", "user.join",
 		"business_user: Olivia Owner <owner@example.com>", "operator: cli:ops"} {
 		if !strings.Contains(audit, want) {
 			t.Errorf("the audit log lacks %q:\n%s", want, audit)

@@ -239,7 +239,8 @@ func done(w http.ResponseWriter, r *Req, page, notice string) {
 
 // notices are the keys ?done= may name.
 var notices = map[string]bool{"key_revoked": true, "redirect_added": true, "redirect_removed": true,
-	"settings_saved": true, "user_removed": true, "passkey_removed": true}
+	"settings_saved": true, "user_removed": true, "passkey_removed": true,
+	"invitation_withdrawn": true}
 
 func noticeOf(r *Req) string {
 	if d := r.URL.Query().Get("done"); notices[d] {

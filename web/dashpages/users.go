@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/verifyd/verifyd"
+	"github.com/verifyd/verifyd/dashboard"
 )
 
 type userRow struct {
@@ -14,8 +15,8 @@ type userRow struct {
 }
 
 type invitationRow struct {
-	Email, Role string
-	Expires     timeView
+	ID, Email, Role string
+	Expires         timeView
 }
 
 type usersData struct {
@@ -46,7 +47,7 @@ func (p *Pages) usersView(w http.ResponseWriter, r *Req) (view, error) {
 		d.Users = append(d.Users, row)
 	}
 	for _, inv := range invs {
-		d.Invitations = append(d.Invitations, invitationRow{Email: inv.Email, Role: string(inv.Role), Expires: showTime(inv.ExpiresAt)})
+		d.Invitations = append(d.Invitations, invitationRow{ID: dashboard.InvitationID(inv), Email: inv.Email, Role: string(inv.Role), Expires: showTime(inv.ExpiresAt)})
 	}
 	v := p.memberView(w, r, "users_title")
 	v.Data = d
@@ -109,4 +110,18 @@ func (p *Pages) RemoveUser(w http.ResponseWriter, r *Req) {
 		return
 	}
 	done(w, r, Base+"/users", "user_removed")
+}
+
+// WithdrawInvitation deletes an open invitation.
+func (p *Pages) WithdrawInvitation(w http.ResponseWriter, r *Req) {
+	if err := p.svc.WithdrawInvitation(r.Context(), r.Member, r.PathValue("id")); err != nil {
+		v, verr := p.usersView(w, r)
+		if verr != nil {
+			p.failure(w, r.Request, verr)
+			return
+		}
+		p.showError(w, r.Request, v, "users", err)
+		return
+	}
+	done(w, r, Base+"/users", "invitation_withdrawn")
 }
