@@ -151,6 +151,13 @@ func (s *Service) Invite(ctx context.Context, businessID, email string, role ver
 	if !role.Valid() {
 		return verifyd.Invitation{}, "", ErrRole
 	}
+	// An address in use could never accept; say so now rather than at
+	// the link.
+	if _, err := s.store.BusinessUserByEmail(ctx, addr); err == nil {
+		return verifyd.Invitation{}, "", ErrTaken
+	} else if !errors.Is(err, verifyd.ErrNotFound) {
+		return verifyd.Invitation{}, "", err
+	}
 	token, err := verifyd.RandomToken(s.cfg.Rand, 32)
 	if err != nil {
 		return verifyd.Invitation{}, "", err

@@ -177,6 +177,11 @@ func TestInvitationAndSignIn(t *testing.T) {
 			t.Errorf("second AcceptInvitation = %v, want ErrInvitation", err)
 		}
 
+		// The address is taken now: a new invitation for it is refused.
+		if _, _, err := f.svc.Invite(ctx, b.ID, "ada@example.com", verifyd.RoleViewer); !errors.Is(err, dashboard.ErrTaken) {
+			t.Errorf("inviting a user's address: %v, want ErrTaken", err)
+		}
+
 		// The enrolment's code is spent: it does not sign in.
 		if _, err := f.svc.Authenticate(ctx, "ada@example.com", password, good.Code, client); !errors.Is(err, dashboard.ErrBadLogin) {
 			t.Errorf("sign-in with the enrolment's code = %v, want ErrBadLogin", err)
