@@ -46,9 +46,11 @@ const (
 	AuditRedact          = "verification.redact"
 	AuditWebhookResend   = "webhook.resend"
 	AuditUserInvite      = "user.invite"
+	AuditUserUninvite    = "user.uninvite"
 	AuditUserJoin        = "user.join"
 	AuditUserRemove      = "user.remove"
 	AuditPasskeyAdd      = "passkey.add"
+	AuditPasskeyRemove   = "passkey.remove"
 )
 
 // AuditEntry is one line of the audit log: who did what, when, to what.

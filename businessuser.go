@@ -84,6 +84,9 @@ type BusinessUserStore interface {
 	// Invitation returns the invitation whose token hashes to hash,
 	// accepted or expired or not, or ErrNotFound.
 	Invitation(ctx context.Context, hash []byte) (Invitation, error)
+	// DeleteInvitation deletes an invitation of the business that was not
+	// accepted (expired or not); ErrNotFound otherwise.
+	DeleteInvitation(ctx context.Context, businessID string, hash []byte) error
 	// AcceptInvitation marks the invitation accepted at u.CreatedAt and
 	// creates u, in one transaction. It fails with ErrNotFound, changing
 	// nothing, when the invitation is unknown, accepted already or expired
@@ -123,4 +126,7 @@ type BusinessUserStore interface {
 	// UseBusinessPasskey records a sign-in with a passkey: its updated
 	// credential (sign counter) and the time; ErrNotFound when unknown.
 	UseBusinessPasskey(ctx context.Context, credentialID, credential []byte, at time.Time) error
+	// DeleteBusinessPasskey deletes a passkey of the user; ErrNotFound
+	// when the user has no such passkey.
+	DeleteBusinessPasskey(ctx context.Context, userID string, credentialID []byte) error
 }

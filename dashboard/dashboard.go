@@ -15,6 +15,7 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -100,6 +101,15 @@ func New(store verifyd.Store, tenants *tenant.Service, sealer *seal.Sealer, cfg 
 // NewTOTPKey returns a fresh TOTP secret for account to enrol.
 func (s *Service) NewTOTPKey(account string) (TOTPKey, error) { return NewTOTPKey(s.cfg.Rand, account) }
 
+// InvitationLink is the link of an invitation token under the
+// dashboard's URL, or "" when the service has none.
+func (s *Service) InvitationLink(token string) string {
+	if s.cfg.BaseURL == "" {
+		return ""
+	}
+	return strings.TrimSuffix(s.cfg.BaseURL, "/") + "/invitations/" + token
+}
+
 // SignUpOpen reports whether self sign-up is enabled.
 func (s *Service) SignUpOpen() bool { return s.cfg.SignUp }
 
@@ -140,6 +150,13 @@ func (s *Service) Invite(ctx context.Context, businessID, email string, role ver
 	}
 	if !role.Valid() {
 		return verifyd.Invitation{}, "", ErrRole
+	}
+	// An address in use could never accept; say so now rather than at
+	// the link.
+	if _, err := s.store.BusinessUserByEmail(ctx, addr); err == nil {
+		return verifyd.Invitation{}, "", ErrTaken
+	} else if !errors.Is(err, verifyd.ErrNotFound) {
+		return verifyd.Invitation{}, "", err
 	}
 	token, err := verifyd.RandomToken(s.cfg.Rand, 32)
 	if err != nil {
@@ -498,6 +515,28 @@ func (s *Service) InviteUser(ctx context.Context, m Member, email string, role v
 	}
 	return s.Invite(m.Context(ctx), m.Business.ID, email, role)
 }
+
+// WithdrawInvitation deletes an open invitation of the member's business,
+// named by the hex SHA-256 of its token (InvitationID), so its link stops
+// working.
+func (s *Service) WithdrawInvitation(ctx context.Context, m Member, id string) error {
+	if err := m.need(ManageUsers); err != nil {
+		return err
+	}
+	hash, err := hex.DecodeString(id)
+	if err != nil || len(hash) != sha256.Size {
+		return verifyd.ErrNotFound
+	}
+	if err := s.store.DeleteInvitation(ctx, m.Business.ID, hash); err != nil {
+		return err
+	}
+	s.audit(m.Context(ctx), m.Business.ID, verifyd.AuditUserUninvite, "", "")
+	return nil
+}
+
+// InvitationID names an invitation on pages: the hex SHA-256 of its
+// token, which does not give the link.
+func InvitationID(inv verifyd.Invitation) string { return hex.EncodeToString(inv.TokenHash) }
 
 // ErrRole refuses an unknown role.
 var ErrRole = verifyd.Errorf(verifyd.EInvalid, "the role must be owner, developer or viewer")

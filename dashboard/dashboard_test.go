@@ -177,6 +177,11 @@ func TestInvitationAndSignIn(t *testing.T) {
 			t.Errorf("second AcceptInvitation = %v, want ErrInvitation", err)
 		}
 
+		// The address is taken now: a new invitation for it is refused.
+		if _, _, err := f.svc.Invite(ctx, b.ID, "ada@example.com", verifyd.RoleViewer); !errors.Is(err, dashboard.ErrTaken) {
+			t.Errorf("inviting a user's address: %v, want ErrTaken", err)
+		}
+
 		// The enrolment's code is spent: it does not sign in.
 		if _, err := f.svc.Authenticate(ctx, "ada@example.com", password, good.Code, client); !errors.Is(err, dashboard.ErrBadLogin) {
 			t.Errorf("sign-in with the enrolment's code = %v, want ErrBadLogin", err)
@@ -387,4 +392,37 @@ func TestSignUp(t *testing.T) {
 			t.Errorf("a second sign-up with the address: %v, want ErrTaken", err)
 		}
 	})
+}
+
+// TestPasskeysOnlyOnAHostName: WebAuthn has no relying party on an IP
+// address, so passkeys are offered only when the dashboard's URL names a
+// host; a URL that is not one fails the start.
+func TestPasskeysOnlyOnAHostName(t *testing.T) {
+	t.Parallel()
+	f := setup(t, "sqlite", false)
+	for _, c := range []struct {
+		url     string
+		on, bad bool
+	}{
+		{"", false, false},
+		{"http://127.0.0.1:8080/dashboard", false, false},
+		{"http://[::1]:8080/dashboard", false, false},
+		{"https://dash.example.com/dashboard", true, false},
+		{"http://localhost:8080/dashboard", true, false},
+		{"not a url", false, true},
+	} {
+		svc, err := dashboard.New(f.store, f.tenants, nil, dashboard.Config{BaseURL: c.url})
+		if (err != nil) != c.bad {
+			t.Errorf("New with %q: %v", c.url, err)
+			continue
+		}
+		if err == nil && svc.PasskeysOn() != c.on {
+			t.Errorf("PasskeysOn with %q = %v, want %v", c.url, svc.PasskeysOn(), c.on)
+		}
+		if err == nil && !c.on {
+			if _, _, err := svc.BeginPasskeyLogIn(client); !errors.Is(err, dashboard.ErrPasskeysOff) {
+				t.Errorf("BeginPasskeyLogIn with %q: %v, want ErrPasskeysOff", c.url, err)
+			}
+		}
+	}
 }

@@ -234,3 +234,13 @@ func (s *Service) FinishPasskeyLogIn(ctx context.Context, sealed []byte, r *http
 	}
 	return user, nil
 }
+
+// RemovePasskey deletes one of the member's passkeys; another user's is
+// ErrNotFound.
+func (s *Service) RemovePasskey(ctx context.Context, m Member, credentialID []byte) error {
+	if err := s.store.DeleteBusinessPasskey(ctx, m.User.ID, credentialID); err != nil {
+		return err
+	}
+	s.audit(m.Context(ctx), m.Business.ID, verifyd.AuditPasskeyRemove, m.User.ID, "")
+	return nil
+}

@@ -237,6 +237,7 @@ func dashboardRoutes(d *dashpages.Pages) *http.ServeMux {
 	mux.HandleFunc("POST /dashboard/logout", d.Member("", d.LogOut))
 	mux.HandleFunc("GET /dashboard/invitations/{token}", d.InvitationForm)
 	mux.HandleFunc("POST /dashboard/invitations/{token}", d.AcceptInvitation)
+	mux.HandleFunc("POST /dashboard/invitations/{id}/withdraw", d.Member(dashboard.ManageUsers, d.WithdrawInvitation))
 	mux.HandleFunc("GET /dashboard/signup", d.SignUpForm)
 	mux.HandleFunc("POST /dashboard/signup", d.SignUp)
 	mux.HandleFunc("GET /dashboard/keys", d.Member("", d.Keys))
@@ -254,6 +255,7 @@ func dashboardRoutes(d *dashpages.Pages) *http.ServeMux {
 	mux.HandleFunc("GET /dashboard/security", d.Member("", d.Security))
 	mux.HandleFunc("POST /dashboard/passkeys/add/begin", d.Member("", d.PasskeyAddBegin))
 	mux.HandleFunc("POST /dashboard/passkeys/add/finish", d.Member("", d.PasskeyAddFinish))
+	mux.HandleFunc("POST /dashboard/passkeys/{id}/remove", d.Member("", d.RemovePasskey))
 	mux.HandleFunc("POST /dashboard/passkeys/login/begin", d.PasskeyLogInBegin)
 	mux.HandleFunc("POST /dashboard/passkeys/login/finish", d.PasskeyLogInFinish)
 	// Verifications, webhooks and branding (verifications.go, webhooks.go,

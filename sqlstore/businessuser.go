@@ -70,6 +70,21 @@ func (db *DB) Invitations(ctx context.Context, businessID string, now time.Time)
 	return out, rows.Err()
 }
 
+// DeleteInvitation deletes an invitation of the business not accepted.
+func (db *DB) DeleteInvitation(ctx context.Context, businessID string, hash []byte) error {
+	res, err := db.write.ExecContext(ctx, `DELETE FROM business_invitations
+		WHERE business_id = $1 AND token_hash = $2 AND accepted_at IS NULL`, businessID, hash)
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return err
+	} else if n == 0 {
+		return verifyd.ErrNotFound
+	}
+	return nil
+}
+
 // AcceptInvitation marks the invitation accepted and creates the user with
 // the invitation's business, e-mail address and role, atomically.
 func (db *DB) AcceptInvitation(ctx context.Context, hash []byte, u verifyd.BusinessUser) error {
@@ -236,6 +251,21 @@ func (db *DB) BusinessPasskeys(ctx context.Context, userID string) ([]verifyd.Bu
 func (db *DB) UseBusinessPasskey(ctx context.Context, credentialID, credential []byte, at time.Time) error {
 	res, err := db.write.ExecContext(ctx, `UPDATE business_user_passkeys SET credential = $2, last_used_at = $3
 		WHERE credential_id = $1`, credentialKey(credentialID), string(credential), micros(at))
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return err
+	} else if n == 0 {
+		return verifyd.ErrNotFound
+	}
+	return nil
+}
+
+// DeleteBusinessPasskey deletes a passkey of the user.
+func (db *DB) DeleteBusinessPasskey(ctx context.Context, userID string, credentialID []byte) error {
+	res, err := db.write.ExecContext(ctx, `DELETE FROM business_user_passkeys WHERE user_id = $1 AND credential_id = $2`,
+		userID, credentialKey(credentialID))
 	if err != nil {
 		return err
 	}

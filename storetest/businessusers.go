@@ -22,6 +22,7 @@ var businessUserTests = map[string]func(*testing.T, context.Context, verifyd.Sto
 	"AcceptExistingEmailAtomic":    testAcceptExistingEmail,
 	"ConcurrentAcceptOneWins":      testConcurrentAccept,
 	"OpenInvitations":              testOpenInvitations,
+	"DeleteInvitation":             testDeleteInvitation,
 	"SignUpRoundTrip":              testCreateBusinessWithUser,
 	"SignUpExistingEmailAtomic":    testCreateBusinessWithUserConflict,
 	"UserNotFound":                 testBusinessUserNotFound,
@@ -31,7 +32,7 @@ var businessUserTests = map[string]func(*testing.T, context.Context, verifyd.Sto
 	"TOTPStepOnlyForward":          testUseTOTPStep,
 	"ConcurrentTOTPStepOneWins":    testConcurrentTOTPStep,
 	"PasskeyRoundTrip":             testBusinessPasskeys,
-	"PasskeyDuplicateAndUnknown":   testBusinessPasskeyRefusals,
+	"PasskeyRefusalsAndDelete":     testBusinessPasskeyRefusals,
 }
 
 func newInvitation(bizID, label, email string, role verifyd.Role, created time.Time) verifyd.Invitation {
@@ -419,4 +420,35 @@ func testBusinessPasskeyRefusals(t *testing.T, ctx context.Context, s verifyd.St
 	_, err = s.BusinessPasskey(ctx, nobody.CredentialID)
 	assertNotFound(t, "BusinessPasskey", err)
 	assertNotFound(t, "UseBusinessPasskey", s.UseBusinessPasskey(ctx, nobody.CredentialID, []byte(`{}`), clock))
+	// Only its user deletes a passkey, once.
+	assertNotFound(t, "DeleteBusinessPasskey by another user", s.DeleteBusinessPasskey(ctx, "bu_2", p.CredentialID))
+	if err := s.DeleteBusinessPasskey(ctx, "bu_1", p.CredentialID); err != nil {
+		t.Fatalf("DeleteBusinessPasskey: %v", err)
+	}
+	_, err = s.BusinessPasskey(ctx, p.CredentialID)
+	assertNotFound(t, "a deleted passkey", err)
+	assertNotFound(t, "DeleteBusinessPasskey again", s.DeleteBusinessPasskey(ctx, "bu_1", p.CredentialID))
+}
+
+func testDeleteInvitation(t *testing.T, ctx context.Context, s verifyd.Store) {
+	createBusiness(t, ctx, s, "biz_a", clock)
+	createBusiness(t, ctx, s, "biz_b", clock)
+	open := newInvitation("biz_a", "open", "one@example.com", verifyd.RoleViewer, clock)
+	accepted := newInvitation("biz_a", "accepted", "two@example.com", verifyd.RoleViewer, clock)
+	mustInvite(t, ctx, s, open)
+	mustInvite(t, ctx, s, accepted)
+	if err := s.AcceptInvitation(ctx, accepted.TokenHash, newBusinessUser("bu_1", "biz_a", "two@example.com", verifyd.RoleViewer, at(time.Minute))); err != nil {
+		t.Fatalf("AcceptInvitation: %v", err)
+	}
+	assertNotFound(t, "DeleteInvitation by another business", s.DeleteInvitation(ctx, "biz_b", open.TokenHash))
+	assertNotFound(t, "DeleteInvitation of an accepted one", s.DeleteInvitation(ctx, "biz_a", accepted.TokenHash))
+	if err := s.DeleteInvitation(ctx, "biz_a", open.TokenHash); err != nil {
+		t.Fatalf("DeleteInvitation: %v", err)
+	}
+	_, err := s.Invitation(ctx, open.TokenHash)
+	assertNotFound(t, "a deleted invitation", err)
+	if _, err := s.Invitation(ctx, accepted.TokenHash); err != nil {
+		t.Errorf("the accepted invitation: %v", err)
+	}
+	assertNotFound(t, "DeleteInvitation again", s.DeleteInvitation(ctx, "biz_a", open.TokenHash))
 }

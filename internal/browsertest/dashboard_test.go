@@ -249,11 +249,28 @@ func TestDashboardRolesInChromium(t *testing.T) {
 		axeCheck(t, ctx, axe, "users page")
 	}
 
+	// An invitation withdrawn: its link no longer works.
+	open(t, ctx, ts, "/dashboard/users")
+	do(t, ctx, "invite someone", chromedp.SendKeys(chromedp.ID("invite-email"), "gone@example.com"),
+		chromedp.Submit(chromedp.ID("invite-email")))
+	waitJS(t, ctx, "the invitation link", `!!document.getElementById('new-invitation-link')`)
+	gone := text(t, ctx, "#new-invitation-link")
+	do(t, ctx, "withdraw it", chromedp.Click(chromedp.CSS(`button[aria-label="Withdraw the invitation of gone@example.com"]`)))
+	waitJS(t, ctx, "the withdrawal", `!!document.querySelector('.notice')`)
+	if strings.Contains(text(t, ctx, "main"), "gone@example.com") {
+		t.Error("the withdrawn invitation is still listed")
+	}
+	do(t, ctx, "open the withdrawn link", chromedp.Navigate(gone))
+	waitJS(t, ctx, "the refusal", `!!document.querySelector('.message')`)
+	if e := text(t, ctx, ".message"); !strings.Contains(e, "unknown, used or expired") {
+		t.Errorf("a withdrawn invitation: %q", e)
+	}
+
 	// The audit log names the owner for the owner's changes.
 	open(t, ctx, ts, "/dashboard/audit")
 	axeCheck(t, ctx, axe, "audit page")
 	audit := text(t, ctx, "table.audit")
-	for _, want := range []string{"key.create", "key.revoke", "redirects.add", "business.set", "user.invite", "user.join",
+	for _, want := range []string{"key.create", "key.revoke", "redirects.add", "business.set", "user.invite", "user.uninvite", "user.join",
 		"business_user: Olivia Owner <owner@example.com>", "operator: cli:ops"} {
 		if !strings.Contains(audit, want) {
 			t.Errorf("the audit log lacks %q:\n%s", want, audit)
@@ -289,6 +306,16 @@ func TestDashboardRolesInChromium(t *testing.T) {
 	waitJS(t, ctx, "the login page", `location.pathname === '/dashboard/login'`)
 	viewer := &dashUser{email: "viewer@example.com", name: "Vi Ewer"}
 	enrol(t, ctx, c, viewer, links[verifyd.RoleViewer])
+	if nav := jsString(t, ctx, `[...document.querySelectorAll('.main-nav a')].map(a => a.textContent).join(',')`); nav != "Verifications,Webhooks,API keys,Redirect URLs,Settings,Branding,Security" {
+		t.Errorf("viewer's navigation: %s", nav)
+	}
+	for _, path := range []string{"/dashboard/users", "/dashboard/audit"} {
+		open(t, ctx, ts, path)
+		if h := text(t, ctx, "h1"); h != "Not allowed" {
+			t.Errorf("viewer on %s: %q", path, h)
+		}
+	}
+	open(t, ctx, ts, "/dashboard/keys")
 	if n := jsString(t, ctx, `String(document.querySelectorAll('main form').length)`); n != "0" {
 		t.Errorf("the viewer's keys page has %s forms", n)
 	}
@@ -438,5 +465,18 @@ func TestDashboardPasskeyInChromium(t *testing.T) {
 	}
 	if !added {
 		t.Error("adding the passkey is not in the audit log")
+	}
+
+	// Removed, the passkey no longer signs in.
+	do(t, ctx, "open the security page", chromedp.Navigate(origin+"/dashboard/security"))
+	waitJS(t, ctx, "the passkey listed", `document.querySelectorAll('main tbody tr').length === 1`)
+	do(t, ctx, "remove the passkey", chromedp.Click(chromedp.CSS(`button[aria-label="Remove passkey 1"]`)))
+	waitJS(t, ctx, "no passkey", `!!document.getElementById('no-passkeys')`)
+	do(t, ctx, "sign out", chromedp.Click(chromedp.CSS(".who button")))
+	waitJS(t, ctx, "the passkey sign-in", `!!document.getElementById('passkey-login') && !document.getElementById('passkey-login').hidden`)
+	do(t, ctx, "try the removed passkey", chromedp.Click(chromedp.ID("passkey-login")))
+	waitJS(t, ctx, "the refusal", `!document.getElementById('passkey-status').hidden`)
+	if loc := jsString(t, ctx, `location.pathname`); loc != "/dashboard/login" {
+		t.Errorf("a removed passkey signed in (at %s)", loc)
 	}
 }

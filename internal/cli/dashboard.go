@@ -43,7 +43,8 @@ func (e *env) businessInvite(ctx context.Context, args []string) error {
 		return err
 	}
 	defer db.Close()
-	svc, err := dashboard.New(db, tenant.New(db, sealer, e.rand, e.now), sealer, dashboard.Config{Now: e.now, Rand: e.rand})
+	svc, err := dashboard.New(db, tenant.New(db, sealer, e.rand, e.now), sealer, dashboard.Config{Now: e.now, Rand: e.rand,
+		BaseURL: strings.TrimSuffix(*base, "/")})
 	if err != nil {
 		return err
 	}
@@ -51,7 +52,7 @@ func (e *env) businessInvite(ctx context.Context, args []string) error {
 	if err != nil {
 		return describe(err, "business "+*business)
 	}
-	link := strings.TrimSuffix(*base, "/") + "/invitations/" + token
+	link := svc.InvitationLink(token)
 	if *asJSON {
 		return e.printJSON(struct {
 			BusinessID string       `json:"business_id"`

@@ -1,13 +1,17 @@
 package cli_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/verifyd/verifyd/internal/cli"
 	"github.com/verifyd/verifyd/internal/testdb"
+	"github.com/verifyd/verifyd/internal/testserver"
 )
 
 // TestBusinessInvite: business invite prints a link under the dashboard
@@ -72,5 +76,51 @@ func TestBusinessInvite(t *testing.T) {
 				t.Errorf("audit list after three invitations:\n%s", stdout)
 			}
 		})
+	}
+}
+
+// TestServeDashboardFlags: serve offers the dashboard's sign-up only with
+// --dashboard-signup, and a --dashboard-url that is not a URL stops it.
+func TestServeDashboardFlags(t *testing.T) {
+	t.Parallel()
+	env := testEnv(t, "sqlite")
+	for _, c := range []struct {
+		args []string
+		want int
+	}{
+		{nil, http.StatusNotFound},
+		{[]string{"--dashboard-signup"}, http.StatusOK},
+	} {
+		ctx, cancel := context.WithCancel(context.Background())
+		var out, logs testserver.Buffer
+		done := make(chan error, 1)
+		go func() {
+			done <- cli.Run(ctx, append([]string{"serve", "--listen", "127.0.0.1:0", "--ocr", "off", "--models-dir", t.TempDir(),
+				"--models-fetch=false"}, c.args...), func(k string) string { return env[k] }, nil, &out, &logs)
+		}()
+		for !strings.Contains(out.String(), "verifyd listening on ") {
+			select {
+			case err := <-done:
+				t.Fatalf("serve exited: %v\n%s", err, logs.String())
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+		origin := strings.TrimSpace(strings.SplitN(strings.SplitAfter(out.String(), "verifyd listening on ")[1], "\n", 2)[0])
+		res, err := http.Get(origin + "/dashboard/signup")
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != c.want {
+			t.Errorf("serve %v: /dashboard/signup answered %d, want %d", c.args, res.StatusCode, c.want)
+		}
+		cancel()
+		if err := <-done; err != nil {
+			t.Fatalf("serve: %v", err)
+		}
+	}
+	if _, _, err := run(t, env, "serve", "--listen", "127.0.0.1:0", "--ocr", "off", "--models-fetch=false",
+		"--models-dir", t.TempDir(), "--dashboard-url", "://nothing"); err == nil || !strings.Contains(err.Error(), "dashboard") {
+		t.Errorf("serve with a bad --dashboard-url: %v", err)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/verifyd/verifyd"
 	"github.com/verifyd/verifyd/dashboard"
 	"github.com/verifyd/verifyd/httpapi/request"
+	"github.com/verifyd/verifyd/web/layout"
 )
 
 // Sign-in, sign-out, invitation acceptance and sign-up: the pages before
@@ -23,13 +24,7 @@ import (
 // token instead of a session's.
 
 // safeNext keeps a post-login destination inside the dashboard.
-func safeNext(next string) string {
-	if (next == Base || strings.HasPrefix(next, Base+"/")) && !strings.ContainsAny(next, "\\?#") &&
-		!strings.Contains(next, "//") && !strings.Contains(next, "/..") {
-		return next
-	}
-	return Base
-}
+func safeNext(next string) string { return layout.SafeNext(next, Base) }
 
 type loginData struct {
 	Email, Next string

@@ -3,6 +3,7 @@ package dashpages_test
 import (
 	"context"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
@@ -74,7 +75,7 @@ func field(t *testing.T, re *regexp.Regexp, page string) string {
 
 // join accepts an invitation as role and returns the signed-in client and
 // the session's CSRF token.
-func join(t *testing.T, ts *testserver.Server, role verifyd.Role, email string) (*client, string) {
+func join(t *testing.T, ts *testserver.Server, role verifyd.Role, email string) (*client, string, string) {
 	t.Helper()
 	_, token, err := ts.App.Dashboard.Invite(context.Background(), ts.Business.ID, email, role)
 	if err != nil {
@@ -93,7 +94,7 @@ func join(t *testing.T, ts *testserver.Server, role verifyd.Role, email string) 
 		t.Fatalf("accepting the invitation: %s to %q", res.Status, res.Header.Get("Location"))
 	}
 	_, page = c.do("GET", "/dashboard/keys", nil)
-	return c, field(t, tokenField, page)
+	return c, field(t, tokenField, page), token
 }
 
 // TestHeadersTokensAndRoles checks over HTTP, on both databases, what a
@@ -105,7 +106,8 @@ func TestHeadersTokensAndRoles(t *testing.T) {
 	for _, d := range testdb.Dialects {
 		t.Run(d, func(t *testing.T) {
 			t.Parallel()
-			ts := testserver.Start(t, d, testserver.Options{Dev: true})
+			var logs testserver.Buffer
+			ts := testserver.Start(t, d, testserver.Options{Dev: true, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 			anon := newClient(t, ts)
 			res, page := anon.do("GET", "/dashboard/login", nil)
 			h := res.Header
@@ -136,7 +138,7 @@ func TestHeadersTokensAndRoles(t *testing.T) {
 				t.Errorf("signed out: %s to %s", res.Status, res.Header.Get("Location"))
 			}
 
-			owner, csrf := join(t, ts, verifyd.RoleOwner, "owner@example.com")
+			owner, csrf, token := join(t, ts, verifyd.RoleOwner, "owner@example.com")
 			count := func() int {
 				keys, err := ts.Tenants.Keys(context.Background(), ts.Business.ID)
 				if err != nil {
@@ -160,7 +162,7 @@ func TestHeadersTokensAndRoles(t *testing.T) {
 				t.Errorf("creating a key: %s, %d keys", res.Status, count())
 			}
 
-			viewer, vcsrf := join(t, ts, verifyd.RoleViewer, "viewer@example.com")
+			viewer, vcsrf, _ := join(t, ts, verifyd.RoleViewer, "viewer@example.com")
 			for _, c := range []struct {
 				method, path string
 				form         url.Values
@@ -188,6 +190,11 @@ func TestHeadersTokensAndRoles(t *testing.T) {
 			}
 			if res, _ := viewer.do("GET", "/dashboard/keys", nil); res.StatusCode != 303 {
 				t.Errorf("the removed viewer's session: %s, want a redirect to the login page", res.Status)
+			}
+			// The invitation link's token is a bearer secret: the request
+			// log names its route, never the token.
+			if !strings.Contains(logs.String(), "/dashboard/invitations/{token}") || strings.Contains(logs.String(), token) {
+				t.Errorf("the request log and the invitation token:\n%s", logs.String())
 			}
 		})
 	}

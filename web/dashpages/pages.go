@@ -1,7 +1,8 @@
 // Package dashpages is the HTTP side of the business dashboard (package
-// dashboard): server-rendered pages at /dashboard without any script, so
-// they work without JavaScript under a CSP that allows nothing but this
-// origin's stylesheet, images and form targets. It uses web/layout for
+// dashboard): server-rendered pages at /dashboard that work without
+// JavaScript under a CSP that allows nothing but this origin's stylesheet,
+// images and form targets (passkeys, on two pages, add this origin's
+// script). It uses web/layout for
 // languages (English, German, French), hashed assets and security headers,
 // and webauth for sessions, CSRF tokens and sign-in limits.
 //
@@ -10,11 +11,15 @@
 // Pages.Member with the permission it needs, and a template in pages/
 // named after it that defines "content" (see keys.go and keys.html).
 //
-// Adding a page: write NAME.go (the handler) and pages/NAME.html (its
-// template; the frame, navigation and language links come with it), add
-// its texts to the catalog in NAME.go with a Catalog merged in texts.go,
-// add a navigation entry to nav (nav.go) with the permission that shows
-// it, and list its routes in httpapi/routes.go.
+// Adding a page: write NAME.go (the handler, a method of Pages taking
+// *Req) and pages/NAME.html (its template, defining "content"; the frame,
+// navigation, language links, notice and error come with it), add its
+// texts in English, German and French to catalog in texts.go, add its
+// navigation entry to nav in nav.go with the permission that shows it,
+// and list its routes in httpapi/routes.go (dashboardRoutes) wrapped by
+// Member with the permission each needs. The pages render with the
+// frame's CSP (no script); a page that needs the passkey script sets
+// view.JS, which adds script-src 'self' for that response only.
 package dashpages
 
 import (
@@ -109,17 +114,9 @@ func New(svc *dashboard.Service, cfg Config) *Pages {
 // before it reaches them (a second layer under the CSRF tokens), and the
 // matched route is recorded for logs and metrics.
 func (p *Pages) Handler(mux *http.ServeMux) http.Handler {
-	cop := http.NewCrossOriginProtection()
-	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return layout.Protect(mux, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p.message(w, r, http.StatusForbidden, "refused_title", "refused_cross_site")
 	}))
-	h := cop.Handler(mux)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h.ServeHTTP(w, r)
-		if r.Pattern != "" {
-			request.InfoOf(r.Context()).Route = r.Pattern
-		}
-	})
 }
 
 // view is what every page's template gets.
@@ -247,7 +244,8 @@ func done(w http.ResponseWriter, r *Req, page, notice string) {
 
 // notices are the keys ?done= may name.
 var notices = map[string]bool{"key_revoked": true, "redirect_added": true, "redirect_removed": true,
-	"settings_saved": true, "user_removed": true, "redacted": true, "webhook_resent": true, "branding_saved": true}
+	"settings_saved": true, "user_removed": true, "passkey_removed": true,
+	"invitation_withdrawn": true, "redacted": true, "webhook_resent": true, "branding_saved": true}
 
 func noticeOf(r *Req) string {
 	if d := r.URL.Query().Get("done"); notices[d] {

@@ -133,7 +133,11 @@ func (p *Pages) PasskeyLogInFinish(w http.ResponseWriter, r *http.Request) {
 	request.WriteJSON(w, http.StatusOK, struct{}{})
 }
 
-type passkeyRow struct{ Created, Used timeView }
+type passkeyRow struct {
+	ID            string // base64url credential id
+	Created, Used timeView
+	N             int
+}
 
 type securityData struct {
 	On       bool
@@ -148,8 +152,8 @@ func (p *Pages) Security(w http.ResponseWriter, r *Req) {
 		return
 	}
 	d := securityData{On: p.svc.PasskeysOn()}
-	for _, k := range keys {
-		row := passkeyRow{Created: showTime(k.CreatedAt)}
+	for n, k := range keys {
+		row := passkeyRow{ID: base64.RawURLEncoding.EncodeToString(k.CredentialID), Created: showTime(k.CreatedAt), N: n + 1}
 		if k.LastUsedAt != nil {
 			row.Used = showTime(*k.LastUsedAt)
 		}
@@ -164,3 +168,16 @@ func (p *Pages) Security(w http.ResponseWriter, r *Req) {
 }
 
 func (p *Pages) scriptPath() string { return Base + "/static/" + p.assets.Name("passkey.js") }
+
+// RemovePasskey deletes one of the user's passkeys.
+func (p *Pages) RemovePasskey(w http.ResponseWriter, r *Req) {
+	id, err := base64.RawURLEncoding.DecodeString(r.PathValue("id"))
+	if err == nil {
+		err = p.svc.RemovePasskey(r.Context(), r.Member, id)
+	}
+	if err != nil {
+		p.message(w, r.Request, http.StatusNotFound, "not_found_title", "not_found_text")
+		return
+	}
+	done(w, r, Base+"/security", "passkey_removed")
+}

@@ -11,6 +11,7 @@ var catalog = layout.Catalog{
 		"nav_security": "Security", "security_title": "Security", "security_intro": "You sign in with your password and a code from your authenticator app, or with a passkey: your device unlocks it with your PIN, fingerprint or face, and it works only on this site.",
 		"passkeys_title": "Passkeys", "no_passkeys": "No passkeys yet.", "col_last_used": "Last used", "passkey_add": "Add a passkey",
 		"passkey_login": "Sign in with a passkey", "passkey_cancelled": "The passkey dialog was closed. Try again, or sign in with password and code.",
+		"passkey_n": "Passkey %d", "passkey_remove_label": "Remove passkey %d", "done_passkey_removed": "The passkey was removed.",
 		"err_passkey": "The passkey could not be checked.", "passkeys_off": "Passkeys are not available on this address.",
 		"app_name": "verifyd dashboard", "skip_link": "Skip to the content", "nav_label": "Dashboard",
 		"signed_in_as": "Signed in as %s, %s of %s.", "logout": "Sign out",
@@ -66,6 +67,7 @@ var catalog = layout.Catalog{
 		"you": "you", "status_removed": "removed", "invitations_title": "Open invitations", "no_invitations": "None.", "col_expires": "Expires",
 		"invite_title": "Invite someone", "role_label": "Role", "invite_submit": "Invite",
 		"invitation_link_title": "Invitation link", "invitation_link_text": "Send this link to %s. It works once, for 7 days, and is not shown again.",
+		"withdraw": "Withdraw", "withdraw_label": "Withdraw the invitation of %s", "done_invitation_withdrawn": "The invitation was withdrawn: its link no longer works.",
 		"done_user_removed": "The user was removed and signed out.", "err_remove_self": "You cannot remove yourself.",
 		"role_owner": "owner", "role_developer": "developer", "role_viewer": "viewer",
 
@@ -76,6 +78,7 @@ var catalog = layout.Catalog{
 		"nav_security": "Sicherheit", "security_title": "Sicherheit", "security_intro": "Sie melden sich mit Passwort und einem Code Ihrer Authenticator-App an, oder mit einem Passkey: Ihr Gerät entsperrt ihn mit PIN, Fingerabdruck oder Gesicht, und er funktioniert nur auf dieser Website.",
 		"passkeys_title": "Passkeys", "no_passkeys": "Noch keine Passkeys.", "col_last_used": "Zuletzt benutzt", "passkey_add": "Passkey hinzufügen",
 		"passkey_login": "Mit Passkey anmelden", "passkey_cancelled": "Der Passkey-Dialog wurde geschlossen. Versuchen Sie es erneut oder melden Sie sich mit Passwort und Code an.",
+		"passkey_n": "Passkey %d", "passkey_remove_label": "Passkey %d entfernen", "done_passkey_removed": "Der Passkey wurde entfernt.",
 		"err_passkey": "Der Passkey konnte nicht geprüft werden.", "passkeys_off": "Passkeys sind unter dieser Adresse nicht verfügbar.",
 		"app_name": "verifyd-Dashboard", "skip_link": "Zum Inhalt springen", "nav_label": "Dashboard",
 		"signed_in_as": "Angemeldet als %s, %s von %s.", "logout": "Abmelden",
@@ -131,6 +134,7 @@ var catalog = layout.Catalog{
 		"you": "Sie", "status_removed": "entfernt", "invitations_title": "Offene Einladungen", "no_invitations": "Keine.", "col_expires": "Läuft ab",
 		"invite_title": "Jemanden einladen", "role_label": "Rolle", "invite_submit": "Einladen",
 		"invitation_link_title": "Einladungslink", "invitation_link_text": "Senden Sie diesen Link an %s. Er funktioniert einmal, 7 Tage lang, und wird nicht noch einmal angezeigt.",
+		"withdraw": "Zurückziehen", "withdraw_label": "Einladung von %s zurückziehen", "done_invitation_withdrawn": "Die Einladung wurde zurückgezogen: Ihr Link funktioniert nicht mehr.",
 		"done_user_removed": "Der Benutzer wurde entfernt und abgemeldet.", "err_remove_self": "Sie können sich nicht selbst entfernen.",
 		"role_owner": "Inhaber", "role_developer": "Entwickler", "role_viewer": "Betrachter",
 
@@ -141,6 +145,7 @@ var catalog = layout.Catalog{
 		"nav_security": "Sécurité", "security_title": "Sécurité", "security_intro": "Vous vous connectez avec votre mot de passe et un code de votre application d’authentification, ou avec une clé d’accès : votre appareil la déverrouille avec votre code, votre empreinte ou votre visage, et elle ne fonctionne que sur ce site.",
 		"passkeys_title": "Clés d’accès", "no_passkeys": "Aucune clé d’accès pour l’instant.", "col_last_used": "Dernière utilisation", "passkey_add": "Ajouter une clé d’accès",
 		"passkey_login": "Se connecter avec une clé d’accès", "passkey_cancelled": "La fenêtre de la clé d’accès a été fermée. Réessayez, ou connectez-vous avec mot de passe et code.",
+		"passkey_n": "Clé d’accès %d", "passkey_remove_label": "Retirer la clé d’accès %d", "done_passkey_removed": "La clé d’accès a été retirée.",
 		"err_passkey": "La clé d’accès n’a pas pu être vérifiée.", "passkeys_off": "Les clés d’accès ne sont pas disponibles à cette adresse.",
 		"app_name": "Tableau de bord verifyd", "skip_link": "Aller au contenu", "nav_label": "Tableau de bord",
 		"signed_in_as": "Connecté en tant que %s, %s de %s.", "logout": "Se déconnecter",
@@ -196,6 +201,7 @@ var catalog = layout.Catalog{
 		"you": "vous", "status_removed": "retiré", "invitations_title": "Invitations en cours", "no_invitations": "Aucune.", "col_expires": "Expire",
 		"invite_title": "Inviter quelqu’un", "role_label": "Rôle", "invite_submit": "Inviter",
 		"invitation_link_title": "Lien d’invitation", "invitation_link_text": "Envoyez ce lien à %s. Il fonctionne une fois, pendant 7 jours, et n’est plus affiché ensuite.",
+		"withdraw": "Annuler", "withdraw_label": "Annuler l’invitation de %s", "done_invitation_withdrawn": "L’invitation a été annulée : son lien ne fonctionne plus.",
 		"done_user_removed": "L’utilisateur a été retiré et déconnecté.", "err_remove_self": "Vous ne pouvez pas vous retirer vous-même.",
 		"role_owner": "propriétaire", "role_developer": "développeur", "role_viewer": "lecteur",
 

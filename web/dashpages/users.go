@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/verifyd/verifyd"
+	"github.com/verifyd/verifyd/dashboard"
 )
 
 type userRow struct {
@@ -14,8 +15,8 @@ type userRow struct {
 }
 
 type invitationRow struct {
-	Email, Role string
-	Expires     timeView
+	ID, Email, Role string
+	Expires         timeView
 }
 
 type usersData struct {
@@ -46,7 +47,7 @@ func (p *Pages) usersView(w http.ResponseWriter, r *Req) (view, error) {
 		d.Users = append(d.Users, row)
 	}
 	for _, inv := range invs {
-		d.Invitations = append(d.Invitations, invitationRow{Email: inv.Email, Role: string(inv.Role), Expires: showTime(inv.ExpiresAt)})
+		d.Invitations = append(d.Invitations, invitationRow{ID: dashboard.InvitationID(inv), Email: inv.Email, Role: string(inv.Role), Expires: showTime(inv.ExpiresAt)})
 	}
 	v := p.memberView(w, r, "users_title")
 	v.Data = d
@@ -63,9 +64,12 @@ func (p *Pages) Users(w http.ResponseWriter, r *Req) {
 	p.render(w, r.Request, http.StatusOK, "users", v)
 }
 
-// invitationLink is the absolute link of an invitation token, on the
-// origin the owner is using.
-func invitationLink(r *http.Request, token string) string {
+// invitationLink is the absolute link of an invitation token: under the
+// dashboard's configured URL, else on the origin the owner is using.
+func (p *Pages) invitationLink(r *http.Request, token string) string {
+	if link := p.svc.InvitationLink(token); link != "" {
+		return link
+	}
 	scheme := "http"
 	if r.TLS != nil || r.Header.Get("X-Forwarded-Proto") == "https" {
 		scheme = "https"
@@ -89,7 +93,7 @@ func (p *Pages) InviteUser(w http.ResponseWriter, r *Req) {
 		p.showError(w, r.Request, v, "users", err)
 		return
 	}
-	d.Link, d.LinkEmail = invitationLink(r.Request, token), inv.Email
+	d.Link, d.LinkEmail = p.invitationLink(r.Request, token), inv.Email
 	v.Data = d
 	p.render(w, r.Request, http.StatusOK, "users", v)
 }
@@ -106,4 +110,18 @@ func (p *Pages) RemoveUser(w http.ResponseWriter, r *Req) {
 		return
 	}
 	done(w, r, Base+"/users", "user_removed")
+}
+
+// WithdrawInvitation deletes an open invitation.
+func (p *Pages) WithdrawInvitation(w http.ResponseWriter, r *Req) {
+	if err := p.svc.WithdrawInvitation(r.Context(), r.Member, r.PathValue("id")); err != nil {
+		v, verr := p.usersView(w, r)
+		if verr != nil {
+			p.failure(w, r.Request, verr)
+			return
+		}
+		p.showError(w, r.Request, v, "users", err)
+		return
+	}
+	done(w, r, Base+"/users", "invitation_withdrawn")
 }
