@@ -52,15 +52,19 @@ type BrandingStore interface {
 	// none, ErrNotFound for an unknown business.
 	Branding(ctx context.Context, businessID string) (Branding, error)
 	// SetBranding stores the text fields of b (display name, colour,
-	// support address, privacy URL, UpdatedAt) and keeps the logo;
-	// ErrNotFound for an unknown business.
-	SetBranding(ctx context.Context, b Branding) error
-	// SetLogo replaces a business's logo (nil removes it) and sets
-	// UpdatedAt to at; ErrNotFound for an unknown business.
-	SetLogo(ctx context.Context, businessID string, logo *Logo, at time.Time) error
+	// support address, privacy URL, UpdatedAt) and applies logo, in one
+	// transaction; ErrNotFound for an unknown business.
+	SetBranding(ctx context.Context, b Branding, logo LogoChange) error
 	// Logo returns a business's logo with its bytes, or ErrNotFound when
 	// it has none.
 	Logo(ctx context.Context, businessID string) (Logo, error)
+}
+
+// LogoChange is what a change of branding does to the logo: keep it (the
+// zero value), replace it (Set) or remove it.
+type LogoChange struct {
+	Set    *Logo
+	Remove bool
 }
 
 // VerificationQuery selects a business's identity-API verifications for the

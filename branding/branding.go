@@ -113,9 +113,9 @@ func (s *Service) Logo(ctx context.Context, businessID string) (verifyd.Logo, er
 	return s.store.Logo(ctx, businessID)
 }
 
-// Set validates and stores a change of a business's branding, records it
-// in the audit log with the actor of ctx, and returns the branding as
-// stored.
+// Set validates and stores a change of a business's branding (text and
+// logo in one transaction), records it in the audit log with the actor of
+// ctx, and returns the branding as stored.
 func (s *Service) Set(ctx context.Context, businessID string, in Input) (verifyd.Branding, error) {
 	b, logo, err := in.Validate()
 	if err != nil {
@@ -123,21 +123,16 @@ func (s *Service) Set(ctx context.Context, businessID string, in Input) (verifyd
 	}
 	now := s.now().UTC()
 	b.BusinessID, b.UpdatedAt = businessID, now
-	if err := s.store.SetBranding(ctx, b); err != nil {
+	change := verifyd.LogoChange{Set: logo, Remove: in.RemoveLogo}
+	if err := s.store.SetBranding(ctx, b, change); err != nil {
 		return verifyd.Branding{}, err
 	}
 	detail := fmt.Sprintf("display_name=%q accent_colour=%s support_email=%s privacy_url=%s",
 		b.DisplayName, b.AccentColour, b.SupportEmail, b.PrivacyURL)
 	switch {
 	case logo != nil:
-		if err := s.store.SetLogo(ctx, businessID, logo, now); err != nil {
-			return verifyd.Branding{}, err
-		}
 		detail += fmt.Sprintf(" logo=%s %dx%d", logo.Format, logo.Width, logo.Height)
 	case in.RemoveLogo:
-		if err := s.store.SetLogo(ctx, businessID, nil, now); err != nil {
-			return verifyd.Branding{}, err
-		}
 		detail += " logo=removed"
 	}
 	// The change is committed: a failure to record it is not the change's.

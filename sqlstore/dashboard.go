@@ -107,42 +107,33 @@ func (db *DB) Branding(ctx context.Context, businessID string) (verifyd.Branding
 	return b, nil
 }
 
-// SetBranding stores the text fields of a business's branding.
-func (db *DB) SetBranding(ctx context.Context, b verifyd.Branding) error {
+// SetBranding stores the text fields of a business's branding and its
+// logo change together.
+func (db *DB) SetBranding(ctx context.Context, b verifyd.Branding, logo verifyd.LogoChange) error {
 	return db.inTx(ctx, func(tx *sql.Tx) error {
 		if err := businessExists(ctx, tx, b.BusinessID); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO business_branding
+		if _, err := tx.ExecContext(ctx, `INSERT INTO business_branding
 			(business_id, display_name, accent_colour, support_email, privacy_url, updated_at)
 			VALUES ($1, $2, $3, $4, $5, $6)
 			ON CONFLICT (business_id) DO UPDATE SET display_name = excluded.display_name,
 			accent_colour = excluded.accent_colour, support_email = excluded.support_email,
 			privacy_url = excluded.privacy_url, updated_at = excluded.updated_at`,
-			b.BusinessID, b.DisplayName, b.AccentColour, b.SupportEmail, b.PrivacyURL, micros(b.UpdatedAt))
-		return err
-	})
-}
-
-// SetLogo replaces or removes a business's logo.
-func (db *DB) SetLogo(ctx context.Context, businessID string, logo *verifyd.Logo, at time.Time) error {
-	var data, sum []byte
-	var format string
-	var width, height int
-	if logo != nil {
-		data, sum, format, width, height = logo.Bytes, logo.SHA256, logo.Format, logo.Width, logo.Height
-	}
-	return db.inTx(ctx, func(tx *sql.Tx) error {
-		if err := businessExists(ctx, tx, businessID); err != nil {
+			b.BusinessID, b.DisplayName, b.AccentColour, b.SupportEmail, b.PrivacyURL, micros(b.UpdatedAt)); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO business_branding
-			(business_id, logo, logo_format, logo_width, logo_height, logo_sha256, updated_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7)
-			ON CONFLICT (business_id) DO UPDATE SET logo = excluded.logo, logo_format = excluded.logo_format,
-			logo_width = excluded.logo_width, logo_height = excluded.logo_height,
-			logo_sha256 = excluded.logo_sha256, updated_at = excluded.updated_at`,
-			businessID, data, format, width, height, sum, micros(at))
+		if logo.Set == nil && !logo.Remove {
+			return nil
+		}
+		var data, sum []byte
+		var format string
+		var width, height int
+		if l := logo.Set; l != nil {
+			data, sum, format, width, height = l.Bytes, l.SHA256, l.Format, l.Width, l.Height
+		}
+		_, err := tx.ExecContext(ctx, `UPDATE business_branding SET logo = $2, logo_format = $3, logo_width = $4,
+			logo_height = $5, logo_sha256 = $6 WHERE business_id = $1`, b.BusinessID, data, format, width, height, sum)
 		return err
 	})
 }

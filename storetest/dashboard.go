@@ -273,15 +273,16 @@ func testBrandingRoundTrip(t *testing.T, ctx context.Context, e *env) {
 	}
 	b := verifyd.Branding{BusinessID: "biz_brand", DisplayName: "Schöne Grüße GmbH", AccentColour: "#0a5c36",
 		SupportEmail: "help@shop.example", PrivacyURL: "https://shop.example/privacy?lang=de", UpdatedAt: at(time.Minute)}
-	if err := e.SetBranding(ctx, b); err != nil {
+	if err := e.SetBranding(ctx, b, verifyd.LogoChange{}); err != nil {
 		t.Fatalf("SetBranding: %v", err)
 	}
 	if got, err := e.Branding(ctx, "biz_brand"); err != nil || !reflect.DeepEqual(got, b) {
 		t.Errorf("Branding = %+v, %v; want %+v", got, err, b)
 	}
 	logo := verifyd.Logo{Format: "png", Width: 320, Height: 96, SHA256: digest("logo"), Bytes: opaque("logo", 70_000)}
-	if err := e.SetLogo(ctx, "biz_brand", &logo, at(2*time.Minute)); err != nil {
-		t.Fatalf("SetLogo: %v", err)
+	b.UpdatedAt = at(2 * time.Minute)
+	if err := e.SetBranding(ctx, b, verifyd.LogoChange{Set: &logo}); err != nil {
+		t.Fatalf("SetBranding with a logo: %v", err)
 	}
 	withLogo := b
 	withLogo.Logo = &verifyd.Logo{Format: "png", Width: 320, Height: 96, SHA256: digest("logo")}
@@ -294,7 +295,7 @@ func testBrandingRoundTrip(t *testing.T, ctx context.Context, e *env) {
 	}
 	// New text keeps the logo.
 	b2 := verifyd.Branding{BusinessID: "biz_brand", DisplayName: "Shop", UpdatedAt: at(3 * time.Minute)}
-	if err := e.SetBranding(ctx, b2); err != nil {
+	if err := e.SetBranding(ctx, b2, verifyd.LogoChange{}); err != nil {
 		t.Fatalf("SetBranding again: %v", err)
 	}
 	got, err = e.Branding(ctx, "biz_brand")
@@ -302,8 +303,9 @@ func testBrandingRoundTrip(t *testing.T, ctx context.Context, e *env) {
 		t.Errorf("Branding after new text = %+v, %v; want the new text and the logo kept", got, err)
 	}
 	// Removing the logo keeps the text.
-	if err := e.SetLogo(ctx, "biz_brand", nil, at(4*time.Minute)); err != nil {
-		t.Fatalf("SetLogo(nil): %v", err)
+	b2.UpdatedAt = at(4 * time.Minute)
+	if err := e.SetBranding(ctx, b2, verifyd.LogoChange{Remove: true}); err != nil {
+		t.Fatalf("SetBranding removing the logo: %v", err)
 	}
 	got, err = e.Branding(ctx, "biz_brand")
 	if err != nil || got.Logo != nil || got.DisplayName != "Shop" || !got.UpdatedAt.Equal(at(4*time.Minute)) {
@@ -313,8 +315,8 @@ func testBrandingRoundTrip(t *testing.T, ctx context.Context, e *env) {
 		t.Errorf("Logo after removal = %v, want ErrNotFound", err)
 	}
 	// A logo set first, without text, reads with empty text.
-	if err := e.SetLogo(ctx, "biz_plain", &logo, at(time.Minute)); err != nil {
-		t.Fatalf("SetLogo(biz_plain): %v", err)
+	if err := e.SetBranding(ctx, verifyd.Branding{BusinessID: "biz_plain", UpdatedAt: at(time.Minute)}, verifyd.LogoChange{Set: &logo}); err != nil {
+		t.Fatalf("SetBranding(biz_plain): %v", err)
 	}
 	got, err = e.Branding(ctx, "biz_plain")
 	if err != nil || got.DisplayName != "" || got.Logo == nil || got.Logo.Width != 320 {
@@ -326,12 +328,12 @@ func testBrandingUnknownBusiness(t *testing.T, ctx context.Context, e *env) {
 	if _, err := e.Branding(ctx, "biz_nobody"); !errors.Is(err, verifyd.ErrNotFound) {
 		t.Errorf("Branding(unknown) = %v, want ErrNotFound", err)
 	}
-	if err := e.SetBranding(ctx, verifyd.Branding{BusinessID: "biz_nobody", DisplayName: "x", UpdatedAt: clock}); !errors.Is(err, verifyd.ErrNotFound) {
+	if err := e.SetBranding(ctx, verifyd.Branding{BusinessID: "biz_nobody", DisplayName: "x", UpdatedAt: clock}, verifyd.LogoChange{}); !errors.Is(err, verifyd.ErrNotFound) {
 		t.Errorf("SetBranding(unknown) = %v, want ErrNotFound", err)
 	}
 	logo := verifyd.Logo{Format: "jpeg", Width: 1, Height: 1, SHA256: digest("l"), Bytes: []byte{1}}
-	if err := e.SetLogo(ctx, "biz_nobody", &logo, clock); !errors.Is(err, verifyd.ErrNotFound) {
-		t.Errorf("SetLogo(unknown) = %v, want ErrNotFound", err)
+	if err := e.SetBranding(ctx, verifyd.Branding{BusinessID: "biz_nobody", UpdatedAt: clock}, verifyd.LogoChange{Set: &logo}); !errors.Is(err, verifyd.ErrNotFound) {
+		t.Errorf("SetBranding(unknown, a logo) = %v, want ErrNotFound", err)
 	}
 }
 
