@@ -23,7 +23,6 @@ var catalog = layout.Catalog{
 		"forbidden_title": "Not allowed", "forbidden_text": "Your role does not allow this. Ask an owner of your business.",
 		"failure_title": "Something went wrong", "failure_text": "The request failed. It was logged; try again, and tell the administrator if it keeps failing.",
 		"not_found_title": "Not found", "not_found_text": "There is no such page.",
-		"bad_request_title": "Bad request", "bad_request_text": "The form could not be read.",
 
 		"login_title": "Sign in", "email": "E-mail address", "password": "Password", "code": "Code from your authenticator app",
 		"code_hint": "Six digits, changing every 30 seconds.", "login_submit": "Sign in",
@@ -90,7 +89,6 @@ var catalog = layout.Catalog{
 		"forbidden_title": "Nicht erlaubt", "forbidden_text": "Ihre Rolle erlaubt das nicht. Fragen Sie eine Inhaberin oder einen Inhaber Ihres Unternehmens.",
 		"failure_title": "Etwas ist schiefgegangen", "failure_text": "Die Anfrage ist fehlgeschlagen. Sie wurde protokolliert; versuchen Sie es erneut und informieren Sie den Administrator, wenn es weiter fehlschlägt.",
 		"not_found_title": "Nicht gefunden", "not_found_text": "Diese Seite gibt es nicht.",
-		"bad_request_title": "Ungültige Anfrage", "bad_request_text": "Das Formular konnte nicht gelesen werden.",
 
 		"login_title": "Anmelden", "email": "E-Mail-Adresse", "password": "Passwort", "code": "Code aus Ihrer Authenticator-App",
 		"code_hint": "Sechs Ziffern, alle 30 Sekunden neu.", "login_submit": "Anmelden",
@@ -157,7 +155,6 @@ var catalog = layout.Catalog{
 		"forbidden_title": "Non autorisé", "forbidden_text": "Votre rôle ne le permet pas. Demandez à un propriétaire de votre entreprise.",
 		"failure_title": "Une erreur s’est produite", "failure_text": "La requête a échoué. Elle a été journalisée ; réessayez et prévenez l’administrateur si cela continue.",
 		"not_found_title": "Introuvable", "not_found_text": "Cette page n’existe pas.",
-		"bad_request_title": "Requête invalide", "bad_request_text": "Le formulaire n’a pas pu être lu.",
 
 		"login_title": "Connexion", "email": "Adresse e-mail", "password": "Mot de passe", "code": "Code de votre application d’authentification",
 		"code_hint": "Six chiffres, renouvelés toutes les 30 secondes.", "login_submit": "Se connecter",
