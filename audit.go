@@ -49,6 +49,7 @@ const (
 	AuditUserUninvite    = "user.uninvite"
 	AuditUserJoin        = "user.join"
 	AuditUserRemove      = "user.remove"
+	AuditUserRole        = "user.role"
 	AuditPasskeyAdd      = "passkey.add"
 	AuditPasskeyRemove   = "passkey.remove"
 )

@@ -111,6 +111,9 @@ type BusinessUserStore interface {
 	// DisableBusinessUser marks a user of the business disabled at the
 	// given time (the first time is kept), or ErrNotFound.
 	DisableBusinessUser(ctx context.Context, businessID, id string, at time.Time) (BusinessUser, error)
+	// SetBusinessUserRole changes the role of an active user of the
+	// business and returns the user; ErrNotFound otherwise.
+	SetBusinessUserRole(ctx context.Context, businessID, id string, role Role) (BusinessUser, error)
 	// UseTOTPStep records that the code of step signed the user in. It
 	// succeeds only when step is later than the last recorded one, in one
 	// conditional update, so of two sign-ins with the same code at most

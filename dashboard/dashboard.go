@@ -564,6 +564,29 @@ func (s *Service) RemoveUser(ctx context.Context, m Member, userID string) (veri
 	return u, nil
 }
 
+// SetRole changes the role of another user of the business. An owner
+// cannot change their own role, so a business keeps an owner.
+func (s *Service) SetRole(ctx context.Context, m Member, userID string, role verifyd.Role) (verifyd.BusinessUser, error) {
+	if err := m.need(ManageUsers); err != nil {
+		return verifyd.BusinessUser{}, err
+	}
+	if !role.Valid() {
+		return verifyd.BusinessUser{}, ErrRole
+	}
+	if userID == m.User.ID {
+		return verifyd.BusinessUser{}, ErrChangeSelf
+	}
+	u, err := s.store.SetBusinessUserRole(ctx, m.Business.ID, userID, role)
+	if err != nil {
+		return verifyd.BusinessUser{}, err
+	}
+	s.audit(m.Context(ctx), m.Business.ID, verifyd.AuditUserRole, u.ID, "role="+string(role))
+	return u, nil
+}
+
+// ErrChangeSelf refuses an owner's change of their own role.
+var ErrChangeSelf = verifyd.Errorf(verifyd.EConflict, "you cannot change your own role")
+
 // Audit returns the business's audit log, newest last, at most limit
 // entries (the newest).
 func (s *Service) Audit(ctx context.Context, m Member, limit int) ([]verifyd.AuditEntry, error) {

@@ -325,6 +325,18 @@ func TestPermissions(t *testing.T) {
 		if _, err := f.svc.RemoveUser(ctx, owner, owner.User.ID); !errors.Is(err, dashboard.ErrRemoveSelf) {
 			t.Errorf("owner removing themselves: %v", err)
 		}
+		if _, err := f.svc.SetRole(ctx, dev, viewer.User.ID, verifyd.RoleOwner); verifyd.ErrorCodeOf(err) != verifyd.EForbidden {
+			t.Errorf("a developer changing a role: %v, want EForbidden", err)
+		}
+		if _, err := f.svc.SetRole(ctx, owner, owner.User.ID, verifyd.RoleViewer); !errors.Is(err, dashboard.ErrChangeSelf) {
+			t.Errorf("an owner changing their own role: %v", err)
+		}
+		if u, err := f.svc.SetRole(ctx, owner, viewer.User.ID, verifyd.RoleDeveloper); err != nil || u.Role != verifyd.RoleDeveloper {
+			t.Fatalf("SetRole: %+v, %v", u, err)
+		}
+		if m, err := f.svc.ActiveMember(ctx, viewer.User.ID); err != nil || !m.Can(dashboard.ManageKeys) {
+			t.Errorf("after the change the user cannot manage keys: %v", err)
+		}
 		if _, err := f.svc.RemoveUser(ctx, owner, viewer.User.ID); err != nil {
 			t.Fatalf("RemoveUser: %v", err)
 		}
@@ -342,7 +354,7 @@ func TestPermissions(t *testing.T) {
 			byAction[e.Action] = e.Actor
 		}
 		for action, who := range map[string]dashboard.Member{verifyd.AuditKeyCreate: dev, verifyd.AuditRedirectsAdd: dev,
-			verifyd.AuditBusinessSet: owner, verifyd.AuditUserRemove: owner} {
+			verifyd.AuditBusinessSet: owner, verifyd.AuditUserRemove: owner, verifyd.AuditUserRole: owner} {
 			if want := (verifyd.Actor{Kind: verifyd.ActorBusinessUser, Name: who.User.ID}); byAction[action] != want {
 				t.Errorf("%s recorded by %+v, want %+v", action, byAction[action], want)
 			}

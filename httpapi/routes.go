@@ -251,6 +251,7 @@ func dashboardRoutes(d *dashpages.Pages) *http.ServeMux {
 	mux.HandleFunc("GET /dashboard/users", d.Member(dashboard.ManageUsers, d.Users))
 	mux.HandleFunc("POST /dashboard/users/invite", d.Member(dashboard.ManageUsers, d.InviteUser))
 	mux.HandleFunc("POST /dashboard/users/{id}/remove", d.Member(dashboard.ManageUsers, d.RemoveUser))
+	mux.HandleFunc("POST /dashboard/users/{id}/role", d.Member(dashboard.ManageUsers, d.SetRole))
 	mux.HandleFunc("GET /dashboard/audit", d.Member(dashboard.ViewAudit, d.Audit))
 	mux.HandleFunc("GET /dashboard/security", d.Member("", d.Security))
 	mux.HandleFunc("POST /dashboard/passkeys/add/begin", d.Member("", d.PasskeyAddBegin))

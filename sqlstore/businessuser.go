@@ -172,6 +172,12 @@ func (db *DB) DisableBusinessUser(ctx context.Context, businessID, id string, at
 		WHERE business_id = $1 AND id = $2 RETURNING `+businessUserColumns, businessID, id, micros(at)))
 }
 
+// SetBusinessUserRole changes the role of an active user of the business.
+func (db *DB) SetBusinessUserRole(ctx context.Context, businessID, id string, role verifyd.Role) (verifyd.BusinessUser, error) {
+	return scanBusinessUser(db.write.QueryRowContext(ctx, `UPDATE business_users SET role = $3
+		WHERE business_id = $1 AND id = $2 AND disabled_at IS NULL RETURNING `+businessUserColumns, businessID, id, string(role)))
+}
+
 // UseTOTPStep records the time step of a code that signed the user in,
 // only when it is later than the last one.
 func (db *DB) UseTOTPStep(ctx context.Context, id string, step int64) error {

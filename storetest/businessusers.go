@@ -23,6 +23,7 @@ var businessUserTests = map[string]func(*testing.T, context.Context, verifyd.Sto
 	"ConcurrentAcceptOneWins":      testConcurrentAccept,
 	"OpenInvitations":              testOpenInvitations,
 	"DeleteInvitation":             testDeleteInvitation,
+	"SetRole":                      testSetBusinessUserRole,
 	"SignUpRoundTrip":              testCreateBusinessWithUser,
 	"SignUpExistingEmailAtomic":    testCreateBusinessWithUserConflict,
 	"UserNotFound":                 testBusinessUserNotFound,
@@ -451,4 +452,25 @@ func testDeleteInvitation(t *testing.T, ctx context.Context, s verifyd.Store) {
 		t.Errorf("the accepted invitation: %v", err)
 	}
 	assertNotFound(t, "DeleteInvitation again", s.DeleteInvitation(ctx, "biz_a", open.TokenHash))
+}
+
+func testSetBusinessUserRole(t *testing.T, ctx context.Context, s verifyd.Store) {
+	owner := signUp(t, ctx, s, "biz_a", "bu_1", "owner@example.com")
+	signUp(t, ctx, s, "biz_b", "bu_2", "other@example.com")
+	u, err := s.SetBusinessUserRole(ctx, "biz_a", "bu_1", verifyd.RoleViewer)
+	if err != nil {
+		t.Fatalf("SetBusinessUserRole: %v", err)
+	}
+	owner.Role = verifyd.RoleViewer
+	assertEqual(t, "the user with a new role", u, owner)
+	_, err = s.SetBusinessUserRole(ctx, "biz_a", "bu_2", verifyd.RoleViewer)
+	assertNotFound(t, "SetBusinessUserRole of another business's user", err)
+	if _, err := s.DisableBusinessUser(ctx, "biz_a", "bu_1", at(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.SetBusinessUserRole(ctx, "biz_a", "bu_1", verifyd.RoleOwner)
+	assertNotFound(t, "SetBusinessUserRole of a removed user", err)
+	if got, err := s.BusinessUser(ctx, "bu_2"); err != nil || got.Role != verifyd.RoleOwner {
+		t.Errorf("the other business's user: %+v, %v", got, err)
+	}
 }

@@ -349,8 +349,20 @@ func TestDashboardRolesInChromium(t *testing.T) {
 	}
 	axeCheck(t, ctx, axe, "login page with an error")
 
-	// The owner removes the viewer, whose sessions end.
+	// The owner makes the developer a viewer, then removes the viewer,
+	// whose sessions end.
 	logIn(t, ctx, ts, c, *owner)
+	open(t, ctx, ts, "/dashboard/users")
+	axeCheck(t, ctx, axe, "users page with users")
+	do(t, ctx, "make the developer a viewer", chromedp.SetValue(chromedp.CSS(`select[aria-label="Role of Dev Eloper"]`), "viewer"),
+		chromedp.Click(chromedp.CSS(`button[aria-label="Change the role of Dev Eloper"]`)))
+	waitJS(t, ctx, "the change", `!!document.querySelector('.notice')`)
+	if u, err := ts.Store.BusinessUserByEmail(context.Background(), "developer@example.com"); err != nil || u.Role != verifyd.RoleViewer {
+		t.Errorf("the developer after the change: %+v, %v", u, err)
+	}
+	if n := jsString(t, ctx, `String(document.querySelectorAll('select[aria-label="Role of Olivia Owner"]').length)`); n != "0" {
+		t.Error("the owner is offered to change their own role")
+	}
 	open(t, ctx, ts, "/dashboard/users")
 	do(t, ctx, "remove the viewer", chromedp.Click(chromedp.CSS(`button[aria-label="Remove Vi Ewer"]`)))
 	waitJS(t, ctx, "the removal", `!!document.querySelector('.notice')`)

@@ -64,11 +64,11 @@ func (p *Pages) LoginForm(w http.ResponseWriter, r *http.Request) {
 	p.renderLogin(w, r, http.StatusOK, "", "")
 }
 
-// checkForm reads a form posted before sign-in and checks its token.
+// checkForm reads a form posted before sign-in and checks its token; a
+// body that cannot be read has no token either. The caller answers.
 func (p *Pages) checkForm(w http.ResponseWriter, r *http.Request) bool {
 	r.Body = http.MaxBytesReader(w, r.Body, maxForm)
 	if err := r.ParseForm(); err != nil {
-		p.message(w, r, http.StatusBadRequest, "bad_request_title", "bad_request_text")
 		return false
 	}
 	if !p.svc.Sessions.CheckFormToken(r) {
@@ -84,13 +84,9 @@ func (p *Pages) checkForm(w http.ResponseWriter, r *http.Request) bool {
 
 // LogIn checks a sign-in and starts a session.
 func (p *Pages) LogIn(w http.ResponseWriter, r *http.Request) {
-	r.Body = http.MaxBytesReader(w, r.Body, maxForm)
-	if err := r.ParseForm(); err != nil {
-		p.message(w, r, http.StatusBadRequest, "bad_request_title", "bad_request_text")
-		return
-	}
+	ok := p.checkForm(w, r)
 	email := r.PostFormValue("email")
-	if !p.checkForm(w, r) {
+	if !ok {
 		p.renderLogin(w, r, http.StatusForbidden, email, "err_form_expired")
 		return
 	}

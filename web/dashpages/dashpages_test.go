@@ -133,6 +133,11 @@ func TestHeadersTokensAndRoles(t *testing.T) {
 				!strings.Contains(body, "The form expired") {
 				t.Errorf("login without the form token: %s", res.Status)
 			}
+			// A body over the limit cannot be read: refused the same way.
+			if res, body := anon.do("POST", "/dashboard/login", url.Values{"email": {strings.Repeat("a", 70<<10)}}); res.StatusCode != 403 ||
+				!strings.Contains(body, "The form expired") {
+				t.Errorf("an oversized login form: %s", res.Status)
+			}
 			// Pages need a session.
 			if res, _ := anon.do("GET", "/dashboard/audit", nil); res.StatusCode != 303 || res.Header.Get("Location") != "/dashboard/login?next=%2Fdashboard%2Faudit" {
 				t.Errorf("signed out: %s to %s", res.Status, res.Header.Get("Location"))

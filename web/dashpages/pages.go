@@ -245,7 +245,7 @@ func done(w http.ResponseWriter, r *Req, page, notice string) {
 // notices are the keys ?done= may name.
 var notices = map[string]bool{"key_revoked": true, "redirect_added": true, "redirect_removed": true,
 	"settings_saved": true, "user_removed": true, "passkey_removed": true,
-	"invitation_withdrawn": true, "redacted": true, "webhook_resent": true, "branding_saved": true}
+	"invitation_withdrawn": true, "role_changed": true, "redacted": true, "webhook_resent": true, "branding_saved": true}
 
 func noticeOf(r *Req) string {
 	if d := r.URL.Query().Get("done"); notices[d] {
@@ -340,7 +340,7 @@ var errorKeys = []struct {
 	{dashboard.ErrName, "err_name"}, {dashboard.ErrPassword, "err_password"}, {errPasswordAgain, "err_password_again"},
 	{dashboard.ErrCode, "err_code"}, {dashboard.ErrEmail, "err_email"}, {dashboard.ErrBusiness, "err_business"},
 	{dashboard.ErrTaken, "err_taken"}, {dashboard.ErrInvitation, "err_invitation"}, {dashboard.ErrRole, "err_role"},
-	{dashboard.ErrRemoveSelf, "err_remove_self"}, {dashboard.ErrSignUpClosed, "not_found_text"},
+	{dashboard.ErrRemoveSelf, "err_remove_self"}, {dashboard.ErrChangeSelf, "err_change_self"}, {dashboard.ErrSignUpClosed, "not_found_text"},
 	{tenant.ErrSandboxOnly, "err_sandbox_only"}, {errFormExpired, "err_form_expired"}, {errLimited, "err_limited"},
 	{errRetention, "err_retention"}, {dashboard.ErrForbidden, "forbidden_text"},
 }

@@ -23,7 +23,6 @@ var catalog = layout.Catalog{
 		"forbidden_title": "Not allowed", "forbidden_text": "Your role does not allow this. Ask an owner of your business.",
 		"failure_title": "Something went wrong", "failure_text": "The request failed. It was logged; try again, and tell the administrator if it keeps failing.",
 		"not_found_title": "Not found", "not_found_text": "There is no such page.",
-		"bad_request_title": "Bad request", "bad_request_text": "The form could not be read.",
 
 		"login_title": "Sign in", "email": "E-mail address", "password": "Password", "code": "Code from your authenticator app",
 		"code_hint": "Six digits, changing every 30 seconds.", "login_submit": "Sign in",
@@ -68,6 +67,8 @@ var catalog = layout.Catalog{
 		"invite_title": "Invite someone", "role_label": "Role", "invite_submit": "Invite",
 		"invitation_link_title": "Invitation link", "invitation_link_text": "Send this link to %s. It works once, for 7 days, and is not shown again.",
 		"withdraw": "Withdraw", "withdraw_label": "Withdraw the invitation of %s", "done_invitation_withdrawn": "The invitation was withdrawn: its link no longer works.",
+		"role_of": "Role of %s", "change_role": "Change", "change_role_label": "Change the role of %s", "done_role_changed": "The role was changed.",
+		"err_change_self":   "You cannot change your own role.",
 		"done_user_removed": "The user was removed and signed out.", "err_remove_self": "You cannot remove yourself.",
 		"role_owner": "owner", "role_developer": "developer", "role_viewer": "viewer",
 
@@ -90,7 +91,6 @@ var catalog = layout.Catalog{
 		"forbidden_title": "Nicht erlaubt", "forbidden_text": "Ihre Rolle erlaubt das nicht. Fragen Sie eine Inhaberin oder einen Inhaber Ihres Unternehmens.",
 		"failure_title": "Etwas ist schiefgegangen", "failure_text": "Die Anfrage ist fehlgeschlagen. Sie wurde protokolliert; versuchen Sie es erneut und informieren Sie den Administrator, wenn es weiter fehlschlägt.",
 		"not_found_title": "Nicht gefunden", "not_found_text": "Diese Seite gibt es nicht.",
-		"bad_request_title": "Ungültige Anfrage", "bad_request_text": "Das Formular konnte nicht gelesen werden.",
 
 		"login_title": "Anmelden", "email": "E-Mail-Adresse", "password": "Passwort", "code": "Code aus Ihrer Authenticator-App",
 		"code_hint": "Sechs Ziffern, alle 30 Sekunden neu.", "login_submit": "Anmelden",
@@ -135,6 +135,8 @@ var catalog = layout.Catalog{
 		"invite_title": "Jemanden einladen", "role_label": "Rolle", "invite_submit": "Einladen",
 		"invitation_link_title": "Einladungslink", "invitation_link_text": "Senden Sie diesen Link an %s. Er funktioniert einmal, 7 Tage lang, und wird nicht noch einmal angezeigt.",
 		"withdraw": "Zurückziehen", "withdraw_label": "Einladung von %s zurückziehen", "done_invitation_withdrawn": "Die Einladung wurde zurückgezogen: Ihr Link funktioniert nicht mehr.",
+		"role_of": "Rolle von %s", "change_role": "Ändern", "change_role_label": "Rolle von %s ändern", "done_role_changed": "Die Rolle wurde geändert.",
+		"err_change_self":   "Sie können Ihre eigene Rolle nicht ändern.",
 		"done_user_removed": "Der Benutzer wurde entfernt und abgemeldet.", "err_remove_self": "Sie können sich nicht selbst entfernen.",
 		"role_owner": "Inhaber", "role_developer": "Entwickler", "role_viewer": "Betrachter",
 
@@ -157,7 +159,6 @@ var catalog = layout.Catalog{
 		"forbidden_title": "Non autorisé", "forbidden_text": "Votre rôle ne le permet pas. Demandez à un propriétaire de votre entreprise.",
 		"failure_title": "Une erreur s’est produite", "failure_text": "La requête a échoué. Elle a été journalisée ; réessayez et prévenez l’administrateur si cela continue.",
 		"not_found_title": "Introuvable", "not_found_text": "Cette page n’existe pas.",
-		"bad_request_title": "Requête invalide", "bad_request_text": "Le formulaire n’a pas pu être lu.",
 
 		"login_title": "Connexion", "email": "Adresse e-mail", "password": "Mot de passe", "code": "Code de votre application d’authentification",
 		"code_hint": "Six chiffres, renouvelés toutes les 30 secondes.", "login_submit": "Se connecter",
@@ -202,6 +203,8 @@ var catalog = layout.Catalog{
 		"invite_title": "Inviter quelqu’un", "role_label": "Rôle", "invite_submit": "Inviter",
 		"invitation_link_title": "Lien d’invitation", "invitation_link_text": "Envoyez ce lien à %s. Il fonctionne une fois, pendant 7 jours, et n’est plus affiché ensuite.",
 		"withdraw": "Annuler", "withdraw_label": "Annuler l’invitation de %s", "done_invitation_withdrawn": "L’invitation a été annulée : son lien ne fonctionne plus.",
+		"role_of": "Rôle de %s", "change_role": "Modifier", "change_role_label": "Modifier le rôle de %s", "done_role_changed": "Le rôle a été modifié.",
+		"err_change_self":   "Vous ne pouvez pas modifier votre propre rôle.",
 		"done_user_removed": "L’utilisateur a été retiré et déconnecté.", "err_remove_self": "Vous ne pouvez pas vous retirer vous-même.",
 		"role_owner": "propriétaire", "role_developer": "développeur", "role_viewer": "lecteur",
 

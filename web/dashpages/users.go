@@ -125,3 +125,17 @@ func (p *Pages) WithdrawInvitation(w http.ResponseWriter, r *Req) {
 	}
 	done(w, r, Base+"/users", "invitation_withdrawn")
 }
+
+// SetRole changes another user's role.
+func (p *Pages) SetRole(w http.ResponseWriter, r *Req) {
+	if _, err := p.svc.SetRole(r.Context(), r.Member, r.PathValue("id"), verifyd.Role(r.PostFormValue("role"))); err != nil {
+		v, verr := p.usersView(w, r)
+		if verr != nil {
+			p.failure(w, r.Request, verr)
+			return
+		}
+		p.showError(w, r.Request, v, "users", err)
+		return
+	}
+	done(w, r, Base+"/users", "role_changed")
+}
