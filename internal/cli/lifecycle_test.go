@@ -99,8 +99,8 @@ func TestSandboxAndWebhookCommands(t *testing.T) {
 			Status      string
 			ConsentedAt *time.Time `json:"consented_at"`
 		}
-		History      []verifyd.StatusEvent
-		Webhooks     []struct {
+		History  []verifyd.StatusEvent
+		Webhooks []struct {
 			ID         string
 			State      string
 			AttemptLog []verifyd.WebhookAttempt `json:"attempt_log"`
