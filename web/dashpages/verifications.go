@@ -196,7 +196,7 @@ func (p *Pages) verificationView(w http.ResponseWriter, r *Req, id string) (view
 	d := verificationData{ID: det.ID, CustomerID: det.Customer.ID, Email: det.Customer.Email,
 		Environment: string(det.Environment), Flow: string(det.Flow), Status: string(det.Status), Reason: string(det.Reason),
 		Created: showTime(det.CreatedAt), Updated: showTime(det.UpdatedAt), Expires: showTime(det.DueAt()),
-		IsRedacted: det.RedactedAt != nil, Finished: det.Status.Terminal(),
+		Finished:  det.Status.Terminal(),
 		CanRedact: r.Member.Can(dashboard.Redact) && det.RedactedAt == nil,
 		CanResend: r.Member.Can(dashboard.ManageWebhooks)}
 	if det.ConsentedAt != nil {
