@@ -53,8 +53,9 @@ type sceneResult struct {
 	// docRetake is whether the server asked to take the document again.
 	docRetake bool
 	// hint is the retry page's advice; document the document check's
-	// outcome; reason the verification's reason when it ended.
-	hint, document, reason string
+	// outcome; reason the verification's reason when it ended; failing
+	// the checks that failed ("check reason").
+	hint, document, reason, failing string
 }
 
 // TestCaptureFirstAttempt measures the hosted page's capture of documents
@@ -146,6 +147,9 @@ func TestCaptureFirstAttempt(t *testing.T) {
 			r.reason = string(mustVerification(t, ts, id).Reason)
 			mu.Lock()
 			for _, c := range checks[id] {
+				if c.Outcome == engine.Fail {
+					r.failing = strings.TrimSpace(r.failing + " " + c.Check + ":" + string(c.Reason))
+				}
 				if c.Check == "document" {
 					r.document = string(c.Outcome)
 					if c.Reason != "" {
@@ -235,16 +239,16 @@ func (r sceneResult) row() string {
 	if r.reason != "" {
 		end += " " + r.reason
 	}
-	return fmt.Sprintf("| %s | %s | %s | %s | %d | %s | %s | %s | %s |", r.scene.name, r.scene.docType, r.front, r.back,
-		r.uploaded, r.document, end, outcome, r.hint)
+	return fmt.Sprintf("| %s | %s | %s | %s | %d | %s | %s | %s | %s | %s |", r.scene.name, r.scene.docType, r.front, r.back,
+		r.uploaded, r.document, end, r.failing, outcome, r.hint)
 }
 
 // report logs the per-scene table, the table per condition and the
 // overall first-attempt success rate.
 func report(t *testing.T, results []sceneResult) {
 	t.Helper()
-	t.Logf("| scene | document | front | back | bytes uploaded | document check | page after | document first attempt | hint |")
-	t.Logf("|---|---|---|---|---:|---|---|---|---|")
+	t.Logf("| scene | document | front | back | bytes uploaded | document check | page after | failed checks | document first attempt | hint |")
+	t.Logf("|---|---|---|---|---:|---|---|---|---|---|")
 	type tally struct{ n, auto, sides, accepted int }
 	by := map[string]*tally{}
 	var order []string
