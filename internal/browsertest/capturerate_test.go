@@ -102,7 +102,11 @@ func TestCaptureFirstAttempt(t *testing.T) {
 			video := sceneVideoPath(t)
 			s.video(t, frontStill, video, 0)
 			selfie := filepath.Join(dir, fmt.Sprintf("selfie%d.jpg", i))
-			if err := os.WriteFile(selfie, jpegOf(t, person.Selfie()), 0o644); err != nil {
+			// Past the last person the faces come round again, cut a little
+			// wider: the consistency check fails a selfie byte-identical to
+			// another customer's (potential_fraud).
+			round := float64(i / len(people))
+			if err := os.WriteFile(selfie, jpegOf(t, person.Crop(720, 960, 0.4-0.03*round, 0.4)), 0o644); err != nil {
 				t.Fatal(err)
 			}
 
@@ -162,7 +166,11 @@ func TestCaptureFirstAttempt(t *testing.T) {
 			t.Logf("%s", r.row())
 		})
 	}
-	report(t, results)
+	accepted := report(t, results)
+	if full && 10*accepted < 8*len(scenes) {
+		// Measured: 20 of 22 (the two too-dark scenes are refused).
+		t.Errorf("documents accepted on the first attempt: %d of %d, want at least 80 %%", accepted, len(scenes))
+	}
 	if !full {
 		// The floor the current page meets with margin: both documents
 		// accepted on the first attempt, and at least one of the three
@@ -244,8 +252,9 @@ func (r sceneResult) row() string {
 }
 
 // report logs the per-scene table, the table per condition and the
-// overall first-attempt success rate.
-func report(t *testing.T, results []sceneResult) {
+// overall first-attempt success rate; it returns how many documents were
+// accepted on the first attempt.
+func report(t *testing.T, results []sceneResult) int {
 	t.Helper()
 	t.Logf("| scene | document | front | back | bytes uploaded | document check | page after | failed checks | document first attempt | hint |")
 	t.Logf("|---|---|---|---|---:|---|---|---|---|---|")
@@ -285,6 +294,7 @@ func report(t *testing.T, results []sceneResult) {
 		}
 		t.Logf("| %s | %d | %d of %d | %d of %d (%.0f %%) |", name, c.n, c.auto, c.sides, c.accepted, c.n, 100*float64(c.accepted)/float64(max(1, c.n)))
 	}
+	return all.accepted
 }
 
 // TestDocumentGuidanceRotation: a sharp, lit card that fills 80 % of the
