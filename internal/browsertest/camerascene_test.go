@@ -101,7 +101,7 @@ var sceneConditions = []struct {
 	degrade func() docgen.Degrade
 }{
 	{"good light", steady, docgen.Mild},
-	{"tilted 15–25°", steady, func() docgen.Degrade { d := docgen.Mild(); d.Rotate, d.Tilt = 8, 25; return d }},
+	{"tilted (up to 8° turned, 25° out of plane)", steady, func() docgen.Degrade { d := docgen.Mild(); d.Rotate, d.Tilt = 8, 25; return d }},
 	{"perspective", steady, func() docgen.Degrade { d := docgen.Mild(); d.Perspective = 0.06; return d }},
 	{"low light + noise", steady, func() docgen.Degrade { d := docgen.Mild(); d.LowLight, d.Noise = true, 6; return d }},
 	{"soft focus", steady, func() docgen.Degrade { d := docgen.Mild(); d.Blur = 1.6; return d }},
