@@ -6,7 +6,7 @@ import (
 )
 
 // ErrorCode classifies an error independently of the transport. The HTTP
-// layer maps each code to exactly one status in one place (httpapi/errors.go).
+// layer maps each code to exactly one status in one place (httpapi/request/errors.go).
 type ErrorCode string
 
 // The error codes the service uses.
