@@ -42,6 +42,13 @@ const (
 	AuditDecision        = "verification.decide"
 	AuditRedact          = "verification.redact"
 	AuditWebhookResend   = "webhook.resend"
+	AuditUserInvite      = "user.invite"
+	AuditUserUninvite    = "user.uninvite"
+	AuditUserJoin        = "user.join"
+	AuditUserRemove      = "user.remove"
+	AuditUserRole        = "user.role"
+	AuditPasskeyAdd      = "passkey.add"
+	AuditPasskeyRemove   = "passkey.remove"
 )
 
 // AuditEntry is one line of the audit log: who did what, when, to what.

@@ -24,6 +24,7 @@ type Store interface {
 	RetentionStore
 	LivenessStore
 	AuditStore
+	BusinessUserStore
 	// Ping reports whether the database answers; /readyz uses it.
 	Ping(ctx context.Context) error
 	Close() error
@@ -33,7 +34,8 @@ type Store interface {
 type BusinessStore interface {
 	// CreateBusiness stores a business together with its first credentials,
 	// atomically. A business starts with the default policies
-	// (DirectLivenessAuto, DefaultRetentionDays) whatever b says, as
+	// (DirectLivenessAuto, DefaultRetentionDays) whatever b says, except
+	// SandboxOnly, which is stored as given and never changes, as
 	// Business shows them once stored; SetDirectLiveness and
 	// SetRetentionDays change them.
 	CreateBusiness(ctx context.Context, b Business, creds []StoredCredential) error

@@ -24,11 +24,13 @@ import (
 	"github.com/verifyd/verifyd/age"
 	"github.com/verifyd/verifyd/agehosted"
 	"github.com/verifyd/verifyd/console"
+	"github.com/verifyd/verifyd/dashboard"
 	"github.com/verifyd/verifyd/httpapi/request"
 	"github.com/verifyd/verifyd/identity"
 	"github.com/verifyd/verifyd/tenant"
 	"github.com/verifyd/verifyd/web/agepages"
 	"github.com/verifyd/verifyd/web/consolepage"
+	"github.com/verifyd/verifyd/web/dashpages"
 	"github.com/verifyd/verifyd/web/hosted"
 )
 
@@ -141,6 +143,9 @@ type Deps struct {
 	// AgeFlow is the hosted age-verification pages at /flow/{id} (none
 	// when nil).
 	AgeFlow *agehosted.Service
+	// Dashboard is the business dashboard served at /dashboard (none when
+	// nil).
+	Dashboard *dashboard.Service
 }
 
 // Server is the http.Handler of the whole service.
@@ -161,6 +166,9 @@ type Server struct {
 	age *agepages.Pages
 	// console is the review console's pages (nil without Deps.Console).
 	console *consolepage.Pages
+	// dashboard is the business dashboard's pages (nil without
+	// Deps.Dashboard).
+	dashboard *dashpages.Pages
 }
 
 type mountHandler struct {
@@ -193,6 +201,9 @@ func New(cfg Config, deps Deps) *Server {
 	}
 	if deps.Console != nil {
 		s.console = &consolepage.Pages{Console: deps.Console, Logger: deps.Logger, Dev: cfg.Dev}
+	}
+	if deps.Dashboard != nil {
+		s.dashboard = dashpages.New(deps.Dashboard, dashpages.Config{Logger: deps.Logger, Dev: cfg.Dev})
 	}
 	for _, m := range cfg.Mounts {
 		s.mounts = append(s.mounts, mountHandler{Mount: m, mux: s.mountRoutes(m)})

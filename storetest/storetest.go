@@ -169,7 +169,8 @@ func Run(t *testing.T, h Harness) {
 		{"AgeAccountDeletion", ageDelete},
 		{"Purge", purge},
 		{"Retention", retention},
-		{"Liveness", livenessTests}, // liveness.go
+		{"Liveness", livenessTests},         // liveness.go
+		{"BusinessUser", businessUserTests}, // businessusers.go
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

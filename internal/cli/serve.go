@@ -69,6 +69,10 @@ func (e *env) serve(ctx context.Context, args []string) error {
 		"soft limit of the Go heap (e.g. 1GiB, 512MiB; 0 for none): the collector works harder near it instead of growing the heap to twice what is live; GOMEMLIMIT, when set, wins (env VERIFYD_MEMORY_LIMIT)")
 	smtpURL := fs.String("smtp-url", e.getenv("VERIFYD_SMTP_URL"),
 		"SMTP server for the age accounts' e-mails (address confirmation, password reset, login codes, deletion links): smtp://user:password@host:587 (STARTTLS, required) or smtps://…:465, optionally ?from=address; without it the pages offer none of these (env VERIFYD_SMTP_URL)")
+	dashboardSignUp := fs.Bool("dashboard-signup", e.getenv("VERIFYD_DASHBOARD_SIGNUP") == "true",
+		"let anyone create a sandbox-only business (the public test workspace) at /dashboard/signup; invited users sign in at /dashboard either way (env VERIFYD_DASHBOARD_SIGNUP=true)")
+	dashboardURL := fs.String("dashboard-url", e.getenv("VERIFYD_DASHBOARD_URL"),
+		"public URL of the dashboard (default: /dashboard on --identity-url's origin), whose host name is its passkeys' relying party (env VERIFYD_DASHBOARD_URL)")
 	logFormat := fs.String("log-format", e.envOr("VERIFYD_LOG_FORMAT", ""), "json or text (default json, text with --dev) (env VERIFYD_LOG_FORMAT)")
 	bases := map[string]*string{}
 	for _, m := range mountFlags {
@@ -189,7 +193,8 @@ func (e *env) serve(ctx context.Context, args []string) error {
 		BaseURLs: defaults, Dev: *dev, Now: e.now, Rand: e.rand, Logger: logger, Registry: reg, Mailer: mail,
 		Queue: queue.Config{PollInterval: *pollInterval, RescueAfter: *rescueAfter},
 		Faces: faces, FaceThresholds: th, OCR: text, MetricsToken: *metricsToken, TrustedProxies: proxies,
-		CredentialCacheTTL: cacheTTL(*credentialTTL),
+		CredentialCacheTTL: cacheTTL(*credentialTTL), DashboardSignUp: *dashboardSignUp,
+		DashboardURL: strings.TrimSuffix(*dashboardURL, "/"),
 	})
 	if err != nil {
 		return err

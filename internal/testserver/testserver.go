@@ -66,6 +66,8 @@ type Options struct {
 	// OCR reads documents' printed data in the production pipeline (nil:
 	// those verifications go to review).
 	OCR ocr.Engine
+	// DashboardSignUp is the server's --dashboard-signup.
+	DashboardSignUp bool
 	// Observe, when set (and Pipeline is not), is called with every
 	// result of the production pipeline's checks as it is produced: the
 	// evidence a test wants to log is gone once an internal verification
@@ -154,6 +156,7 @@ func Start(t testing.TB, dialect string, opts Options) *Server {
 		BaseURLs: s.BaseURLs, Dev: opts.Dev, Mailer: opts.Mailer, Now: opts.Now, Rand: rand.Reader, Logger: opts.Logger,
 		Registry: s.Registry, Resolver: opts.Resolver, WebhookTimeout: opts.WebhookTimeout, Pipeline: opts.Pipeline,
 		Faces: opts.Faces, OCR: opts.OCR, MetricsToken: opts.MetricsToken, TrustedProxies: opts.TrustedProxies,
+		DashboardSignUp: opts.DashboardSignUp,
 		Queue: queue.Config{PollInterval: 20 * time.Millisecond, RescueAfter: opts.RescueAfter,
 			MaxAttempts: opts.MaxAttempts, Backoff: FastBackoff, ProcessBackoff: FastBackoff},
 	})

@@ -40,14 +40,11 @@ func (ap *Pages) writeError(w http.ResponseWriter, r *http.Request, err error) {
 //go:embed pages/age.html
 var agePageFS embed.FS
 
-//go:embed pages/passkey.js
-var passkeyJS []byte
-
 var ageTemplates = template.Must(template.Must(layout.New().ParseFS(hosted.CaptureFS, "pages/capture.html")).ParseFS(agePageFS, "pages/age.html"))
 
 // ageAssets are the flow's stylesheet and scripts: the capture form's
 // (hosted.Script) and the passkey ceremonies'.
-var ageAssets = layout.NewAssets(layout.Stylesheet, hosted.Script, layout.Asset{Name: "passkey.js", Body: passkeyJS})
+var ageAssets = layout.NewAssets(layout.Stylesheet, hosted.Script, layout.PasskeyScript)
 
 // Asset serves the flow's CSS and scripts from this origin.
 func (ap *Pages) Asset(w http.ResponseWriter, r *http.Request) {
