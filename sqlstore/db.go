@@ -16,6 +16,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/url"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -53,7 +54,21 @@ type DB struct {
 	readStmts *preparedStmts
 	// jobs enqueues background work inside transactions (SetEnqueuer).
 	jobs Enqueuer
+	// file is the SQLite database file ("" for PostgreSQL); readyMinFree
+	// is the free space its file system must have for Ping to succeed.
+	file         string
+	readyMinFree int64
 }
+
+// DefaultReadyMinFree is the free space below which Ping reports a SQLite
+// database not ready (SetReadyMinFree): room for a few of the largest
+// submissions and the write-ahead log they pass through.
+const DefaultReadyMinFree = 64 << 20
+
+// SetReadyMinFree sets the free space, in bytes, that the SQLite database's
+// file system must have for Ping to succeed (0: any). It has no effect on
+// PostgreSQL, whose disk is the server's.
+func (db *DB) SetReadyMinFree(n int64) { db.readyMinFree = n }
 
 // Dialect returns the database kind.
 func (db *DB) Dialect() Dialect { return db.dialect }
@@ -93,6 +108,7 @@ func Open(ctx context.Context, rawURL string, logger *slog.Logger) (*DB, error) 
 	db := &DB{dialect: dialect}
 	switch dialect {
 	case SQLite:
+		db.file, db.readyMinFree = dsn, DefaultReadyMinFree
 		// busy_timeout lets a second process (the CLI next to a running
 		// server) wait for the write lock instead of failing; _txlock=immediate
 		// takes the write lock at BEGIN so two writers never deadlock on lock
@@ -195,16 +211,37 @@ func pingRetryBusy(ctx context.Context, db *sql.DB) error {
 	return err
 }
 
-// Ping reports whether the database answers.
+// Ping reports whether the database answers and can take writes.
 //
 // A database that answers but cannot write (a full disk, a read-only
 // replica after a failover) cannot take a single submission, so Ping
 // writes: it commits one small row. /readyz calls it every few seconds;
 // the row is overwritten in place.
+//
+// On SQLite that write alone does not see a full disk: the row's page is
+// rewritten into write-ahead log space SQLite already has, so the probe
+// kept succeeding on a full file system while every creation failed
+// (measured by scripts/hostile-load -only diskfull). Ping therefore also
+// asks for the file system's free space and fails below the configured
+// minimum (SetReadyMinFree), which takes the replica out of a load
+// balancer before its writes start failing, and back once space is freed.
 func (db *DB) Ping(ctx context.Context) error {
 	_, err := db.write.ExecContext(ctx, `INSERT INTO settings (name, value) VALUES ('readyz_write_probe', $1)
 		ON CONFLICT (name) DO UPDATE SET value = excluded.value`, []byte("ok"))
-	return err
+	if err != nil || db.file == "" || db.readyMinFree <= 0 {
+		return err
+	}
+	free, err := freeBytes(filepath.Dir(db.file))
+	if errors.Is(err, errFreeSpaceUnknown) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("free space of the database's file system: %w", err)
+	}
+	if free < db.readyMinFree {
+		return fmt.Errorf("the database's file system has %d bytes free, fewer than the %d required", free, db.readyMinFree)
+	}
+	return nil
 }
 
 // Close closes both pools.

@@ -69,6 +69,8 @@ func (e *env) serve(ctx context.Context, args []string) error {
 		"soft limit of the Go heap (e.g. 1GiB, 512MiB; 0 for none): the collector works harder near it instead of growing the heap to twice what is live; GOMEMLIMIT, when set, wins (env VERIFYD_MEMORY_LIMIT)")
 	smtpURL := fs.String("smtp-url", e.getenv("VERIFYD_SMTP_URL"),
 		"SMTP server for the age accounts' e-mails (address confirmation, password reset, login codes, deletion links): smtp://user:password@host:587 (STARTTLS, required) or smtps://…:465, optionally ?from=address; without it the pages offer none of these (env VERIFYD_SMTP_URL)")
+	readyMinFree := fs.String("ready-min-free", e.envOr("VERIFYD_READY_MIN_FREE", "64MiB"),
+		"with SQLite, /readyz fails while the database's file system has less free space than this (e.g. 64MiB, 1GiB; 0: any), so a load balancer stops sending writes before they fail (env VERIFYD_READY_MIN_FREE)")
 	logFormat := fs.String("log-format", e.envOr("VERIFYD_LOG_FORMAT", ""), "json or text (default json, text with --dev) (env VERIFYD_LOG_FORMAT)")
 	bases := map[string]*string{}
 	for _, m := range mountFlags {
@@ -105,6 +107,11 @@ func (e *env) serve(ctx context.Context, args []string) error {
 	limit, err := parseBytes(*memoryLimit)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "verifyd serve: --memory-limit: %v\n", err)
+		return ErrUsage
+	}
+	minFree, err := parseBytes(*readyMinFree)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "verifyd serve: --ready-min-free: %v\n", err)
 		return ErrUsage
 	}
 	if limit > 0 && e.getenv("GOMEMLIMIT") == "" {
@@ -170,6 +177,7 @@ func (e *env) serve(ctx context.Context, args []string) error {
 		return err
 	}
 	defer db.Close()
+	db.SetReadyMinFree(minFree)
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	var mail mailer.Sender
