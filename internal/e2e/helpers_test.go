@@ -36,6 +36,9 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	if path := os.Getenv(integrityEnv); path != "" {
+		os.Exit(integrityMain(path))
+	}
 	code := m.Run()
 	if buildDir != "" {
 		_ = os.RemoveAll(buildDir)
@@ -101,6 +104,10 @@ type deployment struct {
 	dbURL   string
 	keyFile string
 	dir     string
+	// serveWrap and runWrap prefix the command lines of servers and of
+	// operator commands (such as unshare and nsenter, to run them in a
+	// private mount namespace).
+	serveWrap, runWrap []string
 }
 
 func newDeployment(t *testing.T, dialect string) *deployment {
@@ -118,7 +125,8 @@ func (d *deployment) storeFlags() []string {
 func (d *deployment) run(ctx context.Context, args ...string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, d.bin, append(args, d.storeFlags()...)...)
+	argv := append(append(append(d.runWrap[:len(d.runWrap):len(d.runWrap)], d.bin), args...), d.storeFlags()...)
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Env = childEnv()
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -279,7 +287,8 @@ func (d *deployment) startServerPoll(t *testing.T, name string, poll time.Durati
 	}
 	args := append([]string{"serve", "--dev", "--log-format", "json", "--listen", "127.0.0.1:0", "--models-fetch=false",
 		"--queue-rescue-after", "3s", "--queue-poll-interval", poll.String()}, d.storeFlags()...)
-	cmd := exec.Command(d.bin, args...)
+	argv := append(append(d.serveWrap[:len(d.serveWrap):len(d.serveWrap)], d.bin), args...)
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = childEnv()
 	stdout := &listenWriter{origin: make(chan string, 1)}
 	cmd.Stdout, cmd.Stderr = stdout, logFile
