@@ -108,6 +108,9 @@ type deployment struct {
 	// operator commands (such as unshare and nsenter, to run them in a
 	// private mount namespace).
 	serveWrap, runWrap []string
+	// serveArgs are added to the servers' flags (the last of a flag given
+	// twice wins).
+	serveArgs []string
 }
 
 func newDeployment(t *testing.T, dialect string) *deployment {
@@ -287,6 +290,7 @@ func (d *deployment) startServerPoll(t *testing.T, name string, poll time.Durati
 	}
 	args := append([]string{"serve", "--dev", "--log-format", "json", "--listen", "127.0.0.1:0", "--models-fetch=false",
 		"--queue-rescue-after", "3s", "--queue-poll-interval", poll.String()}, d.storeFlags()...)
+	args = append(args, d.serveArgs...)
 	argv := append(append(d.serveWrap[:len(d.serveWrap):len(d.serveWrap)], d.bin), args...)
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = childEnv()
@@ -431,6 +435,9 @@ type receiver struct {
 	// hash of their id) fail with 500 at once.
 	failing  atomic.Bool
 	inFlight atomic.Int32
+	// gate, while set, holds every request until it is closed (or the
+	// sender goes away).
+	gate atomic.Pointer[chan struct{}]
 
 	mu         sync.Mutex
 	deliveries []delivery
@@ -504,6 +511,15 @@ func (r *receiver) serve(w http.ResponseWriter, req *http.Request) {
 		r.record(d)
 		http.Error(w, "try again later", http.StatusInternalServerError)
 		return
+	}
+	if gate := r.gate.Load(); gate != nil {
+		select {
+		case <-*gate:
+		case <-req.Context().Done():
+			d.Outcome = "aborted"
+			r.record(d)
+			return
+		}
 	}
 	if delay := time.Duration(r.delay.Load()); delay > 0 {
 		delay = delay/4 + time.Duration(sum%1000)*(delay*3/4)/1000
