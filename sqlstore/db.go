@@ -24,7 +24,7 @@ import (
 	"github.com/pressly/goose/v3"
 	"github.com/pressly/goose/v3/lock"
 	"github.com/verifyd/verifyd"
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
+	"modernc.org/sqlite"
 )
 
 //go:embed migrations
@@ -115,9 +115,8 @@ func Open(ctx context.Context, rawURL string, logger *slog.Logger) (*DB, error) 
 		// upgrade.
 		base := "file:" + (&url.URL{Path: dsn}).EscapedPath() +
 			"?_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
-		if db.write, err = sql.Open("sqlite", base+"&_pragma=journal_mode(WAL)&_txlock=immediate"); err != nil {
-			return nil, err
-		}
+		drv := &sqlite.Driver{}
+		db.write = sql.OpenDB(cachingConnector{dsn: base + "&_pragma=journal_mode(WAL)&_txlock=immediate", drv: drv})
 		db.write.SetMaxOpenConns(1)
 		db.write.SetConnMaxIdleTime(0)
 		// The writer must create the file and switch it to WAL before readers
@@ -128,10 +127,7 @@ func Open(ctx context.Context, rawURL string, logger *slog.Logger) (*DB, error) 
 			db.write.Close()
 			return nil, fmt.Errorf("open sqlite %s: %w", dsn, err)
 		}
-		if db.read, err = sql.Open("sqlite", base+"&_pragma=query_only(1)"); err != nil {
-			db.write.Close()
-			return nil, err
-		}
+		db.read = sql.OpenDB(cachingConnector{dsn: base + "&_pragma=query_only(1)", drv: drv})
 		db.read.SetMaxOpenConns(8)
 		// Keep them all idle between requests: opening a SQLite connection
 		// costs far more than a query.
