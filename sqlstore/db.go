@@ -54,6 +54,11 @@ type DB struct {
 	readStmts *preparedStmts
 	// jobs enqueues background work inside transactions (SetEnqueuer).
 	jobs Enqueuer
+	// ckpt checkpoints SQLite's write-ahead log in the background, on a
+	// connection of its own (checkpointLoop); stopCkpt ends it.
+	ckpt     *sql.DB
+	stopCkpt chan struct{}
+	ckptDone chan struct{}
 	// file is the SQLite database file ("" for PostgreSQL); readyMinFree
 	// is the free space its file system must have for Ping to succeed.
 	file         string
@@ -116,7 +121,11 @@ func Open(ctx context.Context, rawURL string, logger *slog.Logger) (*DB, error) 
 		base := "file:" + (&url.URL{Path: dsn}).EscapedPath() +
 			"?_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
 		drv := &sqlite.Driver{}
-		db.write = sql.OpenDB(cachingConnector{dsn: base + "&_pragma=journal_mode(WAL)&_txlock=immediate", drv: drv})
+		// wal_autocheckpoint(0): the writer no longer copies the log into the
+		// database file (and fsyncs both) inside a commit every 1,000 pages,
+		// holding the one write connection meanwhile; checkpointLoop does it
+		// beside the writer.
+		db.write = sql.OpenDB(cachingConnector{dsn: base + "&_pragma=journal_mode(WAL)&_pragma=wal_autocheckpoint(0)&_txlock=immediate", drv: drv})
 		db.write.SetMaxOpenConns(1)
 		db.write.SetConnMaxIdleTime(0)
 		// The writer must create the file and switch it to WAL before readers
@@ -133,6 +142,10 @@ func Open(ctx context.Context, rawURL string, logger *slog.Logger) (*DB, error) 
 		// costs far more than a query.
 		db.read.SetMaxIdleConns(8)
 		db.readStmts = newPreparedStmts(db.read)
+		db.ckpt = sql.OpenDB(cachingConnector{dsn: base, drv: drv})
+		db.ckpt.SetMaxOpenConns(1)
+		db.stopCkpt, db.ckptDone = make(chan struct{}), make(chan struct{})
+		go db.checkpointLoop(logger)
 	case Postgres:
 		if db.write, err = sql.Open("pgx", dsn); err != nil {
 			return nil, err
@@ -240,10 +253,49 @@ func (db *DB) Ping(ctx context.Context) error {
 	return nil
 }
 
-// Close closes both pools.
+// checkpointEvery is how often checkpointLoop copies SQLite's
+// write-ahead log into the database file.
+const checkpointEvery = time.Second
+
+// checkpointLoop checkpoints the write-ahead log every checkpointEvery in
+// PASSIVE mode, which neither waits for nor blocks the writer and readers:
+// it copies what no reader still needs, and the writer starts the log over
+// once all of it is copied. Durability is unchanged: with
+// synchronous=NORMAL a commit is durable once the log is synced, which
+// happens at checkpoints either way (see docs/performance.md).
+func (db *DB) checkpointLoop(logger *slog.Logger) {
+	defer close(db.ckptDone)
+	t := time.NewTicker(checkpointEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-db.stopCkpt:
+			return
+		case <-t.C:
+		}
+		if _, _, err := db.checkpoint(context.Background()); err != nil && logger != nil {
+			logger.Warn("sqlite checkpoint", "err", err)
+		}
+	}
+}
+
+// checkpoint runs one PASSIVE checkpoint and returns the frames in the
+// log and how many of them are now in the database file.
+func (db *DB) checkpoint(ctx context.Context) (logFrames, copied int, err error) {
+	var busy int
+	err = db.ckpt.QueryRowContext(ctx, `PRAGMA wal_checkpoint(PASSIVE)`).Scan(&busy, &logFrames, &copied)
+	return logFrames, copied, err
+}
+
+// Close closes the pools.
 func (db *DB) Close() error {
 	db.readStmts.close()
 	var errs []error
+	if db.ckpt != nil {
+		close(db.stopCkpt)
+		<-db.ckptDone
+		errs = append(errs, db.ckpt.Close())
+	}
 	if db.read != nil && db.read != db.write {
 		errs = append(errs, db.read.Close())
 	}
