@@ -18,6 +18,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
@@ -54,11 +55,15 @@ type DB struct {
 	readStmts *preparedStmts
 	// jobs enqueues background work inside transactions (SetEnqueuer).
 	jobs Enqueuer
+	// batches groups SQLite's write transactions (batch.go); nil for
+	// PostgreSQL, which groups commits itself.
+	batches *batcher
 	// ckpt checkpoints SQLite's write-ahead log in the background, on a
 	// connection of its own (checkpointLoop); stopCkpt ends it.
-	ckpt     *sql.DB
-	stopCkpt chan struct{}
-	ckptDone chan struct{}
+	ckpt      *sql.DB
+	stopCkpt  chan struct{}
+	ckptDone  chan struct{}
+	closeOnce sync.Once
 	// file is the SQLite database file ("" for PostgreSQL); readyMinFree
 	// is the free space its file system must have for Ping to succeed.
 	file         string
@@ -146,6 +151,7 @@ func Open(ctx context.Context, rawURL string, logger *slog.Logger) (*DB, error) 
 		db.ckpt.SetMaxOpenConns(1)
 		db.stopCkpt, db.ckptDone = make(chan struct{}), make(chan struct{})
 		go db.checkpointLoop(logger)
+		db.batches = newBatcher(db)
 	case Postgres:
 		if db.write, err = sql.Open("pgx", dsn); err != nil {
 			return nil, err
@@ -289,10 +295,11 @@ func (db *DB) checkpoint(ctx context.Context) (logFrames, copied int, err error)
 
 // Close closes the pools.
 func (db *DB) Close() error {
+	db.batches.close()
 	db.readStmts.close()
 	var errs []error
 	if db.ckpt != nil {
-		close(db.stopCkpt)
+		db.closeOnce.Do(func() { close(db.stopCkpt) })
 		<-db.ckptDone
 		errs = append(errs, db.ckpt.Close())
 	}
@@ -306,15 +313,36 @@ func (db *DB) Close() error {
 }
 
 // inTx runs fn in a transaction, committing when it returns nil.
+//
+// On SQLite the transaction may be shared with other callers' (group
+// commit, batch.go): fn's writes are committed together with theirs, and
+// inTx returns once that commit is done. fn's changes are undone alone when
+// fn fails, exactly as a transaction of its own would be.
 func (db *DB) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	if db.batches != nil {
+		return db.batches.run(ctx, fn)
+	}
+	return db.inOwnTx(ctx, fn)
+}
+
+// inOwnTx runs fn in a transaction of its own.
+func (db *DB) inOwnTx(ctx context.Context, fn func(tx *sql.Tx) error) (err error) {
 	tx, err := db.write.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
+	// Rolled back also when fn panics: SQLite's one write connection
+	// would otherwise stay taken until ctx ends, perhaps never.
+	committed := false
+	defer func() {
+		if !committed {
+			_ = tx.Rollback()
+		}
+	}()
 	if err := fn(tx); err != nil {
-		_ = tx.Rollback()
 		return err
 	}
+	committed = true
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
