@@ -12,6 +12,7 @@ import (
 
 	"github.com/verifyd/verifyd"
 	"github.com/verifyd/verifyd/age"
+	"github.com/verifyd/verifyd/httpapi/request"
 )
 
 // The OAuth endpoints of the age interface (SPEC A1–A3, docs/age.md). Their
@@ -26,7 +27,7 @@ func (s *Server) ageAuthorize(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, age.ErrInvalidParams)
 		return
 	}
-	_, flow, err := s.deps.Age.Authorize(r.Context(), mountOf(r.Context()).Environment, q)
+	_, flow, err := s.deps.Age.Authorize(r.Context(), request.MountOf(r.Context()).Environment, q)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -39,21 +40,21 @@ func (s *Server) ageAuthorize(w http.ResponseWriter, r *http.Request) {
 // ageToken is A2: exchange a code for an access token.
 func (s *Server) ageToken(w http.ResponseWriter, r *http.Request) {
 	var in age.TokenRequest
-	body, err := readBody(w, r, s.cfg.MaxBodyBytes)
+	body, err := request.ReadBody(w, r, s.cfg.MaxBodyBytes)
 	if err == nil {
 		in, err = tokenRequest(r, body)
 	}
 	if err == nil {
 		var tok age.Token
-		if tok, err = s.deps.Age.Exchange(r.Context(), mountOf(r.Context()).Environment, in); err == nil {
-			infoOf(r.Context()).apiKey = in.ClientID
+		if tok, err = s.deps.Age.Exchange(r.Context(), request.MountOf(r.Context()).Environment, in); err == nil {
+			request.InfoOf(r.Context()).APIKey = in.ClientID
 			w.Header().Set("Pragma", "no-cache")
-			writeJSON(w, http.StatusOK, tok)
+			request.WriteJSON(w, http.StatusOK, tok)
 			return
 		}
 	}
 	w.Header().Set("Pragma", "no-cache")
-	eb := s.errorBody(r, err)
+	eb := request.ErrorBodyOf(r, s.deps.Logger, err)
 	eb.OAuthError, eb.OAuthDescription = tokenErrorOf(err, eb.StatusCode)
 	if eb.StatusCode == http.StatusUnauthorized && eb.OAuthError != "invalid_grant" {
 		// A client that failed to authenticate is told the scheme: RFC 6749
@@ -63,7 +64,7 @@ func (s *Server) ageToken(w http.ResponseWriter, r *http.Request) {
 		// (openid-client) would report it instead of invalid_grant.
 		w.Header().Set("WWW-Authenticate", `Basic realm="verifyd", charset="UTF-8"`)
 	}
-	writeJSON(w, eb.StatusCode, eb)
+	request.WriteJSON(w, eb.StatusCode, eb)
 }
 
 // tokenError is an RFC 6749 §5.2 error: its code and a description for
@@ -111,7 +112,7 @@ func tokenErrorOf(err error, status int) (code, description string) {
 // (openid-client's discovery) need only the base URL. It lists what the
 // token endpoint really accepts.
 func (s *Server) ageMetadata(w http.ResponseWriter, r *http.Request) {
-	base := strings.TrimSuffix(mountOf(r.Context()).BaseURL.String(), "/")
+	base := strings.TrimSuffix(request.MountOf(r.Context()).BaseURL.String(), "/")
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "public, max-age=3600")
 	w.Header().Set("Access-Control-Allow-Origin", "*")
@@ -247,10 +248,10 @@ func (s *Server) ageUser(w http.ResponseWriter, r *http.Request) {
 		}
 		token = strings.TrimSpace(bearer)
 	}
-	u, err := s.deps.Age.User(r.Context(), mountOf(r.Context()).Environment, token)
+	u, err := s.deps.Age.User(r.Context(), request.MountOf(r.Context()).Environment, token)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, u)
+	request.WriteJSON(w, http.StatusOK, u)
 }

@@ -31,7 +31,8 @@ type clientResult struct {
 // TestNodeClients runs real npm OAuth clients, unmodified, in Node against
 // a real server through the sandbox age flow to age_verified
 // (scripts/oauth-clients.mjs): openid-client 6 with RFC 8414 discovery,
-// PKCE and HTTP Basic, and simple-oauth2 5 with the credentials in the
+// PKCE and HTTP Basic, openid-client 5 with Issuer.discover on the RFC 8414
+// metadata URL and oauthCallback, and simple-oauth2 5 with the credentials in the
 // header and in the body. Each also sees the RFC 6749 error of a replayed
 // code and of a wrong secret. The packages come from
 // scripts/npm-clients-install (pinned, integrity-checked).
@@ -42,20 +43,37 @@ func TestNodeClients(t *testing.T) {
 	}
 	root := testdb.RepoRoot(t)
 	npm := filepath.Join(root, ".cache", "npm-clients")
-	for _, pkg := range []string{"openid-client", "simple-oauth2"} {
+	for _, pkg := range []string{"openid-client", "openid-client-5", "simple-oauth2"} {
 		if _, err := os.Stat(filepath.Join(npm, "node_modules", pkg, "package.json")); err != nil {
 			testdb.Skip(t, "the Node client tests need the npm packages: run scripts/npm-clients-install ("+err.Error()+")")
 		}
 	}
 	f, versions, results := runClientScript(t, map[string]string{"npmDir": npm}, "node", filepath.Join(root, "scripts", "oauth-clients.mjs"))
-	if versions["openid-client"] != "6.9.0" || versions["simple-oauth2"] != "5.1.0" {
-		t.Errorf("ran %v, want openid-client 6.9.0 and simple-oauth2 5.1.0 (scripts/npm-clients/package-lock.json)", versions)
+	if versions["openid-client"] != "6.9.0" || versions["openid-client-5"] != "5.7.1" || versions["simple-oauth2"] != "5.1.0" {
+		t.Errorf("ran %v, want openid-client 6.9.0 and 5.7.1 and simple-oauth2 5.1.0 (scripts/npm-clients/package-lock.json)", versions)
 	}
 	wantClients(t, results, "openid-client discovery (issuer)", "openid-client discovery (metadata-url)",
+		"openid-client 5 (Issuer.discover, oauthCallback)",
 		"simple-oauth2 (authorizationMethod header)", "simple-oauth2 (authorizationMethod body)")
 	for _, r := range results {
 		t.Run(r.Client, func(t *testing.T) {
 			wantClientFlow(t, r)
+			if strings.HasPrefix(r.Client, "openid-client 5") {
+				// OPError carries RFC 6749's error member and the status.
+				if r.Issuer != f.base {
+					t.Errorf("issuer %q, want %q", r.Issuer, f.base)
+				}
+				if r.Replay["name"] != "OPError" || r.Replay["error"] != "invalid_grant" || r.Replay["status"] != float64(400) {
+					t.Errorf("replay: %v, want OPError invalid_grant 400", r.Replay)
+				}
+				if r.Wrong["name"] != "OPError" || r.Wrong["error"] != "invalid_client" || r.Wrong["status"] != float64(401) {
+					t.Errorf("wrong secret: %v, want OPError invalid_client 401", r.Wrong)
+				}
+				if r.Minor["age_verified"] != false {
+					t.Errorf("minor's /users/me = %v", r.Minor)
+				}
+				return
+			}
 			if strings.HasPrefix(r.Client, "openid-client") {
 				if r.Issuer != f.base {
 					t.Errorf("issuer %q, want %q", r.Issuer, f.base)

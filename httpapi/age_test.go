@@ -14,10 +14,11 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/oauth2"
+
 	"github.com/verifyd/verifyd"
 	agesvc "github.com/verifyd/verifyd/age"
 	"github.com/verifyd/verifyd/internal/testserver"
-	"golang.org/x/oauth2"
 )
 
 // The OAuth side of the age interface (SPEC A1–A3). Tests stand in for the

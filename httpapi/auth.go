@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/verifyd/verifyd"
+	"github.com/verifyd/verifyd/httpapi/request"
 	"github.com/verifyd/verifyd/signature"
 	"github.com/verifyd/verifyd/tenant"
 )
@@ -41,7 +42,7 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, o authOpts
 	// The key is looked up before the body is read: a body of up to
 	// 40 MiB costs that much memory, and a stranger with a made-up key
 	// must not be able to make us spend it.
-	m := mountOf(r.Context())
+	m := request.MountOf(r.Context())
 	cred, err := s.deps.Tenants.Credential(r.Context(), apiKey)
 	if errors.Is(err, tenant.ErrUnknownKey) {
 		return o.unknownKey
@@ -64,14 +65,14 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, o authOpts
 		}
 		defer s.bodies.Release(n)
 	}
-	body, err := readBody(w, r, o.maxBody)
+	body, err := request.ReadBody(w, r, o.maxBody)
 	if err != nil {
 		return err
 	}
 	if !signatureMatches(cred.APISecret, sig, r, body, m) {
 		return errInvalidAuth
 	}
-	infoOf(r.Context()).apiKey = cred.APIKey
+	request.InfoOf(r.Context()).APIKey = cred.APIKey
 	return next(w, r, cred, body)
 }
 
@@ -81,18 +82,18 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, o authOpts
 // the path relative to the mount's base URL (what the public PHP SDK signs),
 // the full path, each with and without the query string, escaped or not, and
 // the absolute URL. Each candidate is compared in constant time.
-func signatureMatches(secret, sig string, r *http.Request, body []byte, m *mountCtx) bool {
+func signatureMatches(secret, sig string, r *http.Request, body []byte, m *request.Mounted) bool {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		return signature.Verify(secret, body, sig)
 	}
 	return anyMatches(secret, sig, uriCandidates(r, m))
 }
 
-func uriCandidates(r *http.Request, m *mountCtx) []string {
-	paths := []string{r.URL.Path, m.fullPath, m.fullEscapedPath}
-	if m.prefix() != "" {
+func uriCandidates(r *http.Request, m *request.Mounted) []string {
+	paths := []string{r.URL.Path, m.FullPath, m.FullEscapedPath}
+	if m.Prefix() != "" {
 		// the relative path in its escaped form, as sent
-		paths = append(paths, strings.TrimPrefix(m.fullEscapedPath, m.prefix()))
+		paths = append(paths, strings.TrimPrefix(m.FullEscapedPath, m.Prefix()))
 	}
 	base := strings.TrimSuffix(m.BaseURL.String(), "/")
 	paths = append(paths, base+r.URL.Path)

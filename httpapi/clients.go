@@ -13,6 +13,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/verifyd/verifyd"
+	"github.com/verifyd/verifyd/httpapi/request"
 	"github.com/verifyd/verifyd/webauth"
 )
 
@@ -24,7 +25,7 @@ import (
 // client and proves nothing. Without X-Forwarded-For the RFC 7239
 // Forwarded header's last for= is used.
 func (s *Server) clientOf(r *http.Request) netip.Addr {
-	peer := remoteAddr(r)
+	peer := request.RemoteAddr(r)
 	if !s.trusted(peer) {
 		return peer
 	}
@@ -80,24 +81,6 @@ func (s *Server) trusted(a netip.Addr) bool {
 		}
 	}
 	return false
-}
-
-func remoteAddr(r *http.Request) netip.Addr {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		host = r.RemoteAddr
-	}
-	a, _ := netip.ParseAddr(host)
-	return a.Unmap()
-}
-
-// clientAddr is the client address the observing middleware worked out
-// (clientOf).
-func clientAddr(r *http.Request) netip.Addr {
-	if a := infoOf(r.Context()).client; a.IsValid() {
-		return a
-	}
-	return remoteAddr(r)
 }
 
 // anonymousLimits are per-client request budgets for the entry points

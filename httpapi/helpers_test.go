@@ -18,6 +18,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/google/uuid"
+
 	"github.com/verifyd/verifyd"
 	"github.com/verifyd/verifyd/internal/testserver"
 	"github.com/verifyd/verifyd/signature"

@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/verifyd/verifyd"
+	"github.com/verifyd/verifyd/httpapi/request"
 	"github.com/verifyd/verifyd/identity"
 )
 
@@ -21,14 +22,14 @@ func customerOf(v identity.View) customerBody {
 // createVerification is B1.
 func (s *Server) createVerification(w http.ResponseWriter, r *http.Request, cred verifyd.Credential, body []byte) error {
 	var in identity.CreateInput
-	if err := decodeJSON(body, &in); err != nil {
+	if err := request.DecodeJSON(body, &in); err != nil {
 		return err
 	}
 	v, err := s.deps.Identity.Create(r.Context(), cred, in)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusCreated, struct {
+	request.WriteJSON(w, http.StatusCreated, struct {
 		ID          string       `json:"id"`
 		Customer    customerBody `json:"customer"`
 		RedirectURI string       `json:"redirect_uri"`
@@ -40,14 +41,14 @@ func (s *Server) createVerification(w http.ResponseWriter, r *http.Request, cred
 // submitVerification is B2.
 func (s *Server) submitVerification(w http.ResponseWriter, r *http.Request, cred verifyd.Credential, body []byte) error {
 	var in identity.SubmitInput
-	if err := decodeJSON(body, &in); err != nil {
+	if err := request.DecodeJSON(body, &in); err != nil {
 		return err
 	}
 	v, err := s.deps.Identity.Submit(r.Context(), cred, in)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusCreated, struct {
+	request.WriteJSON(w, http.StatusCreated, struct {
 		ID       string         `json:"id"`
 		Status   verifyd.Status `json:"status"`
 		Customer customerBody   `json:"customer"`
@@ -76,7 +77,7 @@ func (s *Server) getVerification(w http.ResponseWriter, r *http.Request, cred ve
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, verificationBodyOf(v))
+	request.WriteJSON(w, http.StatusOK, verificationBodyOf(v))
 	return nil
 }
 
@@ -87,7 +88,7 @@ func (s *Server) getVerification(w http.ResponseWriter, r *http.Request, cred ve
 func (s *Server) redactVerification(w http.ResponseWriter, r *http.Request, cred verifyd.Credential, body []byte) error {
 	if len(bytes.TrimSpace(body)) > 0 {
 		var in struct{}
-		if err := decodeJSON(body, &in); err != nil {
+		if err := request.DecodeJSON(body, &in); err != nil {
 			return err
 		}
 	}
@@ -95,6 +96,6 @@ func (s *Server) redactVerification(w http.ResponseWriter, r *http.Request, cred
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, verificationBodyOf(v))
+	request.WriteJSON(w, http.StatusOK, verificationBodyOf(v))
 	return nil
 }

@@ -1,15 +1,11 @@
 package httpapi
 
 import (
-	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
-	"net/netip"
 	"regexp"
 	"runtime/debug"
 	"strconv"
@@ -17,37 +13,13 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/verifyd/verifyd"
+
+	"github.com/verifyd/verifyd/httpapi/request"
 )
-
-// reqInfo is filled in while a request is handled and read by the
-// observing middleware once it is done.
-type reqInfo struct {
-	id    string
-	mount string
-	route string
-	// apiKey is the key that authenticated the request, for the logs.
-	apiKey string
-	// client is the client's address (Server.clientOf).
-	client netip.Addr
-	// quiet leaves the request out of the logs (a rate-limited flood:
-	// one line per refused request would make the flood cost CPU and
-	// disk; the limiter logs one line per client and minute instead).
-	quiet bool
-}
-
-type infoKey struct{}
-
-func infoOf(ctx context.Context) *reqInfo {
-	if i, ok := ctx.Value(infoKey{}).(*reqInfo); ok {
-		return i
-	}
-	return &reqInfo{}
-}
 
 // logger returns the server's logger with the request id attached.
 func (s *Server) logger(r *http.Request) *slog.Logger {
-	return s.deps.Logger.With(slog.String("request_id", infoOf(r.Context()).id))
+	return request.Logger(s.deps.Logger, r)
 }
 
 // statusRecorder remembers the status a handler wrote.
@@ -83,16 +55,16 @@ var requestIDPattern = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
 // and records a log line and metrics for every request.
 func (s *Server) observe(w http.ResponseWriter, r *http.Request, next http.HandlerFunc) {
 	start := time.Now()
-	info := &reqInfo{id: r.Header.Get("X-Request-Id"), client: s.clientOf(r)}
-	if !requestIDPattern.MatchString(info.id) {
+	info := &request.Info{ID: r.Header.Get("X-Request-Id"), Client: s.clientOf(r)}
+	if !requestIDPattern.MatchString(info.ID) {
 		var b [12]byte
 		_, _ = rand.Read(b[:])
-		info.id = hex.EncodeToString(b[:])
+		info.ID = hex.EncodeToString(b[:])
 	}
-	w.Header().Set("X-Request-Id", info.id)
+	w.Header().Set("X-Request-Id", info.ID)
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	rec := &statusRecorder{ResponseWriter: w}
-	r = r.WithContext(context.WithValue(r.Context(), infoKey{}, info))
+	r = r.WithContext(request.WithInfo(r.Context(), info))
 	defer func() {
 		if p := recover(); p != nil {
 			if p == http.ErrAbortHandler {
@@ -113,37 +85,20 @@ func (s *Server) observe(w http.ResponseWriter, r *http.Request, next http.Handl
 		// flow's the authorize request id: log the route pattern instead of
 		// the path for those.
 		path := r.URL.Path
-		if strings.Contains(info.route, "{token}") || strings.HasPrefix(info.route, "/flow/{id}") {
-			path = info.route
+		if strings.Contains(info.Route, "{token}") || strings.HasPrefix(info.Route, "/flow/{id}") {
+			path = info.Route
 		}
-		if info.quiet {
+		if info.Quiet {
 			return
 		}
 		s.logger(r).LogAttrs(r.Context(), slog.LevelInfo, "request",
 			slog.String("method", r.Method), slog.String("path", path),
-			slog.String("mount", info.mount), slog.String("route", info.route), slog.String("api_key", info.apiKey),
-			slog.String("client", info.client.String()),
+			slog.String("mount", info.Mount), slog.String("route", info.Route), slog.String("api_key", info.APIKey),
+			slog.String("client", info.Client.String()),
 			slog.Int("status", status), slog.Int("bytes", rec.bytes),
 			slog.Duration("duration", elapsed))
 	}()
 	next(rec, r)
-}
-
-// readBody reads a whole request body up to limit bytes. A longer body is
-// ETooLarge; the caller needs the exact bytes because signatures cover them.
-func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
-	if r.ContentLength > limit {
-		return nil, errRequestTooLarge
-	}
-	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
-	var tooLarge *http.MaxBytesError
-	if errors.As(err, &tooLarge) {
-		return nil, errRequestTooLarge
-	}
-	if err != nil {
-		return nil, &verifyd.Error{Code: verifyd.EMalformed, Message: verifyd.MsgMalformed, Err: err}
-	}
-	return b, nil
 }
 
 // httpMetrics are the request metrics served on /metrics.
@@ -170,8 +125,8 @@ func newHTTPMetrics(reg *prometheus.Registry) *httpMetrics {
 	return m
 }
 
-func (m *httpMetrics) observe(info *reqInfo, method string, status int, d time.Duration) {
-	route := info.route
+func (m *httpMetrics) observe(info *request.Info, method string, status int, d time.Duration) {
+	route := info.Route
 	if route == "" {
 		route = "unmatched"
 	}
@@ -180,6 +135,6 @@ func (m *httpMetrics) observe(info *reqInfo, method string, status int, d time.D
 	default:
 		method = "OTHER" // arbitrary methods must not create label values
 	}
-	m.requests.WithLabelValues(info.mount, route, method, strconv.Itoa(status)).Inc()
-	m.duration.WithLabelValues(info.mount, route, method).Observe(d.Seconds())
+	m.requests.WithLabelValues(info.Mount, route, method, strconv.Itoa(status)).Inc()
+	m.duration.WithLabelValues(info.Mount, route, method).Observe(d.Seconds())
 }

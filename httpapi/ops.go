@@ -5,11 +5,13 @@ import (
 	"crypto/subtle"
 	"net/http"
 	"time"
+
+	"github.com/verifyd/verifyd/httpapi/request"
 )
 
 // healthz answers while the process is serving.
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	request.WriteJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 }
 
 // readyz answers 200 only when the database answers and accepts writes
@@ -40,5 +42,5 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+	request.WriteJSON(w, http.StatusOK, map[string]string{"status": "ready"})
 }

@@ -8,6 +8,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/verifyd/verifyd/httpapi/request"
 )
 
 // TestPanicBecomes500: a panicking handler answers SPEC's 500 body, logs the
@@ -20,7 +22,7 @@ func TestPanicBecomes500(t *testing.T) {
 	s.observe(rec, httptest.NewRequest("GET", "/", nil), func(http.ResponseWriter, *http.Request) {
 		panic("secret internal detail")
 	})
-	var body errorBody
+	var body request.ErrorBody
 	if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil {
 		t.Fatal(err)
 	}

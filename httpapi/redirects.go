@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/verifyd/verifyd"
+	"github.com/verifyd/verifyd/httpapi/request"
 )
 
 // getRedirects answers SPEC's {"body": [...]}.
@@ -13,7 +14,7 @@ func (s *Server) getRedirects(w http.ResponseWriter, r *http.Request, cred verif
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string][]string{"body": urls})
+	request.WriteJSON(w, http.StatusOK, map[string][]string{"body": urls})
 	return nil
 }
 
@@ -22,7 +23,7 @@ func (s *Server) getRedirects(w http.ResponseWriter, r *http.Request, cred verif
 func (s *Server) changeRedirects(apply func(context.Context, verifyd.Credential, []string) error) authed {
 	return func(w http.ResponseWriter, r *http.Request, cred verifyd.Credential, body []byte) error {
 		var urls []string
-		if err := decodeJSON(body, &urls); err != nil || urls == nil {
+		if err := request.DecodeJSON(body, &urls); err != nil || urls == nil {
 			return &verifyd.Error{Code: verifyd.EMalformed, Message: verifyd.MsgMalformed, Err: err}
 		}
 		if err := apply(r.Context(), cred, urls); err != nil {

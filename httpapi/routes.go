@@ -6,7 +6,9 @@ import (
 	"strings"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
 	"github.com/verifyd/verifyd"
+	"github.com/verifyd/verifyd/httpapi/request"
 )
 
 // mountRoutes lists every route served under one mount. Paths are SPEC.md's,
@@ -54,29 +56,30 @@ func (s *Server) mountRoutes(m Mount) *http.ServeMux {
 			}))
 		}
 		// The hosted page a B1 redirect_uri points at, and what it calls
-		// (docs/hosted-flow.md).
+		// (web/hosted, docs/hosted-flow.md).
+		h := s.hosted
 		mux.Handle("/verify/{token}", s.methods(map[string]http.Handler{
-			http.MethodGet: http.HandlerFunc(s.hostedPage),
+			http.MethodGet: http.HandlerFunc(h.Page),
 		}))
 		mux.Handle("/verify/{token}/submission", s.methods(map[string]http.Handler{
-			http.MethodPost: http.HandlerFunc(s.hostedSubmit),
+			http.MethodPost: http.HandlerFunc(h.Submit),
 		}))
 		mux.Handle("/verify/{token}/liveness-challenge", s.methods(map[string]http.Handler{
-			http.MethodPost: http.HandlerFunc(s.hostedChallenge), // liveness.go
+			http.MethodPost: http.HandlerFunc(h.Challenge),
 		}))
 		mux.Handle("/verify/{token}/status", s.methods(map[string]http.Handler{
-			http.MethodGet: http.HandlerFunc(s.hostedStatus),
+			http.MethodGet: http.HandlerFunc(h.Status),
 		}))
 		mux.Handle("/verify/{token}/handoff.png", s.methods(map[string]http.Handler{
-			http.MethodGet: http.HandlerFunc(s.hostedQR), // handoff.go
+			http.MethodGet: http.HandlerFunc(h.QR),
 		}))
 		if m.Environment == verifyd.EnvSandbox {
 			mux.Handle("/verify/{token}/sandbox", s.methods(map[string]http.Handler{
-				http.MethodPost: http.HandlerFunc(s.hostedSandbox),
+				http.MethodPost: http.HandlerFunc(h.Sandbox),
 			}))
 		}
 		mux.Handle("/verify-assets/{name}", s.methods(map[string]http.Handler{
-			http.MethodGet: http.HandlerFunc(s.hostedAssetHandler),
+			http.MethodGet: http.HandlerFunc(h.Asset),
 		}))
 	case verifyd.InterfaceAge:
 		// A. Age verification, the OAuth side (age.go, docs/age.md). A1
@@ -101,16 +104,69 @@ func (s *Server) mountRoutes(m Mount) *http.ServeMux {
 		mux.Handle(wellKnownOAuth, s.methods(map[string]http.Handler{
 			http.MethodGet: http.HandlerFunc(s.ageMetadata),
 		}))
-		// The hosted flow A1 sends the person to (age_pages.go): /flow/{id}
-		// and its forms, /flow-assets/{name}, and the account page
-		// /account with POST /account/delete (age_account.go).
-		s.ageFlowRoutes(mux, m)
+		// The hosted flow A1 sends the person to (web/agepages): /flow/{id}
+		// and its forms, /flow-assets/{name}, the account page /account,
+		// its e-mail pages and the passkey ceremonies.
+		if s.age != nil {
+			s.ageFlowRoutes(mux, m)
+		}
 	}
 
 	mux.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.writeError(w, r, errRouteNotFound)
+		s.writeError(w, r, request.ErrRouteNotFound)
 	}))
 	return mux
+}
+
+// ageFlowRoutes are the age flow's pages on an age mount (web/agepages,
+// docs/age.md).
+func (s *Server) ageFlowRoutes(mux *http.ServeMux, m Mount) {
+	a := s.age
+	get := func(h http.HandlerFunc) http.Handler { return s.methods(map[string]http.Handler{http.MethodGet: h}) }
+	post := func(h http.HandlerFunc) http.Handler { return s.methods(map[string]http.Handler{http.MethodPost: h}) }
+	mux.Handle("/flow/{id}", get(a.FlowPage))
+	mux.Handle("/flow/{id}/status", get(a.FlowStatus))
+	mux.Handle("/flow/{id}/signup", post(a.SignUp))
+	mux.Handle("/flow/{id}/login", post(a.LogIn))
+	mux.Handle("/flow/{id}/logout", post(a.LogOut))
+	mux.Handle("/flow/{id}/consent", post(a.Consent))
+	mux.Handle("/flow/{id}/method", post(a.ChooseMethod))
+	mux.Handle("/flow/{id}/document", post(a.SubmitDocument))
+	mux.Handle("/flow/{id}/liveness-challenge", post(a.Challenge))
+	mux.Handle("/flow/{id}/provider/{proof}", s.methods(map[string]http.Handler{
+		http.MethodPost: http.HandlerFunc(a.ProviderAnswer), // a simulation's form
+		http.MethodGet:  http.HandlerFunc(a.ProviderReturn), // a real provider sends the person back
+	}))
+	mux.Handle("/flow/{id}/cancel", post(a.Cancel))
+	if m.Environment == verifyd.EnvSandbox {
+		mux.Handle("/flow/{id}/sandbox", post(a.Sandbox))
+	}
+	mux.Handle("/flow-assets/{name}", get(a.Asset))
+
+	// The account page: not tied to a flow, so it works after the flow's
+	// request has expired.
+	mux.Handle("/account", get(a.AccountPage))
+	mux.Handle("/account/delete", post(a.DeleteAccount))
+	mux.Handle("/account/login", post(a.AccountLogIn))
+	mux.Handle("/account/consents/revoke", post(a.RevokeConsent))
+
+	// E-mail pages, only when a mailer is configured.
+	if s.deps.AgeFlow.MailOn() {
+		mux.Handle("/account/email-request", s.methods(map[string]http.Handler{
+			http.MethodGet: http.HandlerFunc(a.MailRequestPage), http.MethodPost: http.HandlerFunc(a.MailRequest)}))
+		mux.Handle("/account/code", post(a.CodeLogIn))
+		mux.Handle("/account/confirm-request", post(a.ConfirmRequest))
+		mux.Handle("/account/email/{purpose}", s.methods(map[string]http.Handler{
+			http.MethodGet: http.HandlerFunc(a.MailLinkPage), http.MethodPost: http.HandlerFunc(a.MailLinkUse)}))
+	}
+
+	// The passkey ceremonies, two posts each.
+	mux.Handle("/passkey/signup/begin", post(a.PasskeySignUpBegin))
+	mux.Handle("/passkey/signup/finish", post(a.PasskeySignUpFinish))
+	mux.Handle("/passkey/login/begin", post(a.PasskeyLogInBegin))
+	mux.Handle("/passkey/login/finish", post(a.PasskeyLogInFinish))
+	mux.Handle("/passkey/add/begin", post(a.PasskeyAddBegin))
+	mux.Handle("/passkey/add/finish", post(a.PasskeyAddFinish))
 }
 
 // wellKnownOAuth is RFC 8414's well-known suffix.
@@ -138,31 +194,32 @@ func (s *Server) opsRoutes() *http.ServeMux {
 	if s.deps.Registry != nil && (s.cfg.Dev || s.cfg.MetricsToken != "") {
 		mux.Handle("GET /metrics", s.metricsGuard(promhttp.HandlerFor(s.deps.Registry, promhttp.HandlerOpts{})))
 	}
-	if s.deps.Console != nil {
-		// The review console, with its own routes below.
-		console := s.consoleHandler(s.consoleRoutes())
+	if s.console != nil {
+		// The review console (web/consolepage), with its own routes below.
+		console := s.console.Protect(s.consoleRoutes())
 		mux.Handle("/console", console)
 		mux.Handle("/console/", console)
 	}
 	return mux
 }
 
-// consoleRoutes are the review console's pages (console.go), at the root of
-// the listener next to the operational endpoints. Pages need an operator's
-// session (otherwise they redirect to the login page; images answer 403),
-// and every POST checks the session's CSRF token.
+// consoleRoutes are the review console's pages (web/consolepage), at the
+// root of the listener next to the operational endpoints. Pages need an
+// operator's session (otherwise they redirect to the login page; images
+// answer 403), and every POST checks the session's CSRF token.
 func (s *Server) consoleRoutes() *http.ServeMux {
+	c := s.console
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /console", s.operatorPage(s.consoleQueue))
-	mux.HandleFunc("GET /console/{$}", s.consoleRedirectHome)
-	mux.HandleFunc("GET /console/login", s.consoleLoginForm)
-	mux.HandleFunc("POST /console/login", s.consoleLogin)
-	mux.HandleFunc("POST /console/logout", s.operatorPage(s.consoleLogout))
-	mux.HandleFunc("GET /console/verifications/{id}", s.operatorPage(s.consoleItem))
-	mux.HandleFunc("POST /console/verifications/{id}/decision", s.operatorPage(s.consoleDecide))
-	mux.HandleFunc("GET /console/verifications/{id}/images/{kind}", s.operatorImage(s.consoleImage))
-	mux.HandleFunc("GET /console/static/{file}", s.consoleStatic)
-	mux.HandleFunc("/console/", s.consoleNotFound)
+	mux.HandleFunc("GET /console", c.OperatorPage(c.Queue))
+	mux.HandleFunc("GET /console/{$}", c.RedirectHome)
+	mux.HandleFunc("GET /console/login", c.LoginForm)
+	mux.HandleFunc("POST /console/login", c.Login)
+	mux.HandleFunc("POST /console/logout", c.OperatorPage(c.Logout))
+	mux.HandleFunc("GET /console/verifications/{id}", c.OperatorPage(c.Item))
+	mux.HandleFunc("POST /console/verifications/{id}/decision", c.OperatorPage(c.Decide))
+	mux.HandleFunc("GET /console/verifications/{id}/images/{kind}", c.OperatorImage(c.Image))
+	mux.HandleFunc("GET /console/static/{file}", c.Static)
+	mux.HandleFunc("/console/", c.NotFound)
 	return mux
 }
 
@@ -181,6 +238,6 @@ func (s *Server) methods(byMethod map[string]http.Handler) http.Handler {
 			return
 		}
 		w.Header().Set("Allow", allow)
-		s.writeError(w, r, errMethodNotAllowed)
+		s.writeError(w, r, request.ErrMethodNotAllowed)
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/verifyd/verifyd"
+	"github.com/verifyd/verifyd/httpapi/request"
 	"github.com/verifyd/verifyd/identity"
 )
 
@@ -11,14 +12,14 @@ import (
 // with the B3 body.
 func (s *Server) simulate(w http.ResponseWriter, r *http.Request, cred verifyd.Credential, body []byte) error {
 	var in identity.SimulateInput
-	if err := decodeJSON(body, &in); err != nil {
+	if err := request.DecodeJSON(body, &in); err != nil {
 		return err
 	}
 	v, err := s.deps.Identity.Simulate(r.Context(), cred, r.PathValue("id"), in)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, verificationBodyOf(v))
+	request.WriteJSON(w, http.StatusOK, verificationBodyOf(v))
 	return nil
 }
 
@@ -26,13 +27,13 @@ func (s *Server) simulate(w http.ResponseWriter, r *http.Request, cred verifyd.C
 // with the B3 body.
 func (s *Server) advanceTime(w http.ResponseWriter, r *http.Request, cred verifyd.Credential, body []byte) error {
 	var in identity.AdvanceTimeInput
-	if err := decodeJSON(body, &in); err != nil {
+	if err := request.DecodeJSON(body, &in); err != nil {
 		return err
 	}
 	v, err := s.deps.Identity.AdvanceTime(r.Context(), cred, r.PathValue("id"), in)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, verificationBodyOf(v))
+	request.WriteJSON(w, http.StatusOK, verificationBodyOf(v))
 	return nil
 }

@@ -24,24 +24,17 @@ import (
 	"github.com/verifyd/verifyd/age"
 	"github.com/verifyd/verifyd/agehosted"
 	"github.com/verifyd/verifyd/console"
+	"github.com/verifyd/verifyd/httpapi/request"
 	"github.com/verifyd/verifyd/identity"
 	"github.com/verifyd/verifyd/tenant"
+	"github.com/verifyd/verifyd/web/agepages"
+	"github.com/verifyd/verifyd/web/consolepage"
+	"github.com/verifyd/verifyd/web/hosted"
 )
 
 // Mount is one (interface, environment) pair served under a public base
-// URL. Requests are routed to a mount by host and path prefix.
-type Mount struct {
-	Interface   verifyd.Interface
-	Environment verifyd.Environment
-	BaseURL     *url.URL
-}
-
-// Name returns a short label such as "identity-sandbox".
-func (m Mount) Name() string { return string(m.Interface) + "-" + string(m.Environment) }
-
-// prefix is the base URL's path without its trailing slash ("" for a mount
-// at the root of its host).
-func (m Mount) prefix() string { return strings.TrimSuffix(m.BaseURL.Path, "/") }
+// URL (request.Mount, where the page sets read it too).
+type Mount = request.Mount
 
 // DefaultMounts returns the four mounts of a single listener:
 // /identity and /age for production, /sandbox/identity and /sandbox/age for
@@ -80,7 +73,7 @@ func ParseMounts(bases map[string]string) ([]Mount, error) {
 	}
 	for a := range out {
 		for b := range a {
-			if strings.EqualFold(out[a].BaseURL.Host, out[b].BaseURL.Host) && out[a].prefix() == out[b].prefix() {
+			if strings.EqualFold(out[a].BaseURL.Host, out[b].BaseURL.Host) && out[a].Prefix() == out[b].Prefix() {
 				return nil, fmt.Errorf("%s and %s have the same base URL", out[a].Name(), out[b].Name())
 			}
 		}
@@ -162,6 +155,12 @@ type Server struct {
 	bodies *semaphore.Weighted
 	// held is MaxHeldRefusals' semaphore.
 	held *semaphore.Weighted
+	// hosted is the identity hosted page.
+	hosted *hosted.Pages
+	// age is the age flow's pages (nil without Deps.AgeFlow).
+	age *agepages.Pages
+	// console is the review console's pages (nil without Deps.Console).
+	console *consolepage.Pages
 }
 
 type mountHandler struct {
@@ -188,11 +187,18 @@ func New(cfg Config, deps Deps) *Server {
 	}
 	s := &Server{cfg: cfg, deps: deps, metrics: newHTTPMetrics(deps.Registry), limits: newAnonymousLimits(cfg.Now),
 		bodies: semaphore.NewWeighted(cfg.MaxBodiesInFlight), held: semaphore.NewWeighted(cfg.MaxHeldRefusals)}
+	s.hosted = &hosted.Pages{Identity: deps.Identity, Logger: deps.Logger}
+	if deps.AgeFlow != nil {
+		s.age = &agepages.Pages{Flow: deps.AgeFlow, Logger: deps.Logger, Dev: cfg.Dev}
+	}
+	if deps.Console != nil {
+		s.console = &consolepage.Pages{Console: deps.Console, Logger: deps.Logger, Dev: cfg.Dev}
+	}
 	for _, m := range cfg.Mounts {
 		s.mounts = append(s.mounts, mountHandler{Mount: m, mux: s.mountRoutes(m)})
 	}
 	// Longest prefix first, so /sandbox/identity wins over a root mount.
-	sort.SliceStable(s.mounts, func(a, b int) bool { return len(s.mounts[a].prefix()) > len(s.mounts[b].prefix()) })
+	sort.SliceStable(s.mounts, func(a, b int) bool { return len(s.mounts[a].Prefix()) > len(s.mounts[b].Prefix()) })
 	s.ops = s.opsRoutes()
 	return s
 }
@@ -206,9 +212,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // dispatch finds the handler of a request and records its route for logs
 // and metrics.
 func (s *Server) dispatch(w http.ResponseWriter, r *http.Request) {
-	info := infoOf(r.Context())
+	info := request.InfoOf(r.Context())
 	if h, pattern := s.ops.Handler(r); pattern != "" {
-		info.route = pattern
+		info.Route = pattern
 		h.ServeHTTP(w, r)
 		return
 	}
@@ -223,15 +229,15 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if !ok {
-		info.route = "unmatched"
-		s.writeError(w, r, errRouteNotFound)
+		info.Route = "unmatched"
+		s.writeError(w, r, request.ErrRouteNotFound)
 		return
 	}
 	if c := s.limits.class(rest); c != nil {
-		if ok, wait := c.allow(clientAddr(r)); !ok {
-			info.quiet = true
-			if c.firstRefusal(clientAddr(r)) {
-				s.logger(r).WarnContext(r.Context(), "client rate-limited", "client", clientAddr(r).String(), "path", rest)
+		if ok, wait := c.allow(request.ClientAddr(r)); !ok {
+			info.Quiet = true
+			if c.firstRefusal(request.ClientAddr(r)) {
+				s.logger(r).WarnContext(r.Context(), "client rate-limited", "client", request.ClientAddr(r).String(), "path", rest)
 			}
 			w.Header().Set("Retry-After", retryAfter(wait))
 			s.holdRefusal(r.Context(), wait)
@@ -239,14 +245,14 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	r2 := r.Clone(withMount(r.Context(), m.Mount, r))
+	r2 := r.Clone(request.WithMount(r.Context(), m.Mount, r))
 	r2.URL.Path = rest
 	r2.URL.RawPath = ""
-	info.mount = m.Name()
+	info.Mount = m.Name()
 	// ServeHTTP (not Handler) so that path values are set; it records the
 	// matched pattern on r2.
 	m.mux.ServeHTTP(w, r2)
-	info.route = r2.Pattern
+	info.Route = r2.Pattern
 }
 
 // findMount picks the mount for a request: among mounts whose path prefix
@@ -257,7 +263,7 @@ func (s *Server) findMount(r *http.Request) (mountHandler, string, bool) {
 	host := requestHost(r)
 	var candidates []mountHandler
 	for _, m := range s.mounts {
-		p := m.prefix()
+		p := m.Prefix()
 		if r.URL.Path == p || strings.HasPrefix(r.URL.Path, p+"/") {
 			if strings.EqualFold(m.BaseURL.Host, host) {
 				return m, strings.TrimPrefix(r.URL.Path, p), true
@@ -269,10 +275,10 @@ func (s *Server) findMount(r *http.Request) (mountHandler, string, bool) {
 		return mountHandler{}, "", false
 	}
 	best := candidates[0]
-	if len(candidates) > 1 && candidates[1].prefix() == best.prefix() {
+	if len(candidates) > 1 && candidates[1].Prefix() == best.Prefix() {
 		return mountHandler{}, "", false
 	}
-	rest := strings.TrimPrefix(r.URL.Path, best.prefix())
+	rest := strings.TrimPrefix(r.URL.Path, best.Prefix())
 	if rest == "" {
 		rest = "/"
 	}
@@ -286,23 +292,4 @@ func requestHost(r *http.Request) string {
 		h = host
 	}
 	return h
-}
-
-type mountKey struct{}
-
-// mountCtx is what handlers learn about the mount a request came through.
-type mountCtx struct {
-	Mount
-	// fullPath and fullEscapedPath are the path before the mount prefix was
-	// removed, which some clients sign.
-	fullPath, fullEscapedPath string
-}
-
-func withMount(ctx context.Context, m Mount, r *http.Request) context.Context {
-	return context.WithValue(ctx, mountKey{}, &mountCtx{Mount: m, fullPath: r.URL.Path, fullEscapedPath: r.URL.EscapedPath()})
-}
-
-func mountOf(ctx context.Context) *mountCtx {
-	m, _ := ctx.Value(mountKey{}).(*mountCtx)
-	return m
 }

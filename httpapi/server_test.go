@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/verifyd/verifyd"
 	"github.com/verifyd/verifyd/httpapi"
 	"github.com/verifyd/verifyd/internal/testserver"

@@ -22,6 +22,9 @@ const job = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
 const require = createRequire(path.join(job.npmDir, 'package.json'));
 const client = await import(pathToFileURL(require.resolve('openid-client')).href);
 const { AuthorizationCode } = require('simple-oauth2');
+// openid-client 5 (CommonJS, still the most installed major), installed
+// under an npm alias next to 6.
+const v5 = require('openid-client-5');
 const version = (name) => JSON.parse(fs.readFileSync(path.join(job.npmDir, 'node_modules', name, 'package.json'), 'utf8')).version;
 
 // browse plays the person's browser: it opens the authorize URL, follows
@@ -49,7 +52,7 @@ function describe(err) {
     message: String(err?.message ?? err),
     // openid-client: ResponseBodyError
     error: err?.error ?? err?.data?.payload?.error,
-    status: err?.status ?? err?.data?.res?.statusCode ?? err?.output?.statusCode,
+    status: err?.status ?? err?.data?.res?.statusCode ?? err?.output?.statusCode ?? err?.response?.statusCode,
     // simple-oauth2: the error body (Boom's data.payload)
     body: err?.data?.payload,
   };
@@ -121,6 +124,53 @@ for (const form of ['issuer', 'metadata-url']) {
   }));
 }
 
+// openid-client 5: Issuer.discover appends only OpenID Connect's
+// /.well-known/openid-configuration to a URL without a well-known path, so
+// it is given the RFC 8414 metadata URL itself; PKCE S256 and state,
+// client_secret_basic; oauthCallback (plain OAuth 2.0: no ID token is
+// expected); /users/me read with requestResource.
+results.push(await run('openid-client 5 (Issuer.discover, oauthCallback)', async (r) => {
+  const issuer = await v5.Issuer.discover(`${job.base}/.well-known/oauth-authorization-server`);
+  r.issuer = issuer.issuer;
+  const newClient = (secret) => new issuer.Client({
+    client_id: job.clientId, client_secret: secret, redirect_uris: [job.redirectUri],
+    response_types: ['code'], token_endpoint_auth_method: 'client_secret_basic',
+  });
+  const c = newClient(job.clientSecret);
+  const exchange = async (cl, country, outcome) => {
+    const verifier = v5.generators.codeVerifier();
+    const state = v5.generators.state();
+    const callback = await browse(cl.authorizationUrl({
+      scope: 'adult', state, country, code_challenge: v5.generators.codeChallenge(verifier), code_challenge_method: 'S256',
+    }), outcome);
+    const params = cl.callbackParams(callback.href);
+    return { params, checks: { state, code_verifier: verifier } };
+  };
+  const first = await exchange(c, 'gb', 'adult');
+  const tokens = await c.oauthCallback(job.redirectUri, first.params, first.checks);
+  r.token_type = tokens.token_type;
+  r.expires_in = tokens.expires_in;
+  const me = await c.requestResource(`${job.base}/users/me`, tokens.access_token);
+  r.user = JSON.parse(me.body.toString('utf8'));
+  try {
+    await c.oauthCallback(job.redirectUri, first.params, first.checks);
+    r.replay = { error: 'none: the replay succeeded' };
+  } catch (err) {
+    r.replay = describe(err);
+  }
+  const wrong = newClient('vds_test_wrong');
+  const second = await exchange(wrong, 'us', 'minor');
+  try {
+    await wrong.oauthCallback(job.redirectUri, second.params, second.checks);
+    r.wrong_secret = { error: 'none: the exchange succeeded' };
+  } catch (err) {
+    r.wrong_secret = describe(err);
+  }
+  const minor = await c.oauthCallback(job.redirectUri, second.params, second.checks);
+  const me2 = await c.requestResource(`${job.base}/users/me`, minor.access_token);
+  r.minor = JSON.parse(me2.body.toString('utf8'));
+}));
+
 // simple-oauth2 5: explicit endpoints. Its paths resolve against the
 // origin, not against a base URL with a path, so they carry the mount's
 // path; SPEC's ?access_token= reads /users/me.
@@ -163,6 +213,9 @@ for (const method of ['header', 'body']) {
 }
 
 process.stdout.write(JSON.stringify({
-  versions: { node: process.version, 'openid-client': version('openid-client'), 'simple-oauth2': version('simple-oauth2') },
+  versions: {
+    node: process.version, 'openid-client': version('openid-client'), 'openid-client-5': version('openid-client-5'),
+    'simple-oauth2': version('simple-oauth2'),
+  },
   results,
 }));

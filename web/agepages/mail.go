@@ -1,4 +1,4 @@
-package httpapi
+package agepages
 
 import (
 	"errors"
@@ -8,6 +8,9 @@ import (
 
 	"github.com/verifyd/verifyd"
 	"github.com/verifyd/verifyd/agehosted"
+	"github.com/verifyd/verifyd/httpapi/request"
+	"github.com/verifyd/verifyd/web/hosted"
+	"github.com/verifyd/verifyd/web/layout"
 )
 
 // E-mail on the age account pages (agehosted/mail.go, docs/age.md): ask
@@ -30,19 +33,6 @@ const (
 var ageMailPurposes = map[string]verifyd.AgeMailPurpose{"reset": verifyd.AgeMailReset, "code": verifyd.AgeMailCode,
 	"delete": verifyd.AgeMailDelete}
 
-// ageMailRoutes registers the e-mail pages on an age mount.
-func (s *Server) ageMailRoutes(mux *http.ServeMux) {
-	if !s.deps.AgeFlow.MailOn() {
-		return
-	}
-	mux.Handle("/account/email-request", s.methods(map[string]http.Handler{
-		http.MethodGet: http.HandlerFunc(s.ageMailRequestPage), http.MethodPost: http.HandlerFunc(s.ageMailRequest)}))
-	mux.Handle("/account/code", s.methods(map[string]http.Handler{http.MethodPost: http.HandlerFunc(s.ageCodeLogIn)}))
-	mux.Handle("/account/confirm-request", s.methods(map[string]http.Handler{http.MethodPost: http.HandlerFunc(s.ageConfirmRequest)}))
-	mux.Handle("/account/email/{purpose}", s.methods(map[string]http.Handler{
-		http.MethodGet: http.HandlerFunc(s.ageMailLinkPage), http.MethodPost: http.HandlerFunc(s.ageMailLinkUse)}))
-}
-
 // mailPage renders an e-mail page of the account area.
 type mailPage struct {
 	step            agehosted.Step
@@ -50,25 +40,25 @@ type mailPage struct {
 	purpose, email  string
 	token, notice   string
 	banner, problem string
-	problems        []hostedProblem
+	problems        []hosted.Problem
 }
 
-func (s *Server) renderMail(w http.ResponseWriter, r *http.Request, a *ageReq, p mailPage) {
-	d := s.ageData(w, r, a)
-	page := a.mount.prefix() + "/account"
-	d.PagePath, d.Query, d.Langs = page, a.accountQuery(), nil
-	for _, l := range []struct{ code, name string }{{"en", "English"}, {"de", "Deutsch"}, {"fr", "Français"}} {
+func (ap *Pages) renderMail(w http.ResponseWriter, r *http.Request, a *ageReq, p mailPage) {
+	d := ap.ageData(w, r, a)
+	page := a.mount.Prefix() + "/account"
+	d.PagePath, d.Query = page, a.accountQuery()
+	d.Langs = layout.LangLinks(a.lang, func(lang string) string {
 		lr := *a
-		lr.lang, lr.explicit = l.code, true
+		lr.lang, lr.explicit = lang, true
 		q := lr.accountQuery()
 		if p.step == ageStepMailRequest || p.step == ageStepCode {
 			q = lr.accountQuery("purpose", p.purpose)
 		}
-		d.Langs = append(d.Langs, hostedLangLink{Code: l.code, Name: l.name, URL: page + "/email-request" + q, Current: l.code == a.lang})
-	}
-	tok, err := s.deps.AgeFlow.Sessions(a.mount.Environment).FormToken(w, r)
+		return page + "/email-request" + q
+	})
+	tok, err := ap.Flow.Sessions(a.mount.Environment).FormToken(w, r)
 	if err != nil {
-		s.agePageError(w, r, a, err)
+		ap.agePageError(w, r, a, err)
 		return
 	}
 	d.Step, d.Banner, d.Notice, d.FormCSRF = p.step, p.banner, p.notice, tok
@@ -87,15 +77,15 @@ func (s *Server) renderMail(w http.ResponseWriter, r *http.Request, a *ageReq, p
 		d.BackTo = a.path(a.query())
 	}
 	w.Header().Set("Cache-Control", "no-store")
-	s.writeAge(w, r, p.status, d)
+	ap.writeAge(w, r, p.status, d)
 }
 
-// ageMailRequestPage asks for the address to send a reset link, a login
+// MailRequestPage asks for the address to send a reset link, a login
 // code or a deletion link to.
-func (s *Server) ageMailRequestPage(w http.ResponseWriter, r *http.Request) {
-	a, err := s.ageAccountReq(w, r)
+func (ap *Pages) MailRequestPage(w http.ResponseWriter, r *http.Request) {
+	a, err := ap.ageAccountReq(w, r)
 	if err != nil {
-		s.agePageError(w, r, a, err)
+		ap.agePageError(w, r, a, err)
 		return
 	}
 	purpose := r.URL.Query().Get("purpose")
@@ -106,199 +96,199 @@ func (s *Server) ageMailRequestPage(w http.ResponseWriter, r *http.Request) {
 	if a.visitor.Account != nil {
 		email = a.visitor.Account.Email
 	}
-	s.renderMail(w, r, a, mailPage{step: ageStepMailRequest, status: http.StatusOK, purpose: purpose, email: email})
+	ap.renderMail(w, r, a, mailPage{step: ageStepMailRequest, status: http.StatusOK, purpose: purpose, email: email})
 }
 
 // mailForm parses a small form of the e-mail pages and checks the origin
 // and the form token; it answers a refusal itself.
-func (s *Server) mailForm(w http.ResponseWriter, r *http.Request) (*ageReq, bool) {
-	a, err := s.ageAccountReq(w, r)
+func (ap *Pages) mailForm(w http.ResponseWriter, r *http.Request) (*ageReq, bool) {
+	a, err := ap.ageAccountReq(w, r)
 	if err != nil {
-		s.agePageError(w, r, a, err)
+		ap.agePageError(w, r, a, err)
 		return nil, false
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, ageFormLimit)
 	if err := r.ParseForm(); err != nil {
-		s.renderAgeAccount(w, r, a, s.accountStep(a), http.StatusBadRequest, msg(a.lang, "err_generic"), "")
+		ap.renderAgeAccount(w, r, a, ap.accountStep(a), http.StatusBadRequest, msg(a.lang, "err_generic"), "")
 		return nil, false
 	}
-	if !sameOrigin(r, a.mount) || !s.deps.AgeFlow.Sessions(a.mount.Environment).CheckFormToken(r) {
-		s.renderAgeAccount(w, r, a, s.accountStep(a), http.StatusForbidden, msg(a.lang, "err_csrf"), "")
+	if !layout.SameOrigin(r, a.mount) || !ap.Flow.Sessions(a.mount.Environment).CheckFormToken(r) {
+		ap.renderAgeAccount(w, r, a, ap.accountStep(a), http.StatusForbidden, msg(a.lang, "err_csrf"), "")
 		return nil, false
 	}
 	return a, true
 }
 
 // limited answers a rate-limited e-mail step.
-func (s *Server) mailLimited(w http.ResponseWriter, r *http.Request, a *ageReq, err error, p mailPage) bool {
+func (ap *Pages) mailLimited(w http.ResponseWriter, r *http.Request, a *ageReq, err error, p mailPage) bool {
 	var limited *agehosted.RateLimitedError
 	if !errors.As(err, &limited) {
 		return false
 	}
 	w.Header().Set("Retry-After", strconv.Itoa(int(limited.RetryAfter/time.Second)+1))
-	s.logger(r).WarnContext(r.Context(), "age e-mail step rate limited")
+	ap.logger(r).WarnContext(r.Context(), "age e-mail step rate limited")
 	p.status, p.banner = http.StatusTooManyRequests, msg(a.lang, "age_err_limited", int((limited.RetryAfter+time.Minute-1)/time.Minute))
-	s.renderMail(w, r, a, p)
+	ap.renderMail(w, r, a, p)
 	return true
 }
 
-// ageMailRequest sends what was asked for when the address has an
+// MailRequest sends what was asked for when the address has an
 // account; the answer is the same either way.
-func (s *Server) ageMailRequest(w http.ResponseWriter, r *http.Request) {
-	a, ok := s.mailForm(w, r)
+func (ap *Pages) MailRequest(w http.ResponseWriter, r *http.Request) {
+	a, ok := ap.mailForm(w, r)
 	if !ok {
 		return
 	}
 	purpose, email := r.PostFormValue("purpose"), r.PostFormValue("email")
 	p, known := ageMailPurposes[purpose]
 	if !known {
-		s.renderMail(w, r, a, mailPage{step: ageStepMailRequest, status: http.StatusUnprocessableEntity, purpose: "reset",
+		ap.renderMail(w, r, a, mailPage{step: ageStepMailRequest, status: http.StatusUnprocessableEntity, purpose: "reset",
 			email: email, banner: msg(a.lang, "err_generic")})
 		return
 	}
 	page := mailPage{step: ageStepMailRequest, purpose: purpose, email: email}
-	err := s.deps.AgeFlow.RequestMail(r.Context(), a.mount.Environment, a.lang, p, email, clientAddr(r))
+	err := ap.Flow.RequestMail(r.Context(), a.mount.Environment, a.lang, p, email, request.ClientAddr(r))
 	var e *verifyd.Error
 	switch {
 	case err == nil:
-	case s.mailLimited(w, r, a, err, page):
+	case ap.mailLimited(w, r, a, err, page):
 		return
 	case errors.As(err, &e) && e.Code == verifyd.EInvalid:
 		page.status, page.problem = http.StatusUnprocessableEntity, msg(a.lang, "age_err_email_invalid")
-		s.renderMail(w, r, a, page)
+		ap.renderMail(w, r, a, page)
 		return
 	default:
-		s.logger(r).ErrorContext(r.Context(), "age e-mail", "purpose", purpose, "err", err)
+		ap.logger(r).ErrorContext(r.Context(), "age e-mail", "purpose", purpose, "err", err)
 		page.status, page.banner = http.StatusServiceUnavailable, msg(a.lang, "age_err_mail_send")
-		s.renderMail(w, r, a, page)
+		ap.renderMail(w, r, a, page)
 		return
 	}
 	if p == verifyd.AgeMailCode {
-		s.renderMail(w, r, a, mailPage{step: ageStepCode, status: http.StatusOK, purpose: purpose, email: verifyd.NormalizeEmail(email),
+		ap.renderMail(w, r, a, mailPage{step: ageStepCode, status: http.StatusOK, purpose: purpose, email: verifyd.NormalizeEmail(email),
 			notice: msg(a.lang, "age_mail_code_sent", verifyd.NormalizeEmail(email))})
 		return
 	}
-	s.renderMail(w, r, a, mailPage{step: ageStepMailSent, status: http.StatusOK, purpose: purpose,
+	ap.renderMail(w, r, a, mailPage{step: ageStepMailSent, status: http.StatusOK, purpose: purpose,
 		notice: msg(a.lang, "age_mail_sent_"+purpose, verifyd.NormalizeEmail(email))})
 }
 
-// ageCodeLogIn logs in with an e-mailed code, then goes back to the flow
+// CodeLogIn logs in with an e-mailed code, then goes back to the flow
 // (when the request came from one) or to the account page.
-func (s *Server) ageCodeLogIn(w http.ResponseWriter, r *http.Request) {
-	a, ok := s.mailForm(w, r)
+func (ap *Pages) CodeLogIn(w http.ResponseWriter, r *http.Request) {
+	a, ok := ap.mailForm(w, r)
 	if !ok {
 		return
 	}
-	svc, env := s.deps.AgeFlow, a.mount.Environment
+	svc, env := ap.Flow, a.mount.Environment
 	email := r.PostFormValue("email")
 	page := mailPage{step: ageStepCode, purpose: "code", email: email}
-	acct, err := svc.LogInWithCode(r.Context(), env, email, r.PostFormValue("code"), clientAddr(r))
+	acct, err := svc.LogInWithCode(r.Context(), env, email, r.PostFormValue("code"), request.ClientAddr(r))
 	switch {
 	case err == nil:
-	case s.mailLimited(w, r, a, err, page):
+	case ap.mailLimited(w, r, a, err, page):
 		return
 	case errors.Is(err, agehosted.ErrBadCode):
 		page.status, page.problem = http.StatusUnauthorized, msg(a.lang, "age_err_code")
-		s.renderMail(w, r, a, page)
+		ap.renderMail(w, r, a, page)
 		return
 	default:
-		s.agePageError(w, r, a, err)
+		ap.agePageError(w, r, a, err)
 		return
 	}
 	if _, err := svc.Sessions(env).Start(r.Context(), w, r, acct.ID); err != nil {
-		s.agePageError(w, r, a, err)
+		ap.agePageError(w, r, a, err)
 		return
 	}
-	s.logger(r).InfoContext(r.Context(), "age login", "account", acct.ID, "environment", env, "with", "code")
+	ap.logger(r).InfoContext(r.Context(), "age login", "account", acct.ID, "environment", env, "with", "code")
 	w.Header().Set("Cache-Control", "no-store")
-	to := a.mount.prefix() + "/account" + a.accountQuery()
+	to := a.mount.Prefix() + "/account" + a.accountQuery()
 	if a.id != "" {
 		to = a.path(a.query())
 	}
 	http.Redirect(w, r, to, http.StatusSeeOther)
 }
 
-// ageConfirmRequest sends the signed-in account's confirmation link again.
-func (s *Server) ageConfirmRequest(w http.ResponseWriter, r *http.Request) {
-	a, err := s.ageAccountReq(w, r)
+// ConfirmRequest sends the signed-in account's confirmation link again.
+func (ap *Pages) ConfirmRequest(w http.ResponseWriter, r *http.Request) {
+	a, err := ap.ageAccountReq(w, r)
 	if err != nil {
-		s.agePageError(w, r, a, err)
+		ap.agePageError(w, r, a, err)
 		return
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, ageFormLimit)
-	if r.ParseForm() != nil || !sameOrigin(r, a.mount) || a.session == nil || !a.session.CheckCSRF(r) {
-		s.renderAgeAccount(w, r, a, s.accountStep(a), http.StatusForbidden, msg(a.lang, "err_csrf"), "")
+	if r.ParseForm() != nil || !layout.SameOrigin(r, a.mount) || a.session == nil || !a.session.CheckCSRF(r) {
+		ap.renderAgeAccount(w, r, a, ap.accountStep(a), http.StatusForbidden, msg(a.lang, "err_csrf"), "")
 		return
 	}
-	err = s.deps.AgeFlow.RequestMail(r.Context(), a.mount.Environment, a.lang, verifyd.AgeMailConfirm, a.visitor.Account.Email, clientAddr(r))
+	err = ap.Flow.RequestMail(r.Context(), a.mount.Environment, a.lang, verifyd.AgeMailConfirm, a.visitor.Account.Email, request.ClientAddr(r))
 	var limited *agehosted.RateLimitedError
 	if errors.As(err, &limited) {
 		w.Header().Set("Retry-After", strconv.Itoa(int(limited.RetryAfter/time.Second)+1))
-		s.renderAgeAccount(w, r, a, ageStepAccountDelete, http.StatusTooManyRequests,
+		ap.renderAgeAccount(w, r, a, ageStepAccountDelete, http.StatusTooManyRequests,
 			msg(a.lang, "age_err_limited", int((limited.RetryAfter+time.Minute-1)/time.Minute)), "")
 		return
 	}
 	if err != nil {
-		s.logger(r).ErrorContext(r.Context(), "age e-mail", "purpose", "confirm", "err", err)
-		s.renderAgeAccount(w, r, a, ageStepAccountDelete, http.StatusServiceUnavailable, msg(a.lang, "age_err_mail_send"), "")
+		ap.logger(r).ErrorContext(r.Context(), "age e-mail", "purpose", "confirm", "err", err)
+		ap.renderAgeAccount(w, r, a, ageStepAccountDelete, http.StatusServiceUnavailable, msg(a.lang, "age_err_mail_send"), "")
 		return
 	}
-	s.renderAgeAccountNotice(w, r, a, msg(a.lang, "age_mail_sent_confirm", a.visitor.Account.Email))
+	ap.renderAgeAccountNotice(w, r, a, msg(a.lang, "age_mail_sent_confirm", a.visitor.Account.Email))
 }
 
-// ageMailLinkPage shows what an e-mailed link does, with the button (or
+// MailLinkPage shows what an e-mailed link does, with the button (or
 // the new-password form) that does it.
-func (s *Server) ageMailLinkPage(w http.ResponseWriter, r *http.Request) {
-	a, err := s.ageAccountReq(w, r)
+func (ap *Pages) MailLinkPage(w http.ResponseWriter, r *http.Request) {
+	a, err := ap.ageAccountReq(w, r)
 	if err != nil {
-		s.agePageError(w, r, a, err)
+		ap.agePageError(w, r, a, err)
 		return
 	}
 	purpose, token := r.PathValue("purpose"), r.URL.Query().Get("t")
 	p := verifyd.AgeMailPurpose(purpose)
 	if p != verifyd.AgeMailConfirm && p != verifyd.AgeMailReset && p != verifyd.AgeMailDelete {
-		s.agePageError(w, r, a, verifyd.ErrNotFound)
+		ap.agePageError(w, r, a, verifyd.ErrNotFound)
 		return
 	}
-	acct, err := s.deps.AgeFlow.MailLink(r.Context(), a.mount.Environment, p, token)
+	acct, err := ap.Flow.MailLink(r.Context(), a.mount.Environment, p, token)
 	if err != nil {
-		s.mailLinkFail(w, r, a, purpose, err)
+		ap.mailLinkFail(w, r, a, purpose, err)
 		return
 	}
 	// The link is a secret: no referrer leaves this page.
 	w.Header().Set("Referrer-Policy", "no-referrer")
-	s.renderMail(w, r, a, mailPage{step: ageStepMailLink, status: http.StatusOK, purpose: purpose, token: token, email: acct.Email})
+	ap.renderMail(w, r, a, mailPage{step: ageStepMailLink, status: http.StatusOK, purpose: purpose, token: token, email: acct.Email})
 }
 
-func (s *Server) mailLinkFail(w http.ResponseWriter, r *http.Request, a *ageReq, purpose string, err error) {
+func (ap *Pages) mailLinkFail(w http.ResponseWriter, r *http.Request, a *ageReq, purpose string, err error) {
 	if !errors.Is(err, agehosted.ErrMailLink) {
-		s.agePageError(w, r, a, err)
+		ap.agePageError(w, r, a, err)
 		return
 	}
 	if purpose == string(verifyd.AgeMailConfirm) {
 		purpose = "reset"
 	}
-	s.renderMail(w, r, a, mailPage{step: ageStepMailInvalid, status: http.StatusNotFound, purpose: purpose,
+	ap.renderMail(w, r, a, mailPage{step: ageStepMailInvalid, status: http.StatusNotFound, purpose: purpose,
 		banner: msg(a.lang, "age_mail_invalid")})
 }
 
-// ageMailLinkUse does what the link is for: confirm the address, set the
+// MailLinkUse does what the link is for: confirm the address, set the
 // new password (and log in), or delete the account.
-func (s *Server) ageMailLinkUse(w http.ResponseWriter, r *http.Request) {
-	a, ok := s.mailForm(w, r)
+func (ap *Pages) MailLinkUse(w http.ResponseWriter, r *http.Request) {
+	a, ok := ap.mailForm(w, r)
 	if !ok {
 		return
 	}
-	svc, env := s.deps.AgeFlow, a.mount.Environment
+	svc, env := ap.Flow, a.mount.Environment
 	purpose, token := r.PathValue("purpose"), r.PostFormValue("t")
 	w.Header().Set("Referrer-Policy", "no-referrer")
 	switch verifyd.AgeMailPurpose(purpose) {
 	case verifyd.AgeMailConfirm:
 		if err := svc.ConfirmEmail(r.Context(), env, token); err != nil {
-			s.mailLinkFail(w, r, a, purpose, err)
+			ap.mailLinkFail(w, r, a, purpose, err)
 			return
 		}
-		s.renderMail(w, r, a, mailPage{step: ageStepMailDone, status: http.StatusOK, purpose: purpose,
+		ap.renderMail(w, r, a, mailPage{step: ageStepMailDone, status: http.StatusOK, purpose: purpose,
 			notice: msg(a.lang, "age_mail_confirmed")})
 	case verifyd.AgeMailReset:
 		acct, err := svc.ResetPassword(r.Context(), env, token, r.PostFormValue("password"), r.PostFormValue("password_again"))
@@ -308,39 +298,39 @@ func (s *Server) ageMailLinkUse(w http.ResponseWriter, r *http.Request) {
 		case errors.As(err, &e) && e.Code == verifyd.EInvalid:
 			page := mailPage{step: ageStepMailLink, status: http.StatusUnprocessableEntity, purpose: purpose, token: token}
 			for _, f := range e.Fields {
-				page.problems = append(page.problems, hostedProblem{Field: f.Field, Problem: f.Problem,
+				page.problems = append(page.problems, hosted.Problem{Field: f.Field, Problem: f.Problem,
 					Message: msg(a.lang, "age_err_"+f.Field+"_"+f.Problem)})
 			}
-			s.renderMail(w, r, a, page)
+			ap.renderMail(w, r, a, page)
 			return
 		default:
-			s.mailLinkFail(w, r, a, purpose, err)
+			ap.mailLinkFail(w, r, a, purpose, err)
 			return
 		}
 		if _, err := svc.Sessions(env).Start(r.Context(), w, r, acct.ID); err != nil {
-			s.agePageError(w, r, a, err)
+			ap.agePageError(w, r, a, err)
 			return
 		}
-		s.logger(r).InfoContext(r.Context(), "age password reset", "account", acct.ID, "environment", env)
-		s.renderMail(w, r, a, mailPage{step: ageStepMailDone, status: http.StatusOK, purpose: purpose,
+		ap.logger(r).InfoContext(r.Context(), "age password reset", "account", acct.ID, "environment", env)
+		ap.renderMail(w, r, a, mailPage{step: ageStepMailDone, status: http.StatusOK, purpose: purpose,
 			notice: msg(a.lang, "age_mail_reset_done")})
 	case verifyd.AgeMailDelete:
 		gone, err := svc.DeleteByMail(r.Context(), env, token)
 		if err != nil {
-			s.mailLinkFail(w, r, a, purpose, err)
+			ap.mailLinkFail(w, r, a, purpose, err)
 			return
 		}
 		if a.session != nil {
 			if err := svc.Sessions(env).End(r.Context(), w, r); err != nil {
-				s.logger(r).ErrorContext(r.Context(), "end the deleted age account's session", "err", err)
+				ap.logger(r).ErrorContext(r.Context(), "end the deleted age account's session", "err", err)
 			}
 		}
-		s.logger(r).InfoContext(r.Context(), "age account deleted", "environment", env, "by", "e-mail link",
+		ap.logger(r).InfoContext(r.Context(), "age account deleted", "environment", env, "by", "e-mail link",
 			"sessions", gone.Sessions, "proofs", gone.Proofs, "revoked_tokens", gone.RevokedTokens,
 			"expired_codes", gone.ExpiredCodes, "verifications", len(gone.Verifications), "ended", gone.Ended)
 		w.Header().Set("Cache-Control", "no-store")
-		http.Redirect(w, r, a.mount.prefix()+"/account"+a.accountQuery("deleted", "1"), http.StatusSeeOther)
+		http.Redirect(w, r, a.mount.Prefix()+"/account"+a.accountQuery("deleted", "1"), http.StatusSeeOther)
 	default:
-		s.agePageError(w, r, a, verifyd.ErrNotFound)
+		ap.agePageError(w, r, a, verifyd.ErrNotFound)
 	}
 }

@@ -1,4 +1,4 @@
-package httpapi
+package agepages
 
 import (
 	"errors"
@@ -10,6 +10,8 @@ import (
 
 	"github.com/verifyd/verifyd"
 	"github.com/verifyd/verifyd/agehosted"
+	"github.com/verifyd/verifyd/httpapi/request"
+	"github.com/verifyd/verifyd/web/layout"
 	"github.com/verifyd/verifyd/webauth"
 )
 
@@ -34,23 +36,15 @@ const (
 // (age.Service.AuthRequest bounds the length).
 var ageFlowID = regexp.MustCompile(`^af_[A-Za-z0-9_-]+$`)
 
-// ageAccountRoutes registers the account page on an age mount.
-func (s *Server) ageAccountRoutes(mux *http.ServeMux) {
-	mux.Handle("/account", s.methods(map[string]http.Handler{http.MethodGet: http.HandlerFunc(s.ageAccountPage)}))
-	mux.Handle("/account/delete", s.methods(map[string]http.Handler{http.MethodPost: http.HandlerFunc(s.ageDeleteAccount)}))
-	mux.Handle("/account/login", s.methods(map[string]http.Handler{http.MethodPost: http.HandlerFunc(s.ageAccountLogIn)}))
-	mux.Handle("/account/consents/revoke", s.methods(map[string]http.Handler{http.MethodPost: http.HandlerFunc(s.ageRevokeConsent)}))
-}
-
 // ageAccountReq reads the language, the flow to go back to and the
 // signed-in account. A session whose account is gone is ended.
-func (s *Server) ageAccountReq(w http.ResponseWriter, r *http.Request) (*ageReq, error) {
-	lang, explicit := hostedLang(r)
-	a := &ageReq{hostedReq: hostedReq{lang: lang, explicit: explicit, mount: mountOf(r.Context())}}
+func (ap *Pages) ageAccountReq(w http.ResponseWriter, r *http.Request) (*ageReq, error) {
+	lang, explicit := layout.Lang(r)
+	a := &ageReq{lang: lang, explicit: explicit, mount: request.MountOf(r.Context())}
 	if id := r.URL.Query().Get("flow"); len(id) <= 1<<14 && ageFlowID.MatchString(id) {
 		a.id = id
 	}
-	svc, env := s.deps.AgeFlow, a.mount.Environment
+	svc, env := ap.Flow, a.mount.Environment
 	sess, err := svc.Sessions(env).Get(r.Context(), r)
 	if errors.Is(err, webauth.ErrNoSession) {
 		return a, nil
@@ -90,19 +84,19 @@ func (a *ageReq) accountQuery(extra ...string) string {
 
 // accountLink is the flow pages' link to the account page.
 func (a *ageReq) accountLink() string {
-	return a.mount.prefix() + "/account" + a.accountQuery()
+	return a.mount.Prefix() + "/account" + a.accountQuery()
 }
 
 // renderAgeAccount renders the account page in one of its steps.
-func (s *Server) renderAgeAccount(w http.ResponseWriter, r *http.Request, a *ageReq, step agehosted.Step, status int, banner, deleteErr string) {
-	d := s.ageData(w, r, a)
-	page := a.mount.prefix() + "/account"
-	d.PagePath, d.Query, d.Langs = page, a.accountQuery(), nil
-	for _, l := range []struct{ code, name string }{{"en", "English"}, {"de", "Deutsch"}, {"fr", "Français"}} {
+func (ap *Pages) renderAgeAccount(w http.ResponseWriter, r *http.Request, a *ageReq, step agehosted.Step, status int, banner, deleteErr string) {
+	d := ap.ageData(w, r, a)
+	page := a.mount.Prefix() + "/account"
+	d.PagePath, d.Query = page, a.accountQuery()
+	d.Langs = layout.LangLinks(a.lang, func(lang string) string {
 		lr := *a
-		lr.lang, lr.explicit = l.code, true
-		d.Langs = append(d.Langs, hostedLangLink{Code: l.code, Name: l.name, URL: page + lr.accountQuery(), Current: l.code == a.lang})
-	}
+		lr.lang, lr.explicit = lang, true
+		return page + lr.accountQuery()
+	})
 	d.Step, d.Banner, d.DeleteError, d.Notice = step, banner, deleteErr, a.notice
 	d.DeleteTo = page + "/delete" + a.accountQuery()
 	if a.id != "" {
@@ -113,9 +107,9 @@ func (s *Server) renderAgeAccount(w http.ResponseWriter, r *http.Request, a *age
 		// Signed out, the page logs in: deleting or managing an account
 		// needs no site's flow. Signed in, a passkey login confirms a
 		// passkey-only account's deletion.
-		tok, err := s.deps.AgeFlow.Sessions(a.mount.Environment).FormToken(w, r)
+		tok, err := ap.Flow.Sessions(a.mount.Environment).FormToken(w, r)
 		if err != nil {
-			s.agePageError(w, r, a, err)
+			ap.agePageError(w, r, a, err)
 			return
 		}
 		d.FormCSRF, d.LoginTo, d.LoginError, d.LoginEmail = tok, page+"/login"+a.accountQuery(), a.loginError, a.loginEmail
@@ -123,21 +117,21 @@ func (s *Server) renderAgeAccount(w http.ResponseWriter, r *http.Request, a *age
 	if a.session != nil && step == ageStepAccountDelete {
 		d.SessionCSRF = a.session.CSRFToken()
 		d.AccountEmail = a.visitor.Account.Email
-		consents, err := s.deps.AgeFlow.Consents(r.Context(), a.mount.Environment, a.visitor.Account.ID)
+		consents, err := ap.Flow.Consents(r.Context(), a.mount.Environment, a.visitor.Account.ID)
 		if err != nil {
-			s.agePageError(w, r, a, err)
+			ap.agePageError(w, r, a, err)
 			return
 		}
 		d.ShowConsents, d.RevokeTo = true, page+"/consents/revoke"+a.accountQuery()
-		keys, err := s.deps.AgeFlow.Passkeys(r.Context(), a.mount.Environment, a.visitor.Account.ID)
+		keys, err := ap.Flow.Passkeys(r.Context(), a.mount.Environment, a.visitor.Account.ID)
 		if err != nil {
-			s.agePageError(w, r, a, err)
+			ap.agePageError(w, r, a, err)
 			return
 		}
 		d.Passkeys, d.PasswordLess = len(keys), a.visitor.Account.PasswordHash == ""
 		d.EmailConfirmed = a.visitor.Account.EmailConfirmedAt != nil
 		d.ConfirmRequestTo = page + "/confirm-request" + a.accountQuery()
-		d.NeedsReauth = d.PasswordLess && !s.deps.AgeFlow.RecentLogin(a.visitor.SessionStart)
+		d.NeedsReauth = d.PasswordLess && !ap.Flow.RecentLogin(a.visitor.SessionStart)
 		for _, c := range consents {
 			d.Consents = append(d.Consents, ageConsentRow{BusinessID: c.BusinessID, Name: c.BusinessName,
 				Since: msg(a.lang, "age_consent_since", c.GrantedAt.UTC().Format("2006-01-02")),
@@ -145,97 +139,97 @@ func (s *Server) renderAgeAccount(w http.ResponseWriter, r *http.Request, a *age
 		}
 	}
 	w.Header().Set("Cache-Control", "no-store")
-	s.writeAge(w, r, status, d)
+	ap.writeAge(w, r, status, d)
 }
 
-// ageAccountPage shows the deletion form to a signed-in person, the
+// AccountPage shows the deletion form to a signed-in person, the
 // confirmation after a deletion, or how to reach the page when signed out.
-func (s *Server) ageAccountPage(w http.ResponseWriter, r *http.Request) {
-	a, err := s.ageAccountReq(w, r)
+func (ap *Pages) AccountPage(w http.ResponseWriter, r *http.Request) {
+	a, err := ap.ageAccountReq(w, r)
 	if err != nil {
-		s.agePageError(w, r, a, err)
+		ap.agePageError(w, r, a, err)
 		return
 	}
 	switch {
 	case a.session != nil:
-		s.renderAgeAccount(w, r, a, ageStepAccountDelete, http.StatusOK, "", "")
+		ap.renderAgeAccount(w, r, a, ageStepAccountDelete, http.StatusOK, "", "")
 	case r.URL.Query().Get("deleted") == "1":
-		s.renderAgeAccount(w, r, a, ageStepAccountDeleted, http.StatusOK, "", "")
+		ap.renderAgeAccount(w, r, a, ageStepAccountDeleted, http.StatusOK, "", "")
 	default:
-		s.renderAgeAccount(w, r, a, ageStepSignedOut, http.StatusOK, "", "")
+		ap.renderAgeAccount(w, r, a, ageStepSignedOut, http.StatusOK, "", "")
 	}
 }
 
-// ageDeleteAccount deletes the signed-in account after checking the
+// DeleteAccount deletes the signed-in account after checking the
 // session's CSRF token, the origin and the password.
-func (s *Server) ageDeleteAccount(w http.ResponseWriter, r *http.Request) {
-	a, err := s.ageAccountReq(w, r)
+func (ap *Pages) DeleteAccount(w http.ResponseWriter, r *http.Request) {
+	a, err := ap.ageAccountReq(w, r)
 	if err != nil {
-		s.agePageError(w, r, a, err)
+		ap.agePageError(w, r, a, err)
 		return
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, ageFormLimit)
 	if err := r.ParseForm(); err != nil {
-		s.renderAgeAccount(w, r, a, s.accountStep(a), http.StatusBadRequest, msg(a.lang, "err_generic"), "")
+		ap.renderAgeAccount(w, r, a, ap.accountStep(a), http.StatusBadRequest, msg(a.lang, "err_generic"), "")
 		return
 	}
-	if !sameOrigin(r, a.mount) || a.session == nil || !a.session.CheckCSRF(r) {
-		s.renderAgeAccount(w, r, a, s.accountStep(a), http.StatusForbidden, msg(a.lang, "err_csrf"), "")
+	if !layout.SameOrigin(r, a.mount) || a.session == nil || !a.session.CheckCSRF(r) {
+		ap.renderAgeAccount(w, r, a, ap.accountStep(a), http.StatusForbidden, msg(a.lang, "err_csrf"), "")
 		return
 	}
-	svc, env := s.deps.AgeFlow, a.mount.Environment
-	gone, err := svc.DeleteAccount(r.Context(), env, *a.visitor.Account, r.PostFormValue("password"), clientAddr(r),
+	svc, env := ap.Flow, a.mount.Environment
+	gone, err := svc.DeleteAccount(r.Context(), env, *a.visitor.Account, r.PostFormValue("password"), request.ClientAddr(r),
 		a.visitor.SessionStart)
 	var limited *agehosted.RateLimitedError
 	switch {
 	case errors.As(err, &limited):
 		minutes := int((limited.RetryAfter + time.Minute - 1) / time.Minute)
 		w.Header().Set("Retry-After", strconv.Itoa(int(limited.RetryAfter/time.Second)+1))
-		s.logger(r).WarnContext(r.Context(), "age account deletion rate limited")
-		s.renderAgeAccount(w, r, a, ageStepAccountDelete, http.StatusTooManyRequests, msg(a.lang, "age_err_limited", minutes), "")
+		ap.logger(r).WarnContext(r.Context(), "age account deletion rate limited")
+		ap.renderAgeAccount(w, r, a, ageStepAccountDelete, http.StatusTooManyRequests, msg(a.lang, "age_err_limited", minutes), "")
 		return
 	case errors.Is(err, agehosted.ErrBadLogin):
-		s.renderAgeAccount(w, r, a, ageStepAccountDelete, http.StatusUnauthorized, "", msg(a.lang, "age_err_delete_password"))
+		ap.renderAgeAccount(w, r, a, ageStepAccountDelete, http.StatusUnauthorized, "", msg(a.lang, "age_err_delete_password"))
 		return
 	case errors.Is(err, agehosted.ErrReauth):
-		s.renderAgeAccount(w, r, a, ageStepAccountDelete, http.StatusUnauthorized, "", msg(a.lang, "age_err_delete_reauth"))
+		ap.renderAgeAccount(w, r, a, ageStepAccountDelete, http.StatusUnauthorized, "", msg(a.lang, "age_err_delete_reauth"))
 		return
 	case err != nil:
-		s.agePageError(w, r, a, err)
+		ap.agePageError(w, r, a, err)
 		return
 	}
 	// The store deleted the session rows; this clears the cookie.
 	if err := svc.Sessions(env).End(r.Context(), w, r); err != nil {
-		s.logger(r).ErrorContext(r.Context(), "end the deleted age account's session", "err", err)
+		ap.logger(r).ErrorContext(r.Context(), "end the deleted age account's session", "err", err)
 	}
-	s.logger(r).InfoContext(r.Context(), "age account deleted", "account", a.visitor.Account.ID, "environment", env,
+	ap.logger(r).InfoContext(r.Context(), "age account deleted", "account", a.visitor.Account.ID, "environment", env,
 		"sessions", gone.Sessions, "proofs", gone.Proofs, "revoked_tokens", gone.RevokedTokens,
 		"expired_codes", gone.ExpiredCodes, "verifications", len(gone.Verifications), "ended", gone.Ended)
 	w.Header().Set("Cache-Control", "no-store")
-	http.Redirect(w, r, a.mount.prefix()+"/account"+a.accountQuery("deleted", "1"), http.StatusSeeOther)
+	http.Redirect(w, r, a.mount.Prefix()+"/account"+a.accountQuery("deleted", "1"), http.StatusSeeOther)
 }
 
-// ageRevokeConsent stops sharing with a business (a consent of the
+// RevokeConsent stops sharing with a business (a consent of the
 // signed-in account), then shows the account page again with a notice.
-func (s *Server) ageRevokeConsent(w http.ResponseWriter, r *http.Request) {
-	a, err := s.ageAccountReq(w, r)
+func (ap *Pages) RevokeConsent(w http.ResponseWriter, r *http.Request) {
+	a, err := ap.ageAccountReq(w, r)
 	if err != nil {
-		s.agePageError(w, r, a, err)
+		ap.agePageError(w, r, a, err)
 		return
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, ageFormLimit)
 	if err := r.ParseForm(); err != nil {
-		s.renderAgeAccount(w, r, a, s.accountStep(a), http.StatusBadRequest, msg(a.lang, "err_generic"), "")
+		ap.renderAgeAccount(w, r, a, ap.accountStep(a), http.StatusBadRequest, msg(a.lang, "err_generic"), "")
 		return
 	}
-	if !sameOrigin(r, a.mount) || a.session == nil || !a.session.CheckCSRF(r) {
-		s.renderAgeAccount(w, r, a, s.accountStep(a), http.StatusForbidden, msg(a.lang, "err_csrf"), "")
+	if !layout.SameOrigin(r, a.mount) || a.session == nil || !a.session.CheckCSRF(r) {
+		ap.renderAgeAccount(w, r, a, ap.accountStep(a), http.StatusForbidden, msg(a.lang, "err_csrf"), "")
 		return
 	}
-	svc, env, biz := s.deps.AgeFlow, a.mount.Environment, r.PostFormValue("business")
+	svc, env, biz := ap.Flow, a.mount.Environment, r.PostFormValue("business")
 	consents, err := svc.Consents(r.Context(), env, a.visitor.Account.ID)
 	if err != nil {
-		s.agePageError(w, r, a, err)
+		ap.agePageError(w, r, a, err)
 		return
 	}
 	name := ""
@@ -246,70 +240,70 @@ func (s *Server) ageRevokeConsent(w http.ResponseWriter, r *http.Request) {
 	}
 	if err := svc.RevokeConsent(r.Context(), env, a.visitor.Account.ID, biz); errors.Is(err, verifyd.ErrNotFound) {
 		// Revoked meanwhile (another tab): the page shows what is left.
-		s.renderAgeAccount(w, r, a, ageStepAccountDelete, http.StatusOK, "", "")
+		ap.renderAgeAccount(w, r, a, ageStepAccountDelete, http.StatusOK, "", "")
 		return
 	} else if err != nil {
-		s.agePageError(w, r, a, err)
+		ap.agePageError(w, r, a, err)
 		return
 	}
-	s.logger(r).InfoContext(r.Context(), "age consent revoked", "account", a.visitor.Account.ID, "business", biz)
-	s.renderAgeAccountNotice(w, r, a, msg(a.lang, "age_consent_stopped", name))
+	ap.logger(r).InfoContext(r.Context(), "age consent revoked", "account", a.visitor.Account.ID, "business", biz)
+	ap.renderAgeAccountNotice(w, r, a, msg(a.lang, "age_consent_stopped", name))
 }
 
-// ageAccountLogIn logs in from the account page (the flow's login, with
+// AccountLogIn logs in from the account page (the flow's login, with
 // its limits), then shows the signed-in account page.
-func (s *Server) ageAccountLogIn(w http.ResponseWriter, r *http.Request) {
-	a, err := s.ageAccountReq(w, r)
+func (ap *Pages) AccountLogIn(w http.ResponseWriter, r *http.Request) {
+	a, err := ap.ageAccountReq(w, r)
 	if err != nil {
-		s.agePageError(w, r, a, err)
+		ap.agePageError(w, r, a, err)
 		return
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, ageFormLimit)
 	if err := r.ParseForm(); err != nil {
-		s.renderAgeAccount(w, r, a, s.accountStep(a), http.StatusBadRequest, msg(a.lang, "err_generic"), "")
+		ap.renderAgeAccount(w, r, a, ap.accountStep(a), http.StatusBadRequest, msg(a.lang, "err_generic"), "")
 		return
 	}
-	svc, env := s.deps.AgeFlow, a.mount.Environment
-	if !sameOrigin(r, a.mount) || !svc.Sessions(env).CheckFormToken(r) {
-		s.renderAgeAccount(w, r, a, s.accountStep(a), http.StatusForbidden, msg(a.lang, "err_csrf"), "")
+	svc, env := ap.Flow, a.mount.Environment
+	if !layout.SameOrigin(r, a.mount) || !svc.Sessions(env).CheckFormToken(r) {
+		ap.renderAgeAccount(w, r, a, ap.accountStep(a), http.StatusForbidden, msg(a.lang, "err_csrf"), "")
 		return
 	}
 	email := r.PostFormValue("email")
-	acct, err := svc.LogIn(r.Context(), env, email, r.PostFormValue("password"), clientAddr(r))
+	acct, err := svc.LogIn(r.Context(), env, email, r.PostFormValue("password"), request.ClientAddr(r))
 	var limited *agehosted.RateLimitedError
 	switch {
 	case errors.As(err, &limited):
 		minutes := int((limited.RetryAfter + time.Minute - 1) / time.Minute)
 		w.Header().Set("Retry-After", strconv.Itoa(int(limited.RetryAfter/time.Second)+1))
-		s.logger(r).WarnContext(r.Context(), "age login rate limited")
+		ap.logger(r).WarnContext(r.Context(), "age login rate limited")
 		a.loginEmail = email
-		s.renderAgeAccount(w, r, a, ageStepSignedOut, http.StatusTooManyRequests, msg(a.lang, "age_err_limited", minutes), "")
+		ap.renderAgeAccount(w, r, a, ageStepSignedOut, http.StatusTooManyRequests, msg(a.lang, "age_err_limited", minutes), "")
 		return
 	case errors.Is(err, agehosted.ErrBadLogin):
 		a.loginEmail, a.loginError = email, msg(a.lang, "age_err_login")
-		s.renderAgeAccount(w, r, a, ageStepSignedOut, http.StatusUnauthorized, "", "")
+		ap.renderAgeAccount(w, r, a, ageStepSignedOut, http.StatusUnauthorized, "", "")
 		return
 	case err != nil:
-		s.agePageError(w, r, a, err)
+		ap.agePageError(w, r, a, err)
 		return
 	}
 	if _, err := svc.Sessions(env).Start(r.Context(), w, r, acct.ID); err != nil {
-		s.agePageError(w, r, a, err)
+		ap.agePageError(w, r, a, err)
 		return
 	}
-	s.logger(r).InfoContext(r.Context(), "age login", "account", acct.ID, "environment", env, "from", "account page")
+	ap.logger(r).InfoContext(r.Context(), "age login", "account", acct.ID, "environment", env, "from", "account page")
 	w.Header().Set("Cache-Control", "no-store")
-	http.Redirect(w, r, a.mount.prefix()+"/account"+a.accountQuery(), http.StatusSeeOther)
+	http.Redirect(w, r, a.mount.Prefix()+"/account"+a.accountQuery(), http.StatusSeeOther)
 }
 
 // renderAgeAccountNotice shows the signed-in account page with a notice.
-func (s *Server) renderAgeAccountNotice(w http.ResponseWriter, r *http.Request, a *ageReq, notice string) {
+func (ap *Pages) renderAgeAccountNotice(w http.ResponseWriter, r *http.Request, a *ageReq, notice string) {
 	a.notice = notice
-	s.renderAgeAccount(w, r, a, ageStepAccountDelete, http.StatusOK, "", "")
+	ap.renderAgeAccount(w, r, a, ageStepAccountDelete, http.StatusOK, "", "")
 }
 
 // accountStep is the account page's step for who is signed in.
-func (s *Server) accountStep(a *ageReq) agehosted.Step {
+func (ap *Pages) accountStep(a *ageReq) agehosted.Step {
 	if a.session != nil {
 		return ageStepAccountDelete
 	}

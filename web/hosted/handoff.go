@@ -1,4 +1,4 @@
-package httpapi
+package hosted
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"net/http"
 
 	qrcode "github.com/yeqown/go-qrcode/v2"
+
+	"github.com/verifyd/verifyd/httpapi/request"
 )
 
 // The desktop → phone hand-off (docs/hosted-flow.md): the capture page
@@ -75,26 +77,26 @@ func qrPNG(text string) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// hostedQR serves the QR code of the page's link while the page takes
+// QR serves the QR code of the page's link while the page takes
 // photos; a finished or unknown verification has none (404).
-func (s *Server) hostedQR(w http.ResponseWriter, r *http.Request) {
-	h := s.hostedRequest(r)
-	if err := s.hostedLookup(r, h); err != nil {
-		s.writeError(w, r, err)
+func (hp *Pages) QR(w http.ResponseWriter, r *http.Request) {
+	h := hp.hostedRequest(r)
+	if err := hp.hostedLookup(r, h); err != nil {
+		hp.writeError(w, r, err)
 		return
 	}
-	st, err := s.deps.Identity.HostedState(r.Context(), h.token)
+	st, err := hp.Identity.HostedState(r.Context(), h.token)
 	if err != nil {
-		s.writeError(w, r, err)
+		hp.writeError(w, r, err)
 		return
 	}
 	if !st.CanSubmit() {
-		s.writeError(w, r, errRouteNotFound)
+		hp.writeError(w, r, request.ErrRouteNotFound)
 		return
 	}
 	body, err := qrPNG(h.pageURL())
 	if err != nil {
-		s.writeError(w, r, err)
+		hp.writeError(w, r, err)
 		return
 	}
 	hd := w.Header()

@@ -1,11 +1,14 @@
-package httpapi
+package agepages
 
-import "fmt"
+import (
+	"github.com/verifyd/verifyd/web/hosted"
+	"github.com/verifyd/verifyd/web/layout"
+)
 
-// ageCatalog holds the texts of the age flow's pages (age_pages.go), by
+// ageCatalog holds the texts of the age flow's pages (flow.go), by
 // language then key. They join the hosted page's catalog, whose texts the
 // document method's capture form shares; msg reads both.
-var ageCatalog = map[string]map[string]string{
+var ageCatalog = layout.Catalog{
 	"en": {
 		"age_title":                       "Age verification",
 		"age_intro":                       "The site that sent you here asks you to prove that you are 18 or older.",
@@ -488,15 +491,10 @@ var ageCatalog = map[string]map[string]string{
 	},
 }
 
-// The age texts join the hosted page's catalog. A key defined twice is a
-// programming error.
-func init() {
-	for lang, texts := range ageCatalog {
-		for k, v := range texts {
-			if _, dup := catalog[lang][k]; dup {
-				panic(fmt.Sprintf("httpapi: catalog key %s/%s defined twice", lang, k))
-			}
-			catalog[lang][k] = v
-		}
-	}
-}
+// catalog is every text of the age pages: the frame's and the hosted
+// page's (hosted.Catalog, whose capture form the document method shows)
+// and the age pages' own.
+var catalog = layout.Merge(hosted.Catalog, ageCatalog)
+
+// msg returns the text of key in lang (layout.Catalog.Msg).
+func msg(lang, key string, args ...any) string { return catalog.Msg(lang, key, args...) }

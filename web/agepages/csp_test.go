@@ -1,8 +1,10 @@
-package httpapi
+package agepages
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/verifyd/verifyd/web/layout"
 )
 
 // TestAgeCSP: the flow's policy adds the redirect_uri's origin to
@@ -23,7 +25,7 @@ func TestAgeCSP(t *testing.T) {
 		"https://shop.example/cb;x 'unsafe-inline'": "form-action 'self' https://shop.example;",
 	} {
 		got := ageCSP(uri)
-		if !strings.Contains(got, want) || strings.Count(got, ";") != strings.Count(hostedCSP, ";") || strings.Contains(got, "*") {
+		if !strings.Contains(got, want) || strings.Count(got, ";") != strings.Count(layout.CSP, ";") || strings.Contains(got, "*") {
 			t.Errorf("%q: %q, want %q", uri, got, want)
 		}
 	}

@@ -1,7 +1,6 @@
-package httpapi
+package hosted
 
 import (
-	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -12,37 +11,8 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/verifyd/verifyd"
+	"github.com/verifyd/verifyd/web/layout"
 )
-
-// The hosted page speaks English, German and French: ?lang= wins, then the
-// browser's Accept-Language, then English.
-var (
-	hostedLangs   = []language.Tag{language.English, language.German, language.French}
-	hostedMatcher = language.NewMatcher(hostedLangs)
-)
-
-// hostedLang picks the page language and reports whether ?lang= chose it
-// (links then carry it on).
-func hostedLang(r *http.Request) (lang string, explicit bool) {
-	if q := r.URL.Query().Get("lang"); q != "" {
-		if t, err := language.Parse(q); err == nil {
-			if _, i, conf := hostedMatcher.Match(t); conf >= language.High {
-				return hostedLangBase(i), true
-			}
-		}
-	}
-	tags, _, _ := language.ParseAcceptLanguage(r.Header.Get("Accept-Language"))
-	_, i, conf := hostedMatcher.Match(tags...)
-	if conf == language.No {
-		return "en", false
-	}
-	return hostedLangBase(i), false
-}
-
-func hostedLangBase(i int) string {
-	b, _ := hostedLangs[i].Base()
-	return b.String()
-}
 
 // defaultCountry guesses the document country from the browser's
 // preferred language region (de-CH → che), or "" when unsure.
@@ -69,7 +39,7 @@ type country struct {
 // page language, sorted by name.
 var countryLists = func() map[string][]country {
 	out := map[string][]country{}
-	for _, tag := range hostedLangs {
+	for _, tag := range layout.Tags() {
 		names := display.Regions(tag)
 		b, _ := tag.Base()
 		var list []country
@@ -103,13 +73,11 @@ func sortKey(s string) string {
 	return b.String()
 }
 
-// catalog is every string of the hosted page, by language then key. The
+// hostedTexts are the hosted page's strings, by language then key. The
 // page's script receives the keys it needs (jsKeys) as JSON.
-var catalog = map[string]map[string]string{
+var hostedTexts = layout.Catalog{
 	"en": {
 		"title":                  "Identity verification",
-		"lang_label":             "Language",
-		"sandbox_banner":         "Sandbox – test mode",
 		"intro":                  "To confirm your identity, photograph your identity document and take a selfie. It takes about two minutes.",
 		"expires":                "This link is valid until %s (UTC).",
 		"step_document":          "Your document",
@@ -247,8 +215,6 @@ var catalog = map[string]map[string]string{
 	},
 	"de": {
 		"title":                  "Identitätsprüfung",
-		"lang_label":             "Sprache",
-		"sandbox_banner":         "Sandbox – Testmodus",
 		"intro":                  "Um Ihre Identität zu bestätigen, fotografieren Sie Ihr Ausweisdokument und machen ein Selfie. Das dauert etwa zwei Minuten.",
 		"expires":                "Dieser Link ist bis %s (UTC) gültig.",
 		"step_document":          "Ihr Dokument",
@@ -386,8 +352,6 @@ var catalog = map[string]map[string]string{
 	},
 	"fr": {
 		"title":                  "Vérification d’identité",
-		"lang_label":             "Langue",
-		"sandbox_banner":         "Sandbox – mode test",
 		"intro":                  "Pour confirmer votre identité, photographiez votre pièce d’identité et prenez un selfie. Cela prend environ deux minutes.",
 		"expires":                "Ce lien est valable jusqu’au %s (UTC).",
 		"step_document":          "Votre document",
@@ -537,18 +501,19 @@ var jsKeys = []string{
 	"err_liveness_spent",
 }
 
-// msg returns the text of key in lang (English when missing), formatted
-// with args when there are any.
-func msg(lang, key string, args ...any) string {
-	s, ok := catalog[lang][key]
-	if !ok {
-		s, ok = catalog["en"][key]
+// Catalog is every text of the hosted page: the frame's (layout.Texts)
+// and the page's. The age flow's document method shares the capture
+// form's texts, so its catalog merges this one.
+var Catalog = layout.Merge(layout.Texts, hostedTexts)
+
+// msg returns the text of key in lang (layout.Catalog.Msg).
+func msg(lang, key string, args ...any) string { return Catalog.Msg(lang, key, args...) }
+
+// JSText is what the page's script needs of the catalog (jsKeys), in lang.
+func JSText(lang string) map[string]string {
+	out := make(map[string]string, len(jsKeys))
+	for _, k := range jsKeys {
+		out[k] = msg(lang, k)
 	}
-	if !ok {
-		return key
-	}
-	if len(args) > 0 {
-		return fmt.Sprintf(s, args...)
-	}
-	return s
+	return out
 }

@@ -1,4 +1,10 @@
-package httpapi
+// Package consolepage is the review console's pages at /console:
+// server-rendered pages without any script, so they work without
+// JavaScript and under a CSP that allows nothing but this origin's
+// stylesheet, images and form targets. Routes are in httpapi/routes.go
+// (consoleRoutes); the use cases in package console; the shared page
+// machinery (headers, rendering) in web/layout.
+package consolepage
 
 import (
 	"bytes"
@@ -9,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"html/template"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"slices"
@@ -18,13 +25,21 @@ import (
 
 	"github.com/verifyd/verifyd"
 	"github.com/verifyd/verifyd/console"
+	"github.com/verifyd/verifyd/httpapi/request"
+	"github.com/verifyd/verifyd/web/layout"
 	"github.com/verifyd/verifyd/webauth"
 )
 
-// The review console: server-rendered pages without any script, so they
-// work without JavaScript and under a CSP that allows nothing but this
-// origin's stylesheet, images and form targets. Routes are in routes.go
-// (consoleRoutes); the use cases in package console.
+// Pages are the console's handlers and what they need.
+type Pages struct {
+	Console *console.Service
+	Logger  *slog.Logger
+	// Dev is the server's --dev: sign-in over plain http is expected.
+	Dev bool
+}
+
+// logger returns the logger with the request id attached.
+func (cp *Pages) logger(r *http.Request) *slog.Logger { return request.Logger(cp.Logger, r) }
 
 //go:embed pages/console_*.html
 var consolePageFS embed.FS
@@ -49,20 +64,20 @@ const consoleCSP = "default-src 'none'; img-src 'self'; style-src 'self'; form-a
 // consoleMaxForm bounds console form bodies.
 const consoleMaxForm = 64 << 10
 
-// consoleHandler wraps the console's routes: a cross-origin POST is refused
+// Protect wraps the console's routes: a cross-origin POST is refused
 // before it reaches them (a second layer under the CSRF tokens), and the
 // matched route is recorded for logs and metrics.
-func (s *Server) consoleHandler(mux *http.ServeMux) http.Handler {
+func (cp *Pages) Protect(mux http.Handler) http.Handler {
 	cop := http.NewCrossOriginProtection()
 	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.consoleMessage(w, r, http.StatusForbidden, "Request refused",
+		cp.consoleMessage(w, r, http.StatusForbidden, "Request refused",
 			"This request came from another site and was refused.")
 	}))
 	h := cop.Handler(mux)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h.ServeHTTP(w, r)
 		if r.Pattern != "" {
-			infoOf(r.Context()).route = r.Pattern
+			request.InfoOf(r.Context()).Route = r.Pattern
 		}
 	})
 }
@@ -77,7 +92,7 @@ type consolePage struct {
 	Error    string
 }
 
-func (s *Server) page(title string, oc *operatorCtx) consolePage {
+func (cp *Pages) page(title string, oc *SignedIn) consolePage {
 	p := consolePage{Title: title, CSS: consoleCSSPath}
 	if oc != nil {
 		p.Operator, p.CSRF = oc.op.Username, oc.sess.CSRFToken()
@@ -85,34 +100,20 @@ func (s *Server) page(title string, oc *operatorCtx) consolePage {
 	return p
 }
 
-func setConsoleHeaders(h http.Header) {
-	h.Set("Content-Security-Policy", consoleCSP)
-	h.Set("Cache-Control", "no-store")
-	h.Set("Referrer-Policy", "no-referrer")
-	h.Set("X-Frame-Options", "DENY")
-	h.Set("Cross-Origin-Opener-Policy", "same-origin")
-	h.Set("Cross-Origin-Resource-Policy", "same-origin")
-}
+// consoleHeaders are the console's security headers: consoleCSP, no
+// referrer, isolated from other origins.
+var consoleHeaders = layout.Headers{CSP: consoleCSP, Referrer: "no-referrer", Isolated: true}
 
 // render writes a console page.
-func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, name string, data any) {
-	var buf bytes.Buffer
-	if err := consolePages.ExecuteTemplate(&buf, name, data); err != nil {
-		s.logger(r).ErrorContext(r.Context(), "render console page", "page", name, "err", err)
-		status, buf = http.StatusInternalServerError, bytes.Buffer{}
-		buf.WriteString("Internal Server Error\n")
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	} else {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+func (cp *Pages) render(w http.ResponseWriter, r *http.Request, status int, name string, data any) {
+	if err := layout.Render(w, consolePages, name, status, consoleHeaders, data); err != nil {
+		cp.logger(r).ErrorContext(r.Context(), "render console page", "page", name, "err", err)
 	}
-	setConsoleHeaders(w.Header())
-	w.WriteHeader(status)
-	_, _ = w.Write(buf.Bytes())
 }
 
 // consoleMessage shows a page with one message (errors, refusals).
-func (s *Server) consoleMessage(w http.ResponseWriter, r *http.Request, status int, title, message string) {
-	s.render(w, r, status, "console_message.html", struct {
+func (cp *Pages) consoleMessage(w http.ResponseWriter, r *http.Request, status int, title, message string) {
+	cp.render(w, r, status, "console_message.html", struct {
 		consolePage
 		Message string
 	}{consolePage{Title: title, CSS: consoleCSSPath}, message})
@@ -120,30 +121,32 @@ func (s *Server) consoleMessage(w http.ResponseWriter, r *http.Request, status i
 
 // consoleFailure answers an unexpected error: logged in full, shown as a
 // generic message.
-func (s *Server) consoleFailure(w http.ResponseWriter, r *http.Request, err error) {
-	s.logger(r).ErrorContext(r.Context(), "console request failed", "err", err)
-	s.consoleMessage(w, r, http.StatusInternalServerError, "Something went wrong",
+func (cp *Pages) consoleFailure(w http.ResponseWriter, r *http.Request, err error) {
+	cp.logger(r).ErrorContext(r.Context(), "console request failed", "err", err)
+	cp.consoleMessage(w, r, http.StatusInternalServerError, "Something went wrong",
 		"The request failed. It was logged; try again, and tell the administrator if it keeps failing.")
 }
 
-func (s *Server) consoleNotFound(w http.ResponseWriter, r *http.Request) {
-	s.consoleMessage(w, r, http.StatusNotFound, "Not found", "There is no such page.")
+// NotFound answers a console path that names no page.
+func (cp *Pages) NotFound(w http.ResponseWriter, r *http.Request) {
+	cp.consoleMessage(w, r, http.StatusNotFound, "Not found", "There is no such page.")
 }
 
-func (s *Server) consoleRedirectHome(w http.ResponseWriter, r *http.Request) {
+// RedirectHome sends /console/ to the queue at /console.
+func (cp *Pages) RedirectHome(w http.ResponseWriter, r *http.Request) {
 	consoleRedirect(w, r, "/console")
 }
 
 // consoleRedirect answers 303 See Other, with the console's headers.
 func consoleRedirect(w http.ResponseWriter, r *http.Request, to string) {
-	setConsoleHeaders(w.Header())
+	consoleHeaders.Set(w.Header())
 	http.Redirect(w, r, to, http.StatusSeeOther)
 }
 
-// consoleStatic serves the stylesheet under its content-addressed name.
-func (s *Server) consoleStatic(w http.ResponseWriter, r *http.Request) {
+// Static serves the stylesheet under its content-addressed name.
+func (cp *Pages) Static(w http.ResponseWriter, r *http.Request) {
 	if "/console/static/"+r.PathValue("file") != consoleCSSPath {
-		s.consoleNotFound(w, r)
+		cp.NotFound(w, r)
 		return
 	}
 	h := w.Header()
@@ -155,16 +158,16 @@ func (s *Server) consoleStatic(w http.ResponseWriter, r *http.Request) {
 
 // --- sign-in ----------------------------------------------------------------
 
-// operatorCtx is the signed-in operator of a request.
-type operatorCtx struct {
+// SignedIn is the signed-in operator of a request.
+type SignedIn struct {
 	op   verifyd.Operator
 	sess webauth.Session
 }
 
 // signedIn returns the request's operator, or nil when there is no valid
 // session of an active operator.
-func (s *Server) signedIn(w http.ResponseWriter, r *http.Request) (*operatorCtx, error) {
-	c := s.deps.Console
+func (cp *Pages) signedIn(w http.ResponseWriter, r *http.Request) (*SignedIn, error) {
+	c := cp.Console
 	sess, err := c.Sessions.Get(r.Context(), r)
 	if errors.Is(err, webauth.ErrNoSession) {
 		return nil, nil
@@ -180,16 +183,16 @@ func (s *Server) signedIn(w http.ResponseWriter, r *http.Request) (*operatorCtx,
 	if err != nil {
 		return nil, err
 	}
-	return &operatorCtx{op: op, sess: sess}, nil
+	return &SignedIn{op: op, sess: sess}, nil
 }
 
-// operatorPage serves a page to signed-in operators; others are sent to
+// OperatorPage serves a page to signed-in operators; others are sent to
 // the login page. A POST must carry the session's CSRF token.
-func (s *Server) operatorPage(h func(http.ResponseWriter, *http.Request, *operatorCtx)) http.HandlerFunc {
+func (cp *Pages) OperatorPage(h func(http.ResponseWriter, *http.Request, *SignedIn)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		oc, err := s.signedIn(w, r)
+		oc, err := cp.signedIn(w, r)
 		if err != nil {
-			s.consoleFailure(w, r, err)
+			cp.consoleFailure(w, r, err)
 			return
 		}
 		if oc == nil {
@@ -203,7 +206,7 @@ func (s *Server) operatorPage(h func(http.ResponseWriter, *http.Request, *operat
 		if r.Method == http.MethodPost {
 			r.Body = http.MaxBytesReader(w, r.Body, consoleMaxForm)
 			if !oc.sess.CheckCSRF(r) {
-				s.consoleMessage(w, r, http.StatusForbidden, "Request refused",
+				cp.consoleMessage(w, r, http.StatusForbidden, "Request refused",
 					"The form's security token is missing or wrong. Go back, reload the page and try again.")
 				return
 			}
@@ -212,17 +215,17 @@ func (s *Server) operatorPage(h func(http.ResponseWriter, *http.Request, *operat
 	}
 }
 
-// operatorImage serves images to signed-in operators only; others get 403
+// OperatorImage serves images to signed-in operators only; others get 403
 // (an image is never public, and a redirect would not help an <img>).
-func (s *Server) operatorImage(h func(http.ResponseWriter, *http.Request, *operatorCtx)) http.HandlerFunc {
+func (cp *Pages) OperatorImage(h func(http.ResponseWriter, *http.Request, *SignedIn)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		oc, err := s.signedIn(w, r)
+		oc, err := cp.signedIn(w, r)
 		if err != nil {
-			s.consoleFailure(w, r, err)
+			cp.consoleFailure(w, r, err)
 			return
 		}
 		if oc == nil {
-			s.consoleMessage(w, r, http.StatusForbidden, "Sign in first", "Images are shown to signed-in operators only.")
+			cp.consoleMessage(w, r, http.StatusForbidden, "Sign in first", "Images are shown to signed-in operators only.")
 			return
 		}
 		h(w, r, oc)
@@ -244,77 +247,81 @@ type loginPage struct {
 	Next     string
 }
 
-func (s *Server) renderLogin(w http.ResponseWriter, r *http.Request, status int, username, message string) {
-	token, err := s.deps.Console.Sessions.FormToken(w, r)
+func (cp *Pages) renderLogin(w http.ResponseWriter, r *http.Request, status int, username, message string) {
+	token, err := cp.Console.Sessions.FormToken(w, r)
 	if err != nil {
-		s.consoleFailure(w, r, err)
+		cp.consoleFailure(w, r, err)
 		return
 	}
 	p := loginPage{consolePage: consolePage{Title: "Sign in", CSS: consoleCSSPath, CSRF: token, Error: message},
 		Username: username, Next: safeNext(r.FormValue("next"))}
-	s.render(w, r, status, "console_login.html", p)
+	cp.render(w, r, status, "console_login.html", p)
 }
 
-func (s *Server) consoleLoginForm(w http.ResponseWriter, r *http.Request) {
-	oc, err := s.signedIn(w, r)
+// LoginForm shows the sign-in form (or sends a signed-in operator on).
+func (cp *Pages) LoginForm(w http.ResponseWriter, r *http.Request) {
+	oc, err := cp.signedIn(w, r)
 	if err != nil {
-		s.consoleFailure(w, r, err)
+		cp.consoleFailure(w, r, err)
 		return
 	}
 	if oc != nil {
 		consoleRedirect(w, r, safeNext(r.FormValue("next")))
 		return
 	}
-	s.renderLogin(w, r, http.StatusOK, "", "")
+	cp.renderLogin(w, r, http.StatusOK, "", "")
 }
 
-func (s *Server) consoleLogin(w http.ResponseWriter, r *http.Request) {
+// Login signs an operator in: the form's token, the password, the
+// sign-in limits, then a session.
+func (cp *Pages) Login(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, consoleMaxForm)
 	if err := r.ParseForm(); err != nil {
-		s.consoleMessage(w, r, http.StatusBadRequest, "Bad request", "The form could not be read.")
+		cp.consoleMessage(w, r, http.StatusBadRequest, "Bad request", "The form could not be read.")
 		return
 	}
 	username := r.PostFormValue("username")
-	if !s.deps.Console.Sessions.CheckFormToken(r) {
-		if !s.cfg.Dev && r.TLS == nil && r.Header.Get("X-Forwarded-Proto") != "https" {
+	if !cp.Console.Sessions.CheckFormToken(r) {
+		if !cp.Dev && r.TLS == nil && r.Header.Get("X-Forwarded-Proto") != "https" {
 			// Browsers drop Secure cookies on plain http (except localhost).
-			s.logger(r).WarnContext(r.Context(), "console sign-in over plain http: its cookies are Secure, "+
+			cp.logger(r).WarnContext(r.Context(), "console sign-in over plain http: its cookies are Secure, "+
 				"so serve the console over HTTPS (or use --dev for local development)")
 		}
-		s.renderLogin(w, r, http.StatusForbidden, username, "The form expired. Please sign in again.")
+		cp.renderLogin(w, r, http.StatusForbidden, username, "The form expired. Please sign in again.")
 		return
 	}
-	op, err := s.deps.Console.Authenticate(r.Context(), username, r.PostFormValue("password"), clientAddr(r))
+	op, err := cp.Console.Authenticate(r.Context(), username, r.PostFormValue("password"), request.ClientAddr(r))
 	var limited *console.RateLimitedError
 	switch {
 	case errors.As(err, &limited):
-		s.logger(r).WarnContext(r.Context(), "console sign-in rate limited", "username", verifyd.NormalizeUsername(username))
+		cp.logger(r).WarnContext(r.Context(), "console sign-in rate limited", "username", verifyd.NormalizeUsername(username))
 		w.Header().Set("Retry-After", strconv.Itoa(int(limited.RetryAfter/time.Second)+1))
-		s.renderLogin(w, r, http.StatusTooManyRequests, username,
+		cp.renderLogin(w, r, http.StatusTooManyRequests, username,
 			fmt.Sprintf("Too many sign-in attempts. Try again in %s.", humanDuration(limited.RetryAfter+time.Minute)))
 		return
 	case errors.Is(err, console.ErrBadLogin):
-		s.logger(r).InfoContext(r.Context(), "console sign-in failed", "username", verifyd.NormalizeUsername(username))
-		s.renderLogin(w, r, http.StatusUnauthorized, username, console.ErrBadLogin.Message)
+		cp.logger(r).InfoContext(r.Context(), "console sign-in failed", "username", verifyd.NormalizeUsername(username))
+		cp.renderLogin(w, r, http.StatusUnauthorized, username, console.ErrBadLogin.Message)
 		return
 	case err != nil:
-		s.consoleFailure(w, r, err)
+		cp.consoleFailure(w, r, err)
 		return
 	}
-	if _, err := s.deps.Console.Sessions.Start(r.Context(), w, r, op.Username); err != nil {
-		s.consoleFailure(w, r, err)
+	if _, err := cp.Console.Sessions.Start(r.Context(), w, r, op.Username); err != nil {
+		cp.consoleFailure(w, r, err)
 		return
 	}
-	s.logger(r).InfoContext(r.Context(), "console sign-in", "operator", op.Username)
+	cp.logger(r).InfoContext(r.Context(), "console sign-in", "operator", op.Username)
 	consoleRedirect(w, r, safeNext(r.PostFormValue("next")))
 }
 
-func (s *Server) consoleLogout(w http.ResponseWriter, r *http.Request, oc *operatorCtx) {
-	if err := s.deps.Console.Sessions.End(r.Context(), w, r); err != nil {
-		s.consoleFailure(w, r, err)
+// Logout ends the operator's session.
+func (cp *Pages) Logout(w http.ResponseWriter, r *http.Request, oc *SignedIn) {
+	if err := cp.Console.Sessions.End(r.Context(), w, r); err != nil {
+		cp.consoleFailure(w, r, err)
 		return
 	}
-	s.logger(r).InfoContext(r.Context(), "console sign-out", "operator", oc.op.Username)
+	cp.logger(r).InfoContext(r.Context(), "console sign-out", "operator", oc.op.Username)
 	consoleRedirect(w, r, "/console/login")
 }
 
@@ -391,8 +398,9 @@ func humanDuration(d time.Duration) string {
 
 func itemLink(id string) string { return "/console/verifications/" + url.PathEscape(id) }
 
-func (s *Server) consoleQueue(w http.ResponseWriter, r *http.Request, oc *operatorCtx) {
-	c := s.deps.Console
+// Queue shows the verifications waiting for an operator, oldest first.
+func (cp *Pages) Queue(w http.ResponseWriter, r *http.Request, oc *SignedIn) {
+	c := cp.Console
 	// Unknown filter values are ignored, as a link that names none.
 	var f console.QueueFilter
 	if i := verifyd.Interface(r.URL.Query().Get("interface")); slices.Contains(verifyd.Interfaces, i) {
@@ -403,7 +411,7 @@ func (s *Server) consoleQueue(w http.ResponseWriter, r *http.Request, oc *operat
 	}
 	items, err := c.Queue(r.Context(), f)
 	if err != nil {
-		s.consoleFailure(w, r, err)
+		cp.consoleFailure(w, r, err)
 		return
 	}
 	now := c.Now()
@@ -426,7 +434,7 @@ func (s *Server) consoleQueue(w http.ResponseWriter, r *http.Request, oc *operat
 		Full               bool
 		Filtered           bool
 		ByInterface, ByEnv []queueFilterLink
-	}{consolePage: s.page("Review queue", oc), Rows: rows, Limit: console.QueueLimit, Full: len(items) == console.QueueLimit,
+	}{consolePage: cp.page("Review queue", oc), Rows: rows, Limit: console.QueueLimit, Full: len(items) == console.QueueLimit,
 		Filtered: f != (console.QueueFilter{})}
 	p.ByInterface, p.ByEnv = queueFilters(f)
 	// After a decision the queue says what was decided, from the store
@@ -436,7 +444,7 @@ func (s *Server) consoleQueue(w http.ResponseWriter, r *http.Request, oc *operat
 			p.Notice = fmt.Sprintf("Verification %s is now %s.", v.ID, statusText(v.Status, v.Reason))
 		}
 	}
-	s.render(w, r, http.StatusOK, "console_queue.html", p)
+	cp.render(w, r, http.StatusOK, "console_queue.html", p)
 }
 
 func statusText(st verifyd.Status, reason verifyd.Reason) string {
@@ -540,18 +548,18 @@ func orDash(s string) string {
 	return s
 }
 
-func (s *Server) itemPage(w http.ResponseWriter, r *http.Request, oc *operatorCtx, status int, message, chosen string) {
-	it, err := s.deps.Console.Item(r.Context(), r.PathValue("id"))
+func (cp *Pages) itemPage(w http.ResponseWriter, r *http.Request, oc *SignedIn, status int, message, chosen string) {
+	it, err := cp.Console.Item(r.Context(), r.PathValue("id"))
 	if errors.Is(err, verifyd.ErrNotFound) {
-		s.consoleMessage(w, r, http.StatusNotFound, "Not found", "There is no verification with this id.")
+		cp.consoleMessage(w, r, http.StatusNotFound, "Not found", "There is no verification with this id.")
 		return
 	}
 	if err != nil {
-		s.consoleFailure(w, r, err)
+		cp.consoleFailure(w, r, err)
 		return
 	}
 	v := it.Verification
-	p := itemPage{consolePage: s.page("Verification "+v.ID, oc), ID: v.ID, Decidable: it.Decidable(),
+	p := itemPage{consolePage: cp.page("Verification "+v.ID, oc), ID: v.ID, Decidable: it.Decidable(),
 		Action: itemLink(v.ID) + "/decision", Chosen: chosen}
 	p.Error = message
 	doc := "—"
@@ -622,14 +630,16 @@ func (s *Server) itemPage(w http.ResponseWriter, r *http.Request, oc *operatorCt
 	for _, reason := range verifyd.Reasons {
 		p.Reasons = append(p.Reasons, string(reason))
 	}
-	s.render(w, r, status, "console_item.html", p)
+	cp.render(w, r, status, "console_item.html", p)
 }
 
-func (s *Server) consoleItem(w http.ResponseWriter, r *http.Request, oc *operatorCtx) {
-	s.itemPage(w, r, oc, http.StatusOK, "", "")
+// Item shows one verification: its data, images, check runs and history.
+func (cp *Pages) Item(w http.ResponseWriter, r *http.Request, oc *SignedIn) {
+	cp.itemPage(w, r, oc, http.StatusOK, "", "")
 }
 
-func (s *Server) consoleDecide(w http.ResponseWriter, r *http.Request, oc *operatorCtx) {
+// Decide records an operator's decision, after a confirmation page.
+func (cp *Pages) Decide(w http.ResponseWriter, r *http.Request, oc *SignedIn) {
 	id := r.PathValue("id")
 	reason := r.PostFormValue("reason")
 	var d console.Decision
@@ -639,23 +649,23 @@ func (s *Server) consoleDecide(w http.ResponseWriter, r *http.Request, oc *opera
 	case "fail":
 		d.Reason = verifyd.Reason(reason)
 	default:
-		s.itemPage(w, r, oc, http.StatusUnprocessableEntity, "Choose approve or fail.", reason)
+		cp.itemPage(w, r, oc, http.StatusUnprocessableEntity, "Choose approve or fail.", reason)
 		return
 	}
 	if r.PostFormValue("confirm") != "yes" && (d.Approve || d.Reason.Valid()) {
 		// A decision is final and notifies the integrator: it is asked
 		// for once more. (An incomplete one goes on to be refused.)
-		s.confirmDecision(w, r, oc, id, d)
+		cp.confirmDecision(w, r, oc, id, d)
 		return
 	}
-	_, err := s.deps.Console.Decide(r.Context(), oc.op.Username, id, d)
+	_, err := cp.Console.Decide(r.Context(), oc.op.Username, id, d)
 	switch code := verifyd.ErrorCodeOf(err); {
 	case err == nil:
-		s.logger(r).InfoContext(r.Context(), "review decision", "operator", oc.op.Username, "verification", id,
+		cp.logger(r).InfoContext(r.Context(), "review decision", "operator", oc.op.Username, "verification", id,
 			"approve", d.Approve, "reason", string(d.Reason))
 		consoleRedirect(w, r, "/console?decided="+url.QueryEscape(id))
 	case code == verifyd.ENotFound:
-		s.consoleMessage(w, r, http.StatusNotFound, "Not found", "There is no verification with this id.")
+		cp.consoleMessage(w, r, http.StatusNotFound, "Not found", "There is no verification with this id.")
 	case code == verifyd.EInvalid || code == verifyd.EConflict:
 		status := http.StatusUnprocessableEntity
 		if code == verifyd.EConflict {
@@ -663,34 +673,34 @@ func (s *Server) consoleDecide(w http.ResponseWriter, r *http.Request, oc *opera
 		}
 		var e *verifyd.Error
 		errors.As(err, &e)
-		s.itemPage(w, r, oc, status, e.Message, reason)
+		cp.itemPage(w, r, oc, status, e.Message, reason)
 	default:
-		s.consoleFailure(w, r, err)
+		cp.consoleFailure(w, r, err)
 	}
 }
 
 // confirmDecision shows the decision about to be made, with a button that
 // makes it and a way back.
-func (s *Server) confirmDecision(w http.ResponseWriter, r *http.Request, oc *operatorCtx, id string, d console.Decision) {
-	v, err := s.deps.Console.Verification(r.Context(), id)
+func (cp *Pages) confirmDecision(w http.ResponseWriter, r *http.Request, oc *SignedIn, id string, d console.Decision) {
+	v, err := cp.Console.Verification(r.Context(), id)
 	if errors.Is(err, verifyd.ErrNotFound) {
-		s.consoleMessage(w, r, http.StatusNotFound, "Not found", "There is no verification with this id.")
+		cp.consoleMessage(w, r, http.StatusNotFound, "Not found", "There is no verification with this id.")
 		return
 	}
 	if err != nil {
-		s.consoleFailure(w, r, err)
+		cp.consoleFailure(w, r, err)
 		return
 	}
 	p := struct {
 		consolePage
 		ID, Link, Action, Decision, Reason, Customer, Outcome string
 		Approve                                               bool
-	}{consolePage: s.page("Confirm the decision", oc), ID: v.ID, Link: itemLink(v.ID), Action: itemLink(v.ID) + "/decision",
+	}{consolePage: cp.page("Confirm the decision", oc), ID: v.ID, Link: itemLink(v.ID), Action: itemLink(v.ID) + "/decision",
 		Decision: "approve", Reason: string(d.Reason), Customer: v.Customer.Email, Outcome: "approved", Approve: d.Approve}
 	if !d.Approve {
 		p.Decision, p.Outcome = "fail", statusText(verifyd.StatusFailed, d.Reason)
 	}
-	s.render(w, r, http.StatusOK, "console_confirm.html", p)
+	cp.render(w, r, http.StatusOK, "console_confirm.html", p)
 }
 
 // purgedText says what happened to a purged verification's images.
@@ -699,27 +709,28 @@ const purgedText = "images deleted after the decision (data minimisation)"
 // imageTypes are the media types of the formats submissions may have.
 var imageTypes = map[string]string{"jpeg": "image/jpeg", "png": "image/png", "webp": "image/webp"}
 
-func (s *Server) consoleImage(w http.ResponseWriter, r *http.Request, oc *operatorCtx) {
+// Image serves one submitted image to a signed-in operator.
+func (cp *Pages) Image(w http.ResponseWriter, r *http.Request, oc *SignedIn) {
 	kind := verifyd.ImageKind(r.PathValue("kind"))
 	if _, ok := imageLabels[kind]; !ok {
-		s.consoleNotFound(w, r)
+		cp.NotFound(w, r)
 		return
 	}
-	im, err := s.deps.Console.Image(r.Context(), r.PathValue("id"), kind)
+	im, err := cp.Console.Image(r.Context(), r.PathValue("id"), kind)
 	if errors.Is(err, verifyd.ErrNotFound) {
-		if v, err := s.deps.Console.Verification(r.Context(), r.PathValue("id")); err == nil && v.PurgedAt != nil {
-			s.consoleMessage(w, r, http.StatusGone, "Image deleted", "The "+purgedText+".")
+		if v, err := cp.Console.Verification(r.Context(), r.PathValue("id")); err == nil && v.PurgedAt != nil {
+			cp.consoleMessage(w, r, http.StatusGone, "Image deleted", "The "+purgedText+".")
 			return
 		}
-		s.consoleNotFound(w, r)
+		cp.NotFound(w, r)
 		return
 	}
 	if err != nil {
-		s.consoleFailure(w, r, err)
+		cp.consoleFailure(w, r, err)
 		return
 	}
 	h := w.Header()
-	setConsoleHeaders(h)
+	consoleHeaders.Set(h)
 	h.Set("Content-Security-Policy", "default-src 'none'")
 	if ct, ok := imageTypes[im.Format]; ok {
 		h.Set("Content-Type", ct)

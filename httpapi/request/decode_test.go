@@ -1,4 +1,4 @@
-package httpapi
+package request
 
 import (
 	"errors"
@@ -29,16 +29,16 @@ func TestDecodeJSONRefusesWhatWouldBeReadSilently(t *testing.T) {
 	var v struct {
 		Email string `json:"email"`
 	}
-	err := decodeJSON([]byte("{\"email\":\"a\xffb@example.com\"}"), &v)
+	err := DecodeJSON([]byte("{\"email\":\"a\xffb@example.com\"}"), &v)
 	var e *verifyd.Error
 	if !errors.As(err, &e) || e.Code != verifyd.EMalformed {
 		t.Errorf("invalid UTF-8: %v, want malformed syntax", err)
 	}
-	err = decodeJSON([]byte(`{"email":"a@example.com","EMAIL":"b@example.com"}`), &v)
+	err = DecodeJSON([]byte(`{"email":"a@example.com","EMAIL":"b@example.com"}`), &v)
 	if !errors.As(err, &e) || e.Code != verifyd.EInvalid {
 		t.Errorf("a key given twice: %v, want invalid parameters", err)
 	}
-	if err := decodeJSON([]byte(`{"email":"a@example.com"}`), &v); err != nil || v.Email != "a@example.com" {
+	if err := DecodeJSON([]byte(`{"email":"a@example.com"}`), &v); err != nil || v.Email != "a@example.com" {
 		t.Errorf("a plain body: %v %q", err, v.Email)
 	}
 }

@@ -1,4 +1,4 @@
-package httpapi
+package request
 
 import (
 	"bytes"
@@ -11,7 +11,7 @@ import (
 	"github.com/verifyd/verifyd"
 )
 
-// decodeJSON decodes a request body. Syntax errors, an empty body and
+// DecodeJSON decodes a request body. Syntax errors, an empty body and
 // trailing data are SPEC's 400 "malformed syntax"; well-formed JSON with a
 // value of the wrong type for a known field is a 422 naming the field.
 // Unknown fields are ignored, as SPEC's clients may send more than we read.
@@ -21,7 +21,7 @@ import (
 // letter case (Go matches field names case-insensitively, and the last
 // one would win), is a 422 naming it: the two values may be read
 // differently by a proxy, a log and us.
-func decodeJSON(body []byte, v any) error {
+func DecodeJSON(body []byte, v any) error {
 	if !utf8.Valid(body) {
 		return &verifyd.Error{Code: verifyd.EMalformed, Message: verifyd.MsgMalformed, Err: errors.New("the body is not UTF-8")}
 	}
@@ -29,7 +29,7 @@ func decodeJSON(body []byte, v any) error {
 	err := dec.Decode(v)
 	if err == nil {
 		if _, extra := dec.Token(); extra != io.EOF {
-			return errMalformed
+			return ErrMalformed
 		}
 		if field := duplicateKey(body); field != "" {
 			return verifyd.InvalidFields([]verifyd.FieldError{{Field: field, Problem: "is given more than once"}})

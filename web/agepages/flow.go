@@ -1,9 +1,11 @@
-package httpapi
+package agepages
 
 import (
 	"crypto/hmac"
+	"embed"
 	"errors"
 	"html/template"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -14,78 +16,82 @@ import (
 	"github.com/verifyd/verifyd"
 	"github.com/verifyd/verifyd/age"
 	"github.com/verifyd/verifyd/agehosted"
+	"github.com/verifyd/verifyd/httpapi/request"
 	"github.com/verifyd/verifyd/identity"
+	"github.com/verifyd/verifyd/web/hosted"
+	"github.com/verifyd/verifyd/web/layout"
 	"github.com/verifyd/verifyd/webauth"
 )
 
-// The hosted age-verification pages at {age base URL}/flow/{request id},
-// where /oauth/authorize (age.go) sends the person. They share the identity
-// hosted page's machinery: its headers and CSP (setPageHeaders), languages
-// and catalog (hosted_i18n.go, age_i18n.go), origin check (sameOrigin),
-// page frame (pages/layout.html), capture form (pages/capture.html), script
-// and stylesheet (served here under /flow-assets/). Accounts use webauth:
-// sessions scoped to the mount, a form token before sign-in, the session's
-// CSRF token after. The use cases are in package agehosted; docs/age.md
-// describes the flow.
+// Pages are the age flow's handlers and what they need.
+type Pages struct {
+	Flow   *agehosted.Service
+	Logger *slog.Logger
+	// Dev is the server's --dev: cookies without Secure on plain http.
+	Dev bool
+}
 
-var ageTemplates = template.Must(template.ParseFS(pageFS, "pages/layout.html", "pages/age.html", "pages/capture.html"))
+func (ap *Pages) logger(r *http.Request) *slog.Logger { return request.Logger(ap.Logger, r) }
+
+func (ap *Pages) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	request.WriteError(w, r, ap.Logger, err)
+}
+
+//go:embed pages/age.html
+var agePageFS embed.FS
+
+//go:embed pages/passkey.js
+var passkeyJS []byte
+
+var ageTemplates = template.Must(template.Must(layout.New().ParseFS(hosted.CaptureFS, "pages/capture.html")).ParseFS(agePageFS, "pages/age.html"))
+
+// ageAssets are the flow's stylesheet and scripts: the capture form's
+// (hosted.Script) and the passkey ceremonies'.
+var ageAssets = layout.NewAssets(layout.Stylesheet, hosted.Script, layout.Asset{Name: "passkey.js", Body: passkeyJS})
+
+// Asset serves the flow's CSS and scripts from this origin.
+func (ap *Pages) Asset(w http.ResponseWriter, r *http.Request) {
+	if !ageAssets.Serve(w, r, r.PathValue("name")) {
+		ap.writeError(w, r, request.ErrRouteNotFound)
+	}
+}
 
 // ageFormLimit bounds the flow's small forms.
 const ageFormLimit = 16 << 10
 
-// ageFlowRoutes registers the flow's pages on an age mount (routes.go).
-func (s *Server) ageFlowRoutes(mux *http.ServeMux, m Mount) {
-	if s.deps.AgeFlow == nil {
-		return
-	}
-	get := func(h http.HandlerFunc) http.Handler { return s.methods(map[string]http.Handler{http.MethodGet: h}) }
-	post := func(h http.HandlerFunc) http.Handler { return s.methods(map[string]http.Handler{http.MethodPost: h}) }
-	mux.Handle("/flow/{id}", get(s.ageFlowPage))
-	mux.Handle("/flow/{id}/status", get(s.ageFlowStatus))
-	mux.Handle("/flow/{id}/signup", post(s.ageSignUp))
-	mux.Handle("/flow/{id}/login", post(s.ageLogIn))
-	mux.Handle("/flow/{id}/logout", post(s.ageLogOut))
-	mux.Handle("/flow/{id}/consent", post(s.ageConsent))
-	mux.Handle("/flow/{id}/method", post(s.ageChooseMethod))
-	mux.Handle("/flow/{id}/document", post(s.ageSubmitDocument))
-	mux.Handle("/flow/{id}/liveness-challenge", post(s.ageChallenge)) // liveness.go
-	mux.Handle("/flow/{id}/provider/{proof}", s.methods(map[string]http.Handler{
-		http.MethodPost: http.HandlerFunc(s.ageProviderAnswer), // a simulation's form
-		http.MethodGet:  http.HandlerFunc(s.ageProviderReturn), // a real provider sends the person back
-	}))
-	mux.Handle("/flow/{id}/cancel", post(s.ageCancel))
-	if m.Environment == verifyd.EnvSandbox {
-		mux.Handle("/flow/{id}/sandbox", post(s.ageSandbox))
-	}
-	mux.Handle("/flow-assets/{name}", get(s.hostedAssetHandler))
-	s.ageAccountRoutes(mux) // age_account.go
-	s.ageMailRoutes(mux)    // age_mail.go
-	s.agePasskeyRoutes(mux) // age_passkey.go
-}
-
 // ageReq is what every flow handler works out first.
 type ageReq struct {
-	hostedReq
-	id      string
-	request age.AuthRequest
-	visitor agehosted.Visitor
-	session *webauth.Session
+	lang     string
+	explicit bool // ?lang= chose the language
+	mount    *request.Mounted
+	id       string
+	request  age.AuthRequest
+	visitor  agehosted.Visitor
+	session  *webauth.Session
 	// notice is a confirmation the account page shows; loginError and
 	// loginEmail a refused login on it.
 	notice, loginError, loginEmail string
 }
 
+// query carries an explicitly chosen language on to links.
+func (a *ageReq) query() string {
+	if a.explicit {
+		return "?lang=" + a.lang
+	}
+	return ""
+}
+
 func (a *ageReq) path(suffix string) string {
-	return a.mount.prefix() + "/flow/" + url.PathEscape(a.id) + suffix
+	return a.mount.Prefix() + "/flow/" + url.PathEscape(a.id) + suffix
 }
 
 // ageRequest finds the flow's authorize request and the signed-in account.
 // A request of the other environment, an unknown or an expired one is
 // ErrNotFound.
-func (s *Server) ageRequest(w http.ResponseWriter, r *http.Request) (*ageReq, error) {
-	lang, explicit := hostedLang(r)
-	a := &ageReq{hostedReq: hostedReq{lang: lang, explicit: explicit, mount: mountOf(r.Context())}, id: r.PathValue("id")}
-	svc := s.deps.AgeFlow
+func (ap *Pages) ageRequest(w http.ResponseWriter, r *http.Request) (*ageReq, error) {
+	lang, explicit := layout.Lang(r)
+	a := &ageReq{lang: lang, explicit: explicit, mount: request.MountOf(r.Context()), id: r.PathValue("id")}
+	svc := ap.Flow
 	var err error
 	if a.request, err = svc.Request(r.Context(), a.mount.Environment, a.id); err != nil {
 		return a, err
@@ -113,53 +119,53 @@ func (s *Server) ageRequest(w http.ResponseWriter, r *http.Request) (*ageReq, er
 	return a, nil
 }
 
-// ageFlowPage shows the flow: the account forms, the methods, a check under
+// FlowPage shows the flow: the account forms, the methods, a check under
 // way, or, once the outcome is known, sends the person back to the
 // integrator with the code (303).
-func (s *Server) ageFlowPage(w http.ResponseWriter, r *http.Request) {
-	a, err := s.ageRequest(w, r)
+func (ap *Pages) FlowPage(w http.ResponseWriter, r *http.Request) {
+	a, err := ap.ageRequest(w, r)
 	if err != nil {
-		s.agePageError(w, r, a, err)
+		ap.agePageError(w, r, a, err)
 		return
 	}
 	if outcome := r.URL.Query().Get("sandbox"); outcome != "" && a.mount.Environment == verifyd.EnvSandbox {
 		// The sandbox shortcut for integrators' automated tests.
-		to, err := s.deps.AgeFlow.SandboxComplete(r.Context(), a.request, outcome)
+		to, err := ap.Flow.SandboxComplete(r.Context(), a.request, outcome)
 		if err != nil {
-			s.agePageError(w, r, a, err)
+			ap.agePageError(w, r, a, err)
 			return
 		}
 		ageRedirect(w, r, to)
 		return
 	}
-	st, err := s.deps.AgeFlow.State(r.Context(), a.request, a.visitor)
+	st, err := ap.Flow.State(r.Context(), a.request, a.visitor)
 	if err != nil {
-		s.agePageError(w, r, a, err)
+		ap.agePageError(w, r, a, err)
 		return
 	}
 	if m, ok := agehosted.OnlyMethod(st); ok {
 		// One accepted method: no page with one button. This creates the
 		// method's check once per flow (the next view shows its step).
-		if st, _, err = s.deps.AgeFlow.ChooseMethod(r.Context(), a.request, a.visitor, m); err != nil {
-			s.agePageError(w, r, a, err)
+		if st, _, err = ap.Flow.ChooseMethod(r.Context(), a.request, a.visitor, m); err != nil {
+			ap.agePageError(w, r, a, err)
 			return
 		}
 	}
-	s.ageShow(w, r, a, st, http.StatusOK, nil)
+	ap.ageShow(w, r, a, st, http.StatusOK, nil)
 }
 
 // ageShow renders a state, or finishes a flow whose outcome is known.
-func (s *Server) ageShow(w http.ResponseWriter, r *http.Request, a *ageReq, st agehosted.State, status int, res *ageFormResult) {
+func (ap *Pages) ageShow(w http.ResponseWriter, r *http.Request, a *ageReq, st agehosted.State, status int, res *ageFormResult) {
 	if st.Step == agehosted.StepDone {
-		to, err := s.deps.AgeFlow.Complete(r.Context(), st)
+		to, err := ap.Flow.Complete(r.Context(), st)
 		if err != nil {
-			s.agePageError(w, r, a, err)
+			ap.agePageError(w, r, a, err)
 			return
 		}
 		ageRedirect(w, r, to)
 		return
 	}
-	s.renderAge(w, r, a, st, status, res)
+	ap.renderAge(w, r, a, st, status, res)
 }
 
 // ageRedirect sends the browser to the integrator's redirect_uri with the
@@ -178,7 +184,7 @@ func backToFlow(w http.ResponseWriter, r *http.Request, a *ageReq) {
 
 // agePageError answers a request that failed with a page: unknown or
 // expired flows 404, a flow finished before 409, others 500 (logged).
-func (s *Server) agePageError(w http.ResponseWriter, r *http.Request, a *ageReq, err error) {
+func (ap *Pages) agePageError(w http.ResponseWriter, r *http.Request, a *ageReq, err error) {
 	status, key := http.StatusInternalServerError, "age_error"
 	switch {
 	case errors.Is(err, age.ErrCompleted):
@@ -186,9 +192,9 @@ func (s *Server) agePageError(w http.ResponseWriter, r *http.Request, a *ageReq,
 	case verifyd.ErrorCodeOf(err) == verifyd.ENotFound:
 		status, key = http.StatusNotFound, "age_not_found"
 	default:
-		s.logger(r).ErrorContext(r.Context(), "age flow page", "err", err)
+		ap.logger(r).ErrorContext(r.Context(), "age flow page", "err", err)
 	}
-	d := s.ageData(w, r, a)
+	d := ap.ageData(w, r, a)
 	d.NotFound, d.Message, d.Step = true, msg(a.lang, key), agehosted.Step("error_"+strconv.Itoa(status))
 	// Every error page leads somewhere: back to the site when the request
 	// names it, to the account page always (which works without a flow).
@@ -196,8 +202,8 @@ func (s *Server) agePageError(w http.ResponseWriter, r *http.Request, a *ageReq,
 	if status == http.StatusInternalServerError && a.id != "" && a.request.ID != "" {
 		d.RetryTo = a.path(a.query())
 	}
-	d.AccountTo = a.mount.prefix() + "/account" + a.accountQuery()
-	s.writeAge(w, r, status, d)
+	d.AccountTo = a.mount.Prefix() + "/account" + a.accountQuery()
+	ap.writeAge(w, r, status, d)
 }
 
 // siteOf is the origin of a redirect_uri, where an error page leads back
@@ -217,14 +223,14 @@ type ageFormResult struct {
 	loginError  string
 	loginEmail  string
 	signupEmail string
-	problems    []hostedProblem // sign-up problems, or the capture form's
+	problems    []hosted.Problem // sign-up problems, or the capture form's
 	form        *identity.HostedSubmission
 }
 
 // agePageData is what pages/age.html renders. It embeds the hosted page's
 // data, whose fields the shared capture form reads.
 type agePageData struct {
-	hostedPageData
+	hosted.PageData
 	Step              agehosted.Step
 	Poll              string
 	FormCSRF          string
@@ -241,7 +247,7 @@ type agePageData struct {
 	LoginError        string
 	LoginEmail        string
 	SignupEmail       string
-	SignupProblems    []hostedProblem
+	SignupProblems    []hosted.Problem
 	SignupErr         map[string]string
 	RuleText          string
 	Methods           []ageOption
@@ -249,7 +255,7 @@ type agePageData struct {
 	ProviderTitle     string
 	Choices           []ageOption
 	CanCancel         bool
-	// The account page (age_account.go) and the flow pages' link to it.
+	// The account page (account.go) and the flow pages' link to it.
 	AccountTo    string
 	AccountEmail string
 	DeleteTo     string
@@ -270,7 +276,7 @@ type agePageData struct {
 	// a recent passkey login instead of a password; Passkeys counts them.
 	PasswordLess, NeedsReauth bool
 	Passkeys                  int
-	// E-mail (age_mail.go): offered when a mailer is configured.
+	// E-mail (mail.go): offered when a mailer is configured.
 	MailOn                                         bool
 	MailPurpose, MailEmail, MailToken, MailProblem string
 	MailRequestTo, CodeTo, MailLinkTo              string
@@ -312,27 +318,29 @@ func (d agePageData) HasErrors() bool {
 		len(d.Problems) > 0
 }
 
+// T returns the text of key in the page's language, from the age pages'
+// catalog (which holds the hosted page's).
+func (d agePageData) T(key string, args ...any) string { return msg(d.Lang, key, args...) }
+
 // PrivacyText is the note under the document method's submit button.
 func (d agePageData) PrivacyText() string { return msg(d.Lang, "age_doc_privacy") }
 
 // ageData fills what every flow page shows.
-func (s *Server) ageData(w http.ResponseWriter, r *http.Request, a *ageReq) agePageData {
-	d := agePageData{hostedPageData: hostedPageData{Lang: a.lang, PagePath: a.path(""), Query: a.query(),
-		CSS:     a.mount.prefix() + "/flow-assets/" + hostedAssetNames["hosted.css"],
-		JS:      a.mount.prefix() + "/flow-assets/" + hostedAssetNames["hosted.js"],
+func (ap *Pages) ageData(w http.ResponseWriter, r *http.Request, a *ageReq) agePageData {
+	d := agePageData{PageData: hosted.PageData{Lang: a.lang, PagePath: a.path(""), Query: a.query(),
+		CSS:     a.mount.Prefix() + "/flow-assets/" + ageAssets.Name("hosted.css"),
+		JS:      a.mount.Prefix() + "/flow-assets/" + ageAssets.Name("hosted.js"),
 		Sandbox: a.mount.Environment == verifyd.EnvSandbox, JSText: map[string]string{}},
 		redirectURI: a.request.RedirectURI,
-		PasskeysOn:  s.deps.AgeFlow.PasskeysOn(a.mount.Environment), PasskeyBase: a.mount.prefix() + "/passkey",
-		PasskeyJS: a.mount.prefix() + "/flow-assets/" + hostedAssetNames["passkey.js"], Next: a.path(a.query()),
-		MailOn: s.deps.AgeFlow.MailOn()}
+		PasskeysOn:  ap.Flow.PasskeysOn(a.mount.Environment), PasskeyBase: a.mount.Prefix() + "/passkey",
+		PasskeyJS: a.mount.Prefix() + "/flow-assets/" + ageAssets.Name("passkey.js"), Next: a.path(a.query()),
+		MailOn: ap.Flow.MailOn()}
 	if d.MailOn {
-		req := a.mount.prefix() + "/account/email-request"
+		req := a.mount.Prefix() + "/account/email-request"
 		d.ResetLink, d.CodeLink = req+a.accountQuery("purpose", "reset"), req+a.accountQuery("purpose", "code")
 		d.DeleteLink = req + a.accountQuery("purpose", "delete")
 	}
-	for _, l := range []struct{ code, name string }{{"en", "English"}, {"de", "Deutsch"}, {"fr", "Français"}} {
-		d.Langs = append(d.Langs, hostedLangLink{Code: l.code, Name: l.name, URL: d.PagePath + "?lang=" + l.code, Current: l.code == a.lang})
-	}
+	d.Langs = layout.LangLinks(a.lang, layout.QueryLink(d.PagePath))
 	return d
 }
 
@@ -343,33 +351,32 @@ func (s *Server) ageData(w http.ResponseWriter, r *http.Request, a *ageReq) ageP
 func ageCSP(redirectURI string) string {
 	u, err := url.Parse(redirectURI)
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || !cspHost.MatchString(u.Host) {
-		return hostedCSP
+		return layout.CSP
 	}
-	return strings.Replace(hostedCSP, "form-action 'self'", "form-action 'self' "+u.Scheme+"://"+u.Host, 1)
+	return strings.Replace(layout.CSP, "form-action 'self'", "form-action 'self' "+u.Scheme+"://"+u.Host, 1)
 }
 
 // cspHost is a host (and port) that is safe in a CSP source expression.
 var cspHost = regexp.MustCompile(`^[A-Za-z0-9.-]+(:[0-9]{1,5})?$|^\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?$`)
 
-func (s *Server) writeAge(w http.ResponseWriter, r *http.Request, status int, d agePageData) {
-	setPageHeaders(w)
-	w.Header().Set("Content-Security-Policy", ageCSP(d.redirectURI))
+func (ap *Pages) writeAge(w http.ResponseWriter, r *http.Request, status int, d agePageData) {
+	p := hosted.Headers
+	p.CSP = ageCSP(d.redirectURI)
 	if d.noReferrer {
-		w.Header().Set("Referrer-Policy", "no-referrer")
+		p.Referrer = "no-referrer"
 	}
-	w.WriteHeader(status)
-	if err := ageTemplates.ExecuteTemplate(w, "age.html", d); err != nil {
-		s.logger(r).ErrorContext(r.Context(), "render age flow page", "err", err)
+	if err := layout.Render(w, ageTemplates, "age.html", status, p, d); err != nil {
+		ap.logger(r).ErrorContext(r.Context(), "render age flow page", "err", err)
 	}
 }
 
 // renderAge renders the page of a flow state.
-func (s *Server) renderAge(w http.ResponseWriter, r *http.Request, a *ageReq, st agehosted.State, status int, res *ageFormResult) {
-	d := s.ageData(w, r, a)
+func (ap *Pages) renderAge(w http.ResponseWriter, r *http.Request, a *ageReq, st agehosted.State, status int, res *ageFormResult) {
+	d := ap.ageData(w, r, a)
 	env := a.mount.Environment
-	formCSRF, err := s.deps.AgeFlow.Sessions(env).FormToken(w, r)
+	formCSRF, err := ap.Flow.Sessions(env).FormToken(w, r)
 	if err != nil {
-		s.agePageError(w, r, a, err)
+		ap.agePageError(w, r, a, err)
 		return
 	}
 	q := a.query()
@@ -417,18 +424,16 @@ func (s *Server) renderAge(w http.ResponseWriter, r *http.Request, a *ageReq, st
 				d.FixImage = msg(a.lang, "fix_image_"+string(ds.Fix.Image))
 			}
 		}
-		var hres *hostedFormResult
+		var hres *hosted.FormResult
 		if res != nil {
-			hres = &hostedFormResult{problems: res.problems, form: res.form}
+			hres = &hosted.FormResult{Problems: res.problems, Form: res.form}
 		}
-		s.fillCaptureForm(&d.hostedPageData, r, a.hostedReq, ds, hres)
+		hosted.FillCaptureForm(&d.PageData, r, a.lang, ds, hres)
 		d.Problems = nil
 		if res != nil {
 			d.Problems = res.problems
 		}
-		for _, k := range jsKeys {
-			d.JSText[k] = msg(a.lang, k)
-		}
+		d.JSText = hosted.JSText(a.lang)
 	case agehosted.StepProcessing:
 		d.Poll = "1500"
 	case agehosted.StepReview:
@@ -455,7 +460,7 @@ func (s *Server) renderAge(w http.ResponseWriter, r *http.Request, a *ageReq, st
 		}
 	}
 	w.Header().Set("Cache-Control", "no-store")
-	s.writeAge(w, r, status, d)
+	ap.writeAge(w, r, status, d)
 }
 
 // ageStatusBody is the page's polling answer.
@@ -463,123 +468,125 @@ type ageStatusBody struct {
 	Phase agehosted.Step `json:"phase"`
 }
 
-// ageFlowStatus answers the page's polling while a check is under way.
-func (s *Server) ageFlowStatus(w http.ResponseWriter, r *http.Request) {
-	a, err := s.ageRequest(w, r)
+// FlowStatus answers the page's polling while a check is under way.
+func (ap *Pages) FlowStatus(w http.ResponseWriter, r *http.Request) {
+	a, err := ap.ageRequest(w, r)
 	if err != nil {
-		s.writeError(w, r, err)
+		ap.writeError(w, r, err)
 		return
 	}
-	st, err := s.deps.AgeFlow.State(r.Context(), a.request, a.visitor)
+	st, err := ap.Flow.State(r.Context(), a.request, a.visitor)
 	if err != nil {
-		s.writeError(w, r, err)
+		ap.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, ageStatusBody{Phase: st.Step})
+	request.WriteJSON(w, http.StatusOK, ageStatusBody{Phase: st.Step})
 }
 
 // ageForm reads a small form and checks that it comes from this origin and
 // carries the right token: the session's (session forms) or the form
 // cookie's (forms shown before sign-in). A refusal renders the page again
 // with a message (403).
-func (s *Server) ageForm(w http.ResponseWriter, r *http.Request, a *ageReq, session bool) bool {
+func (ap *Pages) ageForm(w http.ResponseWriter, r *http.Request, a *ageReq, session bool) bool {
 	r.Body = http.MaxBytesReader(w, r.Body, ageFormLimit)
 	if err := r.ParseForm(); err != nil {
-		s.ageRefuse(w, r, a, http.StatusBadRequest, "err_generic")
+		ap.ageRefuse(w, r, a, http.StatusBadRequest, "err_generic")
 		return false
 	}
-	ok := sameOrigin(r, a.mount)
+	ok := layout.SameOrigin(r, a.mount)
 	if session {
 		ok = ok && a.session != nil && a.session.CheckCSRF(r)
 	} else {
-		ok = ok && s.deps.AgeFlow.Sessions(a.mount.Environment).CheckFormToken(r)
+		ok = ok && ap.Flow.Sessions(a.mount.Environment).CheckFormToken(r)
 	}
 	if !ok {
-		s.ageRefuse(w, r, a, http.StatusForbidden, "err_csrf")
+		ap.ageRefuse(w, r, a, http.StatusForbidden, "err_csrf")
 	}
 	return ok
 }
 
 // ageRefuse shows the flow's current state with a message.
-func (s *Server) ageRefuse(w http.ResponseWriter, r *http.Request, a *ageReq, status int, key string) {
-	st, err := s.deps.AgeFlow.State(r.Context(), a.request, a.visitor)
+func (ap *Pages) ageRefuse(w http.ResponseWriter, r *http.Request, a *ageReq, status int, key string) {
+	st, err := ap.Flow.State(r.Context(), a.request, a.visitor)
 	if err != nil {
-		s.agePageError(w, r, a, err)
+		ap.agePageError(w, r, a, err)
 		return
 	}
 	if st.Step == agehosted.StepDone {
-		s.ageShow(w, r, a, st, status, nil)
+		ap.ageShow(w, r, a, st, status, nil)
 		return
 	}
-	s.renderAge(w, r, a, st, status, &ageFormResult{banner: msg(a.lang, key)})
+	ap.renderAge(w, r, a, st, status, &ageFormResult{banner: msg(a.lang, key)})
 }
 
 // flowHandler wraps a handler that needs the flow's request.
-func (s *Server) flowHandler(w http.ResponseWriter, r *http.Request) (*ageReq, bool) {
-	a, err := s.ageRequest(w, r)
+func (ap *Pages) flowHandler(w http.ResponseWriter, r *http.Request) (*ageReq, bool) {
+	a, err := ap.ageRequest(w, r)
 	if err != nil {
-		s.agePageError(w, r, a, err)
+		ap.agePageError(w, r, a, err)
 		return nil, false
 	}
 	return a, true
 }
 
-func (s *Server) ageSignUp(w http.ResponseWriter, r *http.Request) {
-	a, ok := s.flowHandler(w, r)
-	if !ok || !s.ageForm(w, r, a, false) {
+// SignUp creates an account from the flow's sign-up form and signs it in.
+func (ap *Pages) SignUp(w http.ResponseWriter, r *http.Request) {
+	a, ok := ap.flowHandler(w, r)
+	if !ok || !ap.ageForm(w, r, a, false) {
 		return
 	}
-	svc, env := s.deps.AgeFlow, a.mount.Environment
+	svc, env := ap.Flow, a.mount.Environment
 	email := r.PostFormValue("email")
-	acct, err := svc.SignUp(r.Context(), env, email, r.PostFormValue("password"), r.PostFormValue("password_again"), clientAddr(r))
+	acct, err := svc.SignUp(r.Context(), env, email, r.PostFormValue("password"), r.PostFormValue("password_again"), request.ClientAddr(r))
 	if err != nil {
-		s.ageAccountFail(w, r, a, err, &ageFormResult{signupEmail: email})
+		ap.ageAccountFail(w, r, a, err, &ageFormResult{signupEmail: email})
 		return
 	}
 	if _, err := svc.Sessions(env).Start(r.Context(), w, r, acct.ID); err != nil {
-		s.agePageError(w, r, a, err)
+		ap.agePageError(w, r, a, err)
 		return
 	}
-	s.logger(r).InfoContext(r.Context(), "age account created", "account", acct.ID, "environment", env)
-	s.sendConfirmation(r, a, acct)
+	ap.logger(r).InfoContext(r.Context(), "age account created", "account", acct.ID, "environment", env)
+	ap.sendConfirmation(r, a, acct)
 	backToFlow(w, r, a)
 }
 
 // sendConfirmation e-mails a new account the link that confirms its
 // address, when e-mail is configured. A failure is logged, not shown: the
 // account works without it, and the account page sends it again.
-func (s *Server) sendConfirmation(r *http.Request, a *ageReq, acct verifyd.AgeAccount) {
-	if !s.deps.AgeFlow.MailOn() {
+func (ap *Pages) sendConfirmation(r *http.Request, a *ageReq, acct verifyd.AgeAccount) {
+	if !ap.Flow.MailOn() {
 		return
 	}
-	if err := s.deps.AgeFlow.SendConfirmation(r.Context(), a.mount.Environment, a.lang, acct); err != nil {
-		s.logger(r).ErrorContext(r.Context(), "age e-mail", "purpose", "confirm", "err", err)
+	if err := ap.Flow.SendConfirmation(r.Context(), a.mount.Environment, a.lang, acct); err != nil {
+		ap.logger(r).ErrorContext(r.Context(), "age e-mail", "purpose", "confirm", "err", err)
 	}
 }
 
-func (s *Server) ageLogIn(w http.ResponseWriter, r *http.Request) {
-	a, ok := s.flowHandler(w, r)
-	if !ok || !s.ageForm(w, r, a, false) {
+// LogIn signs an account in from the flow's login form.
+func (ap *Pages) LogIn(w http.ResponseWriter, r *http.Request) {
+	a, ok := ap.flowHandler(w, r)
+	if !ok || !ap.ageForm(w, r, a, false) {
 		return
 	}
-	svc, env := s.deps.AgeFlow, a.mount.Environment
+	svc, env := ap.Flow, a.mount.Environment
 	email := r.PostFormValue("email")
-	acct, err := svc.LogIn(r.Context(), env, email, r.PostFormValue("password"), clientAddr(r))
+	acct, err := svc.LogIn(r.Context(), env, email, r.PostFormValue("password"), request.ClientAddr(r))
 	if err != nil {
-		s.ageAccountFail(w, r, a, err, &ageFormResult{loginEmail: email})
+		ap.ageAccountFail(w, r, a, err, &ageFormResult{loginEmail: email})
 		return
 	}
 	if _, err := svc.Sessions(env).Start(r.Context(), w, r, acct.ID); err != nil {
-		s.agePageError(w, r, a, err)
+		ap.agePageError(w, r, a, err)
 		return
 	}
-	s.logger(r).InfoContext(r.Context(), "age login", "account", acct.ID, "environment", env)
+	ap.logger(r).InfoContext(r.Context(), "age login", "account", acct.ID, "environment", env)
 	backToFlow(w, r, a)
 }
 
 // ageAccountFail shows the account forms again with what went wrong:
 // field problems (sign-up), the one login error, or the rate limit (429).
-func (s *Server) ageAccountFail(w http.ResponseWriter, r *http.Request, a *ageReq, err error, res *ageFormResult) {
+func (ap *Pages) ageAccountFail(w http.ResponseWriter, r *http.Request, a *ageReq, err error, res *ageFormResult) {
 	var limited *agehosted.RateLimitedError
 	var e *verifyd.Error
 	status := http.StatusUnprocessableEntity
@@ -589,49 +596,50 @@ func (s *Server) ageAccountFail(w http.ResponseWriter, r *http.Request, a *ageRe
 		minutes := int((limited.RetryAfter + time.Minute - 1) / time.Minute)
 		w.Header().Set("Retry-After", strconv.Itoa(int(limited.RetryAfter/time.Second)+1))
 		res.banner = msg(a.lang, "age_err_limited", minutes)
-		s.logger(r).WarnContext(r.Context(), "age login or sign-up rate limited")
+		ap.logger(r).WarnContext(r.Context(), "age login or sign-up rate limited")
 	case errors.Is(err, agehosted.ErrBadLogin):
 		status, res.loginError = http.StatusUnauthorized, msg(a.lang, "age_err_login")
 	case errors.As(err, &e) && e.Code == verifyd.EInvalid:
 		for _, f := range e.Fields {
-			res.problems = append(res.problems, hostedProblem{Field: f.Field, Problem: f.Problem,
+			res.problems = append(res.problems, hosted.Problem{Field: f.Field, Problem: f.Problem,
 				Message: msg(a.lang, "age_err_"+f.Field+"_"+f.Problem)})
 		}
 	default:
-		s.agePageError(w, r, a, err)
+		ap.agePageError(w, r, a, err)
 		return
 	}
 	// The visitor stays who they were (a failed login signs nobody out).
-	st, stErr := s.deps.AgeFlow.State(r.Context(), a.request, a.visitor)
+	st, stErr := ap.Flow.State(r.Context(), a.request, a.visitor)
 	if stErr != nil {
-		s.agePageError(w, r, a, stErr)
+		ap.agePageError(w, r, a, stErr)
 		return
 	}
 	if st.Step != agehosted.StepAccount {
 		// A signed-in visitor tried to create or open another account.
 		st.Step = agehosted.StepAccount
 	}
-	s.renderAge(w, r, a, st, status, res)
+	ap.renderAge(w, r, a, st, status, res)
 }
 
-func (s *Server) ageLogOut(w http.ResponseWriter, r *http.Request) {
-	a, ok := s.flowHandler(w, r)
-	if !ok || !s.ageForm(w, r, a, true) {
+// LogOut ends the session.
+func (ap *Pages) LogOut(w http.ResponseWriter, r *http.Request) {
+	a, ok := ap.flowHandler(w, r)
+	if !ok || !ap.ageForm(w, r, a, true) {
 		return
 	}
-	if err := s.deps.AgeFlow.Sessions(a.mount.Environment).End(r.Context(), w, r); err != nil {
-		s.agePageError(w, r, a, err)
+	if err := ap.Flow.Sessions(a.mount.Environment).End(r.Context(), w, r); err != nil {
+		ap.agePageError(w, r, a, err)
 		return
 	}
 	backToFlow(w, r, a)
 }
 
-// ageConsent records the answer to "<business> asks whether you are 18 or
+// Consent records the answer to "<business> asks whether you are 18 or
 // older. Share?": yes goes on with the flow, no sends the person back at
 // once with a code saying age_verified false (agehosted.Service.Consent).
-func (s *Server) ageConsent(w http.ResponseWriter, r *http.Request) {
-	a, ok := s.flowHandler(w, r)
-	if !ok || !s.ageForm(w, r, a, true) {
+func (ap *Pages) Consent(w http.ResponseWriter, r *http.Request) {
+	a, ok := ap.flowHandler(w, r)
+	if !ok || !ap.ageForm(w, r, a, true) {
 		return
 	}
 	var share bool
@@ -640,27 +648,27 @@ func (s *Server) ageConsent(w http.ResponseWriter, r *http.Request) {
 		share = true
 	case "no":
 	default:
-		s.ageRefuse(w, r, a, http.StatusUnprocessableEntity, "err_generic")
+		ap.ageRefuse(w, r, a, http.StatusUnprocessableEntity, "err_generic")
 		return
 	}
-	to, err := s.deps.AgeFlow.Consent(r.Context(), a.request, a.visitor, share)
+	to, err := ap.Flow.Consent(r.Context(), a.request, a.visitor, share)
 	if err != nil {
-		s.ageStepFail(w, r, a, agehosted.State{}, err, nil)
+		ap.ageStepFail(w, r, a, agehosted.State{}, err, nil)
 		return
 	}
 	if share {
-		s.logger(r).InfoContext(r.Context(), "age consent granted", "account", a.visitor.Account.ID, "business", a.request.BusinessID)
+		ap.logger(r).InfoContext(r.Context(), "age consent granted", "account", a.visitor.Account.ID, "business", a.request.BusinessID)
 		backToFlow(w, r, a)
 		return
 	}
-	s.logger(r).InfoContext(r.Context(), "age consent declined", "account", a.visitor.Account.ID, "business", a.request.BusinessID)
+	ap.logger(r).InfoContext(r.Context(), "age consent declined", "account", a.visitor.Account.ID, "business", a.request.BusinessID)
 	ageRedirect(w, r, to)
 }
 
 // ageStepFail shows the flow again after a refused step: a method the
 // country does not accept (422), a check already under way (409), no
 // session (back to the account forms).
-func (s *Server) ageStepFail(w http.ResponseWriter, r *http.Request, a *ageReq, st agehosted.State, err error, res *ageFormResult) {
+func (ap *Pages) ageStepFail(w http.ResponseWriter, r *http.Request, a *ageReq, st agehosted.State, err error, res *ageFormResult) {
 	if res == nil {
 		res = &ageFormResult{}
 	}
@@ -681,33 +689,35 @@ func (s *Server) ageStepFail(w http.ResponseWriter, r *http.Request, a *ageReq, 
 		if errors.As(err, &e) {
 			res.problems = nil
 			for _, f := range e.Fields {
-				res.problems = append(res.problems, hostedProblem{Field: f.Field, Problem: f.Problem, Message: problemText(a.lang, f.Field, f.Problem)})
+				res.problems = append(res.problems, hosted.Problem{Field: f.Field, Problem: f.Problem, Message: hosted.ProblemText(a.lang, f.Field, f.Problem)})
 			}
 		}
 	case verifyd.ErrorCodeOf(err) == verifyd.EInvalid:
 		status, res.banner = http.StatusUnprocessableEntity, msg(a.lang, "err_generic")
 	default:
-		s.agePageError(w, r, a, err)
+		ap.agePageError(w, r, a, err)
 		return
 	}
 	if st.Step == "" {
 		var stErr error
-		if st, stErr = s.deps.AgeFlow.State(r.Context(), a.request, a.visitor); stErr != nil {
-			s.agePageError(w, r, a, stErr)
+		if st, stErr = ap.Flow.State(r.Context(), a.request, a.visitor); stErr != nil {
+			ap.agePageError(w, r, a, stErr)
 			return
 		}
 	}
-	s.ageShow(w, r, a, st, status, res)
+	ap.ageShow(w, r, a, st, status, res)
 }
 
-func (s *Server) ageChooseMethod(w http.ResponseWriter, r *http.Request) {
-	a, ok := s.flowHandler(w, r)
-	if !ok || !s.ageForm(w, r, a, true) {
+// ChooseMethod starts the method the person chose: a step on this page,
+// or a real provider's own pages.
+func (ap *Pages) ChooseMethod(w http.ResponseWriter, r *http.Request) {
+	a, ok := ap.flowHandler(w, r)
+	if !ok || !ap.ageForm(w, r, a, true) {
 		return
 	}
-	st, step, err := s.deps.AgeFlow.ChooseMethod(r.Context(), a.request, a.visitor, verifyd.AgeMethod(r.PostFormValue("method")))
+	st, step, err := ap.Flow.ChooseMethod(r.Context(), a.request, a.visitor, verifyd.AgeMethod(r.PostFormValue("method")))
 	if err != nil {
-		s.ageStepFail(w, r, a, st, err, nil)
+		ap.ageStepFail(w, r, a, st, err, nil)
 		return
 	}
 	if step.RedirectURL != "" {
@@ -719,34 +729,34 @@ func (s *Server) ageChooseMethod(w http.ResponseWriter, r *http.Request) {
 	backToFlow(w, r, a)
 }
 
-// ageSubmitDocument accepts the document method's capture form (the
-// identity hosted page's multipart form, streamed by readHostedForm). The
+// SubmitDocument accepts the document method's capture form (the
+// identity hosted page's multipart form, streamed by hosted.ReadForm). The
 // page's script sends the session's CSRF token as X-CSRF-Token; a plain
 // form in the csrf field.
-func (s *Server) ageSubmitDocument(w http.ResponseWriter, r *http.Request) {
-	a, ok := s.flowHandler(w, r)
+func (ap *Pages) SubmitDocument(w http.ResponseWriter, r *http.Request) {
+	a, ok := ap.flowHandler(w, r)
 	if !ok {
 		return
 	}
-	in, csrf, err := readHostedForm(w, r)
+	in, csrf, err := hosted.ReadForm(w, r)
 	if err != nil {
-		s.ageDocumentFail(w, r, a, agehosted.State{}, err, nil)
+		ap.ageDocumentFail(w, r, a, agehosted.State{}, err, nil)
 		return
 	}
 	if sent := r.Header.Get(webauth.CSRFHeader); sent != "" {
 		csrf = sent
 	}
-	if !sameOrigin(r, a.mount) || a.session == nil || !hmac.Equal([]byte(csrf), []byte(a.session.CSRFToken())) {
-		s.ageDocumentFail(w, r, a, agehosted.State{}, errCSRF, nil)
+	if !layout.SameOrigin(r, a.mount) || a.session == nil || !hmac.Equal([]byte(csrf), []byte(a.session.CSRFToken())) {
+		ap.ageDocumentFail(w, r, a, agehosted.State{}, hosted.ErrCSRF, nil)
 		return
 	}
-	st, err := s.deps.AgeFlow.SubmitDocument(r.Context(), a.request, a.visitor, in)
+	st, err := ap.Flow.SubmitDocument(r.Context(), a.request, a.visitor, in)
 	if err != nil {
-		s.ageDocumentFail(w, r, a, st, err, &in)
+		ap.ageDocumentFail(w, r, a, st, err, &in)
 		return
 	}
-	if wantsJSON(r) {
-		writeJSON(w, http.StatusAccepted, ageStatusBody{Phase: st.Step})
+	if hosted.WantsJSON(r) {
+		request.WriteJSON(w, http.StatusAccepted, ageStatusBody{Phase: st.Step})
 		return
 	}
 	backToFlow(w, r, a)
@@ -754,27 +764,27 @@ func (s *Server) ageSubmitDocument(w http.ResponseWriter, r *http.Request) {
 
 // ageDocumentFail answers a refused capture form: JSON for the script (as
 // the identity page does), the page again for a plain form.
-func (s *Server) ageDocumentFail(w http.ResponseWriter, r *http.Request, a *ageReq, st agehosted.State, err error, form *identity.HostedSubmission) {
-	if !wantsJSON(r) {
-		if errors.Is(err, errCSRF) {
-			s.ageRefuse(w, r, a, http.StatusForbidden, "err_csrf")
+func (ap *Pages) ageDocumentFail(w http.ResponseWriter, r *http.Request, a *ageReq, st agehosted.State, err error, form *identity.HostedSubmission) {
+	if !hosted.WantsJSON(r) {
+		if errors.Is(err, hosted.ErrCSRF) {
+			ap.ageRefuse(w, r, a, http.StatusForbidden, "err_csrf")
 			return
 		}
 		switch code := verifyd.ErrorCodeOf(err); code {
 		case verifyd.ETooLarge:
-			s.ageRefuse(w, r, a, statusOf(code), "err_too_large")
+			ap.ageRefuse(w, r, a, request.StatusOf(code), "err_too_large")
 			return
 		case verifyd.EMalformed:
-			s.ageRefuse(w, r, a, statusOf(code), "err_generic")
+			ap.ageRefuse(w, r, a, request.StatusOf(code), "err_generic")
 			return
 		}
-		s.ageStepFail(w, r, a, st, err, &ageFormResult{form: form})
+		ap.ageStepFail(w, r, a, st, err, &ageFormResult{form: form})
 		return
 	}
 	code := verifyd.ErrorCodeOf(err)
-	status, key := statusOf(code), "err_generic"
+	status, key := request.StatusOf(code), "err_generic"
 	switch {
-	case errors.Is(err, errCSRF), errors.Is(err, agehosted.ErrNotSignedIn), errors.Is(err, agehosted.ErrNoConsent):
+	case errors.Is(err, hosted.ErrCSRF), errors.Is(err, agehosted.ErrNotSignedIn), errors.Is(err, agehosted.ErrNoConsent):
 		status, key = http.StatusForbidden, "err_csrf"
 	case code == verifyd.EConflict:
 		key = "err_conflict"
@@ -783,75 +793,96 @@ func (s *Server) ageDocumentFail(w http.ResponseWriter, r *http.Request, a *ageR
 	case code == verifyd.EInvalid:
 		key = "errors_title"
 	case code == verifyd.EInternal:
-		s.writeError(w, r, err)
+		ap.writeError(w, r, err)
 		return
 	}
-	var problems []hostedProblem
+	var problems []hosted.Problem
 	var e *verifyd.Error
 	if errors.As(err, &e) {
 		for _, f := range e.Fields {
-			problems = append(problems, hostedProblem{Field: f.Field, Problem: f.Problem, Message: problemText(a.lang, f.Field, f.Problem)})
+			problems = append(problems, hosted.Problem{Field: f.Field, Problem: f.Problem, Message: hosted.ProblemText(a.lang, f.Field, f.Problem)})
 		}
 	}
-	writeJSON(w, status, hostedErrorBody{Message: msg(a.lang, key), StatusCode: status, Errors: problems})
+	request.WriteJSON(w, status, hosted.ErrorBody{Message: msg(a.lang, key), StatusCode: status, Errors: problems})
 }
 
-// ageProviderAnswer records a simulation's outcome (the tester's choice).
-func (s *Server) ageProviderAnswer(w http.ResponseWriter, r *http.Request) {
-	a, ok := s.flowHandler(w, r)
-	if !ok || !s.ageForm(w, r, a, true) {
+// ProviderAnswer records a simulation's outcome (the tester's choice).
+func (ap *Pages) ProviderAnswer(w http.ResponseWriter, r *http.Request) {
+	a, ok := ap.flowHandler(w, r)
+	if !ok || !ap.ageForm(w, r, a, true) {
 		return
 	}
-	st, err := s.deps.AgeFlow.FinishProvider(r.Context(), a.request, a.visitor, r.PathValue("proof"), r.PostForm, false)
+	st, err := ap.Flow.FinishProvider(r.Context(), a.request, a.visitor, r.PathValue("proof"), r.PostForm, false)
 	if err != nil {
-		s.ageStepFail(w, r, a, st, err, nil)
+		ap.ageStepFail(w, r, a, st, err, nil)
 		return
 	}
 	backToFlow(w, r, a)
 }
 
-// ageProviderReturn is where a real provider sends the person back; the
+// ProviderReturn is where a real provider sends the person back; the
 // provider authenticates its answer (Provider.Finish). Simulations answer
 // by the form only.
-func (s *Server) ageProviderReturn(w http.ResponseWriter, r *http.Request) {
-	a, ok := s.flowHandler(w, r)
+func (ap *Pages) ProviderReturn(w http.ResponseWriter, r *http.Request) {
+	a, ok := ap.flowHandler(w, r)
 	if !ok {
 		return
 	}
-	st, err := s.deps.AgeFlow.FinishProvider(r.Context(), a.request, a.visitor, r.PathValue("proof"), r.URL.Query(), true)
+	st, err := ap.Flow.FinishProvider(r.Context(), a.request, a.visitor, r.PathValue("proof"), r.URL.Query(), true)
 	if err != nil {
-		s.ageStepFail(w, r, a, st, err, nil)
+		ap.ageStepFail(w, r, a, st, err, nil)
 		return
 	}
 	backToFlow(w, r, a)
 }
 
-// ageCancel sends the person back without proof of age.
-func (s *Server) ageCancel(w http.ResponseWriter, r *http.Request) {
-	a, ok := s.flowHandler(w, r)
-	if !ok || !s.ageForm(w, r, a, false) {
+// Cancel sends the person back without proof of age.
+func (ap *Pages) Cancel(w http.ResponseWriter, r *http.Request) {
+	a, ok := ap.flowHandler(w, r)
+	if !ok || !ap.ageForm(w, r, a, false) {
 		return
 	}
-	to, err := s.deps.AgeFlow.Cancel(r.Context(), a.request, a.visitor)
+	to, err := ap.Flow.Cancel(r.Context(), a.request, a.visitor)
 	if err != nil {
-		s.agePageError(w, r, a, err)
+		ap.agePageError(w, r, a, err)
 		return
 	}
 	ageRedirect(w, r, to)
 }
 
-// ageSandbox is the sandbox panel: finish at once as an adult or a minor.
+// Sandbox is the sandbox panel: finish at once as an adult or a minor.
 // The route exists only on the sandbox mount, and SandboxComplete refuses
 // production requests.
-func (s *Server) ageSandbox(w http.ResponseWriter, r *http.Request) {
-	a, ok := s.flowHandler(w, r)
-	if !ok || !s.ageForm(w, r, a, false) {
+func (ap *Pages) Sandbox(w http.ResponseWriter, r *http.Request) {
+	a, ok := ap.flowHandler(w, r)
+	if !ok || !ap.ageForm(w, r, a, false) {
 		return
 	}
-	to, err := s.deps.AgeFlow.SandboxComplete(r.Context(), a.request, r.PostFormValue("outcome"))
+	to, err := ap.Flow.SandboxComplete(r.Context(), a.request, r.PostFormValue("outcome"))
 	if err != nil {
-		s.ageStepFail(w, r, a, agehosted.State{}, err, nil)
+		ap.ageStepFail(w, r, a, agehosted.State{}, err, nil)
 		return
 	}
 	ageRedirect(w, r, to)
+}
+
+// Challenge is the identity page's liveness challenge (hosted.Pages.Challenge) for the age flow's document method
+// (POST /flow/{id}/liveness-challenge with the session's CSRF token in
+// X-CSRF-Token).
+func (ap *Pages) Challenge(w http.ResponseWriter, r *http.Request) {
+	a, ok := ap.flowHandler(w, r)
+	if !ok {
+		return
+	}
+	sent := r.Header.Get(webauth.CSRFHeader)
+	if !layout.SameOrigin(r, a.mount) || a.session == nil || sent == "" || !hmac.Equal([]byte(sent), []byte(a.session.CSRFToken())) {
+		ap.ageDocumentFail(w, r, a, agehosted.State{}, hosted.ErrCSRF, nil)
+		return
+	}
+	c, err := ap.Flow.DocumentChallenge(r.Context(), a.request, a.visitor)
+	if err != nil {
+		ap.ageDocumentFail(w, r, a, agehosted.State{}, err, nil)
+		return
+	}
+	request.WriteJSON(w, http.StatusCreated, hosted.NewChallengeBody(a.lang, c))
 }
