@@ -25,7 +25,9 @@ import (
 // been, and the others go on. Callers learn their outcome only after the
 // shared commit; if the commit fails, every caller whose function
 // succeeded gets that error, so nobody is told a write was kept that was
-// not. No delay is added to wait for company: a batch is what queued while
+// not. One caller's context ending while its statement runs interrupts
+// SQLite, which then rolls back the whole shared transaction: everyone in
+// that batch gets an error (never a false success) and may retry. No delay is added to wait for company: a batch is what queued while
 // the writer was busy, so a lone request commits at once. This is written
 // here because database/sql and the SQLite driver have no group commit, and
 // it needs the store's transaction function to be split at savepoints.
