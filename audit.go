@@ -20,6 +20,9 @@ const (
 	ActorAPIKey ActorKind = "api_key"
 	// ActorBusinessUser is a person of a business (the dashboard).
 	ActorBusinessUser ActorKind = "business_user"
+	// ActorCustomer is an integrator's customer on a hosted page (named by
+	// the page, never by personal data).
+	ActorCustomer ActorKind = "customer"
 	// ActorSystem is verifyd itself (the retention job).
 	ActorSystem ActorKind = "system"
 )
@@ -42,6 +45,13 @@ const (
 	AuditDecision        = "verification.decide"
 	AuditRedact          = "verification.redact"
 	AuditWebhookResend   = "webhook.resend"
+	AuditUserInvite      = "user.invite"
+	AuditUserUninvite    = "user.uninvite"
+	AuditUserJoin        = "user.join"
+	AuditUserRemove      = "user.remove"
+	AuditUserRole        = "user.role"
+	AuditPasskeyAdd      = "passkey.add"
+	AuditPasskeyRemove   = "passkey.remove"
 )
 
 // AuditEntry is one line of the audit log: who did what, when, to what.

@@ -6,7 +6,7 @@ import (
 )
 
 // ErrorCode classifies an error independently of the transport. The HTTP
-// layer maps each code to exactly one status in one place (httpapi/errors.go).
+// layer maps each code to exactly one status in one place (httpapi/request/errors.go).
 type ErrorCode string
 
 // The error codes the service uses.
@@ -21,6 +21,9 @@ const (
 	EInvalid ErrorCode = "invalid"
 	// EUnauthorized means credentials were missing, wrong or revoked (401).
 	EUnauthorized ErrorCode = "unauthorized"
+	// EForbidden means the caller is known but may not do this (403): a
+	// dashboard user whose role does not allow it.
+	EForbidden ErrorCode = "forbidden"
 	// ENotFound means the resource does not exist for this caller (404).
 	ENotFound ErrorCode = "not_found"
 	// EConflict means the request conflicts with the current state (409).

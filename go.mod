@@ -25,13 +25,17 @@ require (
 require (
 	github.com/emersion/go-sasl v0.0.0-20241020182733-b788ff22d5a6
 	github.com/emersion/go-smtp v0.25.1
+	github.com/pquerna/otp v1.5.0
 	github.com/wneessen/go-mail v0.8.1
 	github.com/yeqown/go-qrcode/v2 v2.3.0
 	golang.org/x/time v0.16.0
 	gonum.org/v1/gonum v0.17.0
 )
 
-require github.com/yeqown/reedsolomon v1.0.0 // indirect
+require (
+	github.com/boombuler/barcode v1.0.1-0.20190219062509-6c824513bacc // indirect
+	github.com/yeqown/reedsolomon v1.0.0 // indirect
+)
 
 require (
 	github.com/fxamacker/cbor/v2 v2.9.4 // indirect

@@ -24,6 +24,10 @@ const (
 	// CauseRedaction: the integrator redacted the verification while it
 	// was under way (docs/api.md "Retention and redaction").
 	CauseRedaction Cause = "redaction"
+	// CauseConsentDeclined: the customer declined, on the hosted page, the
+	// processing of their face; the verification fails with ReasonIDVError
+	// (docs/hosted-flow.md "Consent").
+	CauseConsentDeclined Cause = "consent_declined"
 )
 
 // CanTransition reports whether a verification may move from one status to

@@ -24,6 +24,9 @@ type Store interface {
 	RetentionStore
 	LivenessStore
 	AuditStore
+	BrandingStore
+	WebhookTestStore
+	BusinessUserStore
 	// Ping reports whether the database answers; /readyz uses it.
 	Ping(ctx context.Context) error
 	Close() error
@@ -33,7 +36,8 @@ type Store interface {
 type BusinessStore interface {
 	// CreateBusiness stores a business together with its first credentials,
 	// atomically. A business starts with the default policies
-	// (DirectLivenessAuto, DefaultRetentionDays) whatever b says, as
+	// (DirectLivenessAuto, DefaultRetentionDays) whatever b says, except
+	// SandboxOnly, which is stored as given and never changes, as
 	// Business shows them once stored; SetDirectLiveness and
 	// SetRetentionDays change them.
 	CreateBusiness(ctx context.Context, b Business, creds []StoredCredential) error
@@ -97,6 +101,16 @@ type VerificationStore interface {
 	VerificationByHostedToken(ctx context.Context, hash []byte) (Verification, error)
 	// Images returns the sealed images of a verification.
 	Images(ctx context.Context, verificationID string) ([]StoredImage, error)
+	// ListVerifications lists a business's identity-API verifications
+	// matching q, newest first (created_at, then id, descending), at most
+	// ListLimit(q.Limit). Internal verifications are never listed.
+	ListVerifications(ctx context.Context, q VerificationQuery) ([]Verification, error)
+	// RecordConsent records that the customer agreed to the processing of
+	// their face on the hosted page: ConsentedAt becomes at unless it is
+	// set already (the first consent is kept). It fails with ErrNotFound
+	// for an unknown id and with an EConflict error, changing nothing, for
+	// a finished verification.
+	RecordConsent(ctx context.Context, id string, at time.Time) (Verification, error)
 }
 
 // SettingStore keeps small installation-wide values, such as the check value
@@ -144,11 +158,15 @@ type LifecycleStore interface {
 	CountWebhookEvents(ctx context.Context, state WebhookState) (int, error)
 }
 
-// WebhookFilter selects webhook events.
+// WebhookFilter selects webhook events; empty fields select everything.
 type WebhookFilter struct {
 	State          WebhookState
 	VerificationID string
-	Limit          int
+	// BusinessID and Environment keep one business's events (of the
+	// verifications of that environment).
+	BusinessID  string
+	Environment Environment
+	Limit       int
 }
 
 // EngineStore persists what the verification engine and the review console

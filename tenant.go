@@ -70,6 +70,10 @@ type Business struct {
 	// deleted at once). Unfinished verifications lose them when they
 	// expire. See RetentionDue.
 	RetentionDays int `json:"retention_days"`
+	// SandboxOnly marks a business that signed itself up on the
+	// dashboard (the public test workspace): it has sandbox keys only,
+	// and production keys cannot be created for it.
+	SandboxOnly bool `json:"sandbox_only,omitempty"`
 }
 
 // DefaultRetentionDays is the retention of a business that chose none.

@@ -128,6 +128,10 @@ type Verification struct {
 	// internal verification were deleted (data minimisation, docs/age.md);
 	// nil while they are kept.
 	PurgedAt *time.Time
+	// ConsentedAt is when the customer agreed on the hosted page to the
+	// processing of their face (matching and liveness); nil before, and
+	// for direct submissions, whose consent the integrator collects.
+	ConsentedAt *time.Time
 	// RedactedAt is when the integrator redacted the verification (its
 	// images, evidence and the customer's e-mail and phone were deleted,
 	// docs/api.md "Retention and redaction"); nil when it was not.

@@ -2,7 +2,7 @@
 // pages, where a person sent by an integrator's /oauth/authorize (package
 // age) signs up or logs in, proves that they are 18 or older with a method
 // their country accepts, and is sent back with a code, whatever the
-// outcome. httpapi/age_pages.go is its HTTP side; docs/age.md describes the
+// outcome. web/agepages is its HTTP side; docs/age.md describes the
 // flow, the country requirements and the sandbox.
 //
 // Accounts are per environment and shared by every integrator: a person

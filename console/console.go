@@ -3,7 +3,7 @@
 // accounts and sign-in, the queue, everything known about one verification
 // (images, every check's evidence, the history) and the decision, which is
 // applied through identity.Service.Transition like any other so the
-// integrator's webhook goes out as usual. httpapi/console.go is its HTTP
+// integrator's webhook goes out as usual. web/consolepage is its HTTP
 // side; docs/console.md describes it for operators.
 package console
 

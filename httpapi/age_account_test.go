@@ -15,7 +15,7 @@ import (
 	"github.com/verifyd/verifyd/internal/testserver"
 )
 
-// Account deletion on the age pages (age_account.go, docs/age.md).
+// Account deletion on the age pages (web/agepages/account.go, docs/age.md).
 
 var accountLink = regexp.MustCompile(`<a href="([^"]+)" id="account-link">`)
 

@@ -14,7 +14,7 @@ import (
 	"github.com/verifyd/verifyd/internal/testserver"
 )
 
-// Consent per business (age_pages.go ageConsent, docs/age.md): a signed-in
+// Consent per business (web/agepages Pages.Consent, docs/age.md): a signed-in
 // person's answer goes to a business only after "Share: yes".
 
 // newOAuthBusiness adds a business with its own age credentials whose

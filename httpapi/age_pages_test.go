@@ -21,7 +21,7 @@ import (
 	"github.com/verifyd/verifyd/internal/testserver"
 )
 
-// The hosted age-verification pages (age_pages.go, docs/age.md), driven as
+// The hosted age-verification pages (web/agepages, docs/age.md), driven as
 // a browser without script would: through A1's redirect to /flow/{id},
 // the account forms, the methods, and back to the integrator's callback,
 // whose code is exchanged (A2) and read (A3) as an integrator does.

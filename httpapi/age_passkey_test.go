@@ -9,7 +9,7 @@ import (
 	"github.com/verifyd/verifyd/internal/testserver"
 )
 
-// The passkey ceremonies' HTTP rules (age_passkey.go); the ceremonies
+// The passkey ceremonies' HTTP rules (web/agepages/passkey.go); the ceremonies
 // themselves run in Chromium (internal/browsertest/age_passkey_test.go).
 func TestAgePasskeyEndpoints(t *testing.T) {
 	t.Parallel()

@@ -177,6 +177,28 @@ func newHosted(t *testing.T, ts *testserver.Server, env verifyd.Environment, ema
 	}
 	m := res.json(t)
 	f.id, f.page = m["id"].(string), m["redirect_uri"].(string)
+	// The fixture's customer has agreed to the processing of their face
+	// (the consent step has its own tests: TestHostedConsentStep).
+	if _, err := ts.Identity.ConsentHosted(context.Background(), f.page[strings.LastIndex(f.page, "/")+1:]); err != nil {
+		t.Fatalf("consent: %v", err)
+	}
+	return f
+}
+
+// newHostedWithoutConsent is newHosted before the customer answered the
+// consent step.
+func newHostedWithoutConsent(t *testing.T, ts *testserver.Server, env verifyd.Environment, email string) hostedFixture {
+	t.Helper()
+	c := newClient(t, ts, idp, env)
+	f := hostedFixture{ts: ts, rc: newReceiver(t, ts.Credential(idp, env))}
+	body := createBody(newCustomerID(), f.rc.url(), "")
+	body["customer"].(map[string]any)["email"] = email
+	res := c.send("POST", "/api/v1/identity-verification", body)
+	if res.status != 201 {
+		t.Fatalf("B1: %d %s", res.status, res.raw)
+	}
+	m := res.json(t)
+	f.id, f.page = m["id"].(string), m["redirect_uri"].(string)
 	return f
 }
 

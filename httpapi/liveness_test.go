@@ -23,7 +23,7 @@ import (
 	"github.com/verifyd/verifyd/liveness"
 )
 
-// The active liveness challenge's endpoints (liveness.go,
+// The active liveness challenge's endpoints (web/hosted/liveness.go, web/agepages/flow.go,
 // docs/liveness-challenge.md): drawing on the identity page and in the age
 // flow's document method, and its use with a submission.
 

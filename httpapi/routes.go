@@ -8,7 +8,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/verifyd/verifyd"
+	"github.com/verifyd/verifyd/branding"
+	"github.com/verifyd/verifyd/dashboard"
 	"github.com/verifyd/verifyd/httpapi/request"
+	"github.com/verifyd/verifyd/web/dashpages"
 )
 
 // mountRoutes lists every route served under one mount. Paths are SPEC.md's,
@@ -66,6 +69,15 @@ func (s *Server) mountRoutes(m Mount) *http.ServeMux {
 		}))
 		mux.Handle("/verify/{token}/liveness-challenge", s.methods(map[string]http.Handler{
 			http.MethodPost: http.HandlerFunc(h.Challenge),
+		}))
+		mux.Handle("/verify/{token}/consent", s.methods(map[string]http.Handler{
+			http.MethodPost: http.HandlerFunc(h.Consent),
+		}))
+		mux.Handle("/verify/{token}/logo", s.methods(map[string]http.Handler{
+			http.MethodGet: http.HandlerFunc(h.Logo),
+		}))
+		mux.Handle("/verify/{token}/brand.css", s.methods(map[string]http.Handler{
+			http.MethodGet: http.HandlerFunc(h.BrandCSS),
 		}))
 		mux.Handle("/verify/{token}/status", s.methods(map[string]http.Handler{
 			http.MethodGet: http.HandlerFunc(h.Status),
@@ -130,6 +142,8 @@ func (s *Server) ageFlowRoutes(mux *http.ServeMux, m Mount) {
 	mux.Handle("/flow/{id}/login", post(a.LogIn))
 	mux.Handle("/flow/{id}/logout", post(a.LogOut))
 	mux.Handle("/flow/{id}/consent", post(a.Consent))
+	mux.Handle("/flow/{id}/logo", get(a.Logo))
+	mux.Handle("/flow/{id}/brand.css", get(a.BrandCSS))
 	mux.Handle("/flow/{id}/method", post(a.ChooseMethod))
 	mux.Handle("/flow/{id}/document", post(a.SubmitDocument))
 	mux.Handle("/flow/{id}/liveness-challenge", post(a.Challenge))
@@ -200,6 +214,66 @@ func (s *Server) opsRoutes() *http.ServeMux {
 		mux.Handle("/console", console)
 		mux.Handle("/console/", console)
 	}
+	if d := s.dashboard; d != nil {
+		// The business dashboard (web/dashpages), with its own routes below.
+		dashboard := d.Handler(dashboardRoutes(d))
+		mux.Handle("/dashboard", dashboard)
+		mux.Handle("/dashboard/", dashboard)
+	}
+	return mux
+}
+
+// dashboardRoutes are the business dashboard's pages (web/dashpages), at
+// the root of the listener next to the console. Pages need a business
+// user's session (otherwise they redirect to the login page) and, where
+// named, a permission of the user's role (otherwise 403); every POST
+// checks the session's CSRF token, or before sign-in the form token.
+func dashboardRoutes(d *dashpages.Pages) *http.ServeMux {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /dashboard", d.Member("", d.Home))
+	mux.HandleFunc("GET /dashboard/{$}", d.Member("", d.Home))
+	mux.HandleFunc("GET /dashboard/login", d.LoginForm)
+	mux.HandleFunc("POST /dashboard/login", d.LogIn)
+	mux.HandleFunc("POST /dashboard/logout", d.Member("", d.LogOut))
+	mux.HandleFunc("GET /dashboard/invitations/{token}", d.InvitationForm)
+	mux.HandleFunc("POST /dashboard/invitations/{token}", d.AcceptInvitation)
+	mux.HandleFunc("POST /dashboard/invitations/{id}/withdraw", d.Member(dashboard.ManageUsers, d.WithdrawInvitation))
+	mux.HandleFunc("GET /dashboard/signup", d.SignUpForm)
+	mux.HandleFunc("POST /dashboard/signup", d.SignUp)
+	mux.HandleFunc("GET /dashboard/keys", d.Member("", d.Keys))
+	mux.HandleFunc("POST /dashboard/keys", d.Member(dashboard.ManageKeys, d.CreateKey))
+	mux.HandleFunc("POST /dashboard/keys/revoke", d.Member(dashboard.ManageKeys, d.RevokeKey))
+	mux.HandleFunc("GET /dashboard/redirects", d.Member("", d.Redirects))
+	mux.HandleFunc("POST /dashboard/redirects/add", d.Member(dashboard.ManageRedirects, d.AddRedirect))
+	mux.HandleFunc("POST /dashboard/redirects/remove", d.Member(dashboard.ManageRedirects, d.RemoveRedirect))
+	mux.HandleFunc("GET /dashboard/settings", d.Member("", d.Settings))
+	mux.HandleFunc("POST /dashboard/settings", d.Member(dashboard.ManageSettings, d.SaveSettings))
+	mux.HandleFunc("GET /dashboard/users", d.Member(dashboard.ManageUsers, d.Users))
+	mux.HandleFunc("POST /dashboard/users/invite", d.Member(dashboard.ManageUsers, d.InviteUser))
+	mux.HandleFunc("POST /dashboard/users/{id}/remove", d.Member(dashboard.ManageUsers, d.RemoveUser))
+	mux.HandleFunc("POST /dashboard/users/{id}/role", d.Member(dashboard.ManageUsers, d.SetRole))
+	mux.HandleFunc("GET /dashboard/audit", d.Member(dashboard.ViewAudit, d.Audit))
+	mux.HandleFunc("GET /dashboard/security", d.Member("", d.Security))
+	mux.HandleFunc("POST /dashboard/passkeys/add/begin", d.Member("", d.PasskeyAddBegin))
+	mux.HandleFunc("POST /dashboard/passkeys/add/finish", d.Member("", d.PasskeyAddFinish))
+	mux.HandleFunc("POST /dashboard/passkeys/{id}/remove", d.Member("", d.RemovePasskey))
+	mux.HandleFunc("POST /dashboard/passkeys/login/begin", d.PasskeyLogInBegin)
+	mux.HandleFunc("POST /dashboard/passkeys/login/finish", d.PasskeyLogInFinish)
+	// Verifications, webhooks and branding (verifications.go, webhooks.go,
+	// branding.go).
+	mux.HandleFunc("GET /dashboard/verifications", d.Member("", d.Verifications))
+	mux.HandleFunc("GET /dashboard/verifications/{id}", d.Member("", d.Verification))
+	mux.HandleFunc("GET /dashboard/verifications/{id}/images/{kind}", d.Member(dashboard.ViewImages, d.Image))
+	mux.HandleFunc("GET /dashboard/verifications/{id}/redact", d.Member(dashboard.Redact, d.RedactForm))
+	mux.HandleFunc("POST /dashboard/verifications/{id}/redact", d.Member(dashboard.Redact, d.Redact))
+	mux.HandleFunc("GET /dashboard/webhooks", d.Member("", d.Webhooks))
+	mux.HandleFunc("POST /dashboard/webhooks/{id}/resend", d.Member(dashboard.ManageWebhooks, d.ResendWebhook))
+	mux.HandleFunc("POST /dashboard/webhooks/test", d.Member(dashboard.ManageWebhooks, d.TestWebhook))
+	mux.HandleFunc("GET /dashboard/branding", d.Member("", d.Branding))
+	mux.HandleFunc("POST /dashboard/branding", d.Upload(dashboard.ManageSettings, branding.MaxLogoBytes, d.SaveBranding))
+	mux.HandleFunc("GET /dashboard/branding/logo", d.Member("", d.Logo))
+	mux.HandleFunc("GET /dashboard/static/{file}", d.Static)
+	mux.HandleFunc("/dashboard/", d.NotFound)
 	return mux
 }
 

@@ -23,13 +23,17 @@ import (
 	"github.com/verifyd/verifyd"
 	"github.com/verifyd/verifyd/age"
 	"github.com/verifyd/verifyd/agehosted"
+	"github.com/verifyd/verifyd/branding"
 	"github.com/verifyd/verifyd/console"
+	"github.com/verifyd/verifyd/dashboard"
 	"github.com/verifyd/verifyd/httpapi/request"
 	"github.com/verifyd/verifyd/identity"
 	"github.com/verifyd/verifyd/tenant"
 	"github.com/verifyd/verifyd/web/agepages"
 	"github.com/verifyd/verifyd/web/consolepage"
+	"github.com/verifyd/verifyd/web/dashpages"
 	"github.com/verifyd/verifyd/web/hosted"
+	"github.com/verifyd/verifyd/webhook"
 )
 
 // Mount is one (interface, environment) pair served under a public base
@@ -141,6 +145,14 @@ type Deps struct {
 	// AgeFlow is the hosted age-verification pages at /flow/{id} (none
 	// when nil).
 	AgeFlow *agehosted.Service
+	// Branding shows businesses' branding and the data protection notice
+	// on the hosted pages (nil: none).
+	Branding *branding.Service
+	// WebhookTests sends the dashboard's test events.
+	WebhookTests *webhook.Tester
+	// Dashboard is the business dashboard served at /dashboard (none when
+	// nil).
+	Dashboard *dashboard.Service
 }
 
 // Server is the http.Handler of the whole service.
@@ -161,6 +173,9 @@ type Server struct {
 	age *agepages.Pages
 	// console is the review console's pages (nil without Deps.Console).
 	console *consolepage.Pages
+	// dashboard is the business dashboard's pages (nil without
+	// Deps.Dashboard).
+	dashboard *dashpages.Pages
 }
 
 type mountHandler struct {
@@ -187,12 +202,16 @@ func New(cfg Config, deps Deps) *Server {
 	}
 	s := &Server{cfg: cfg, deps: deps, metrics: newHTTPMetrics(deps.Registry), limits: newAnonymousLimits(cfg.Now),
 		bodies: semaphore.NewWeighted(cfg.MaxBodiesInFlight), held: semaphore.NewWeighted(cfg.MaxHeldRefusals)}
-	s.hosted = &hosted.Pages{Identity: deps.Identity, Logger: deps.Logger}
+	s.hosted = &hosted.Pages{Identity: deps.Identity, Branding: deps.Branding, Logger: deps.Logger}
 	if deps.AgeFlow != nil {
-		s.age = &agepages.Pages{Flow: deps.AgeFlow, Logger: deps.Logger, Dev: cfg.Dev}
+		s.age = &agepages.Pages{Flow: deps.AgeFlow, Branding: deps.Branding, Logger: deps.Logger, Dev: cfg.Dev}
 	}
 	if deps.Console != nil {
 		s.console = &consolepage.Pages{Console: deps.Console, Logger: deps.Logger, Dev: cfg.Dev}
+	}
+	if deps.Dashboard != nil {
+		s.dashboard = dashpages.New(deps.Dashboard, dashpages.Config{Logger: deps.Logger, Dev: cfg.Dev,
+			Data: dashpages.Data{Identity: deps.Identity, Branding: deps.Branding, WebhookTests: deps.WebhookTests}})
 	}
 	for _, m := range cfg.Mounts {
 		s.mounts = append(s.mounts, mountHandler{Mount: m, mux: s.mountRoutes(m)})

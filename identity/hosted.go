@@ -52,6 +52,9 @@ type HostedState struct {
 	// Kept lists, in PhaseRetry, the photos (front, back, selfie) of the
 	// last submission a retry may leave out: it keeps them (KeptFields).
 	Kept []verifyd.ImageKind
+	// Declined is set in PhaseFailed when the customer declined the
+	// processing of their face (DeclineHosted).
+	Declined bool
 }
 
 // Keeps reports whether a retry may leave out the photo of kind k.
@@ -99,6 +102,14 @@ func (s *Service) hostedState(ctx context.Context, v View) (HostedState, error) 
 		return st, nil
 	case verifyd.StatusFailed:
 		st.Phase = PhaseFailed
+		if v.Reason == verifyd.ReasonIDVError && v.HostedSubmissions == 0 {
+			// Only then can the customer have declined: ask the history.
+			history, err := s.store.StatusEvents(ctx, v.ID)
+			if err != nil {
+				return HostedState{}, err
+			}
+			st.Declined = len(history) > 0 && history[len(history)-1].Cause == verifyd.CauseConsentDeclined
+		}
 		return st, nil
 	case verifyd.StatusExpired:
 		st.Phase = PhaseExpired
@@ -266,8 +277,9 @@ const (
 	FieldSelfieFrame     = "selfie_frame"
 )
 
-// SubmitHosted accepts a submission from the hosted page: it validates and
-// seals the images like B2, replaces any previous submission and enqueues
+// SubmitHosted accepts a submission from the hosted page: it refuses one
+// without the customer's consent (ErrNoConsent), validates and seals the
+// images like B2, replaces any previous submission and enqueues
 // its processing. It refuses (EConflict) a finished verification, one
 // under review, one whose previous submission is still being processed,
 // and one whose attempts are used up.
@@ -275,6 +287,9 @@ func (s *Service) SubmitHosted(ctx context.Context, token string, in HostedSubmi
 	v, err := s.ByHostedToken(ctx, token)
 	if err != nil {
 		return HostedState{}, err
+	}
+	if v.ConsentedAt == nil {
+		return HostedState{}, ErrNoConsent
 	}
 	return s.submitHosted(ctx, v, in)
 }

@@ -37,6 +37,9 @@ func (s *Service) IssueChallenge(ctx context.Context, token string) (liveness.Ch
 	if err != nil {
 		return liveness.Challenge{}, err
 	}
+	if v.ConsentedAt == nil {
+		return liveness.Challenge{}, ErrNoConsent
+	}
 	return s.issueChallenge(ctx, v)
 }
 

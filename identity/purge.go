@@ -79,6 +79,16 @@ func (s *Service) Redact(ctx context.Context, cred verifyd.Credential, id string
 	if err != nil {
 		return View{}, err
 	}
+	actor := verifyd.ActorFrom(ctx)
+	if actor.Kind == verifyd.ActorSystem {
+		actor = verifyd.Actor{Kind: verifyd.ActorAPIKey, Name: cred.APIKey}
+	}
+	return s.redact(ctx, v, actor)
+}
+
+// redact redacts v and records actor in the audit log.
+func (s *Service) redact(ctx context.Context, v verifyd.Verification, actor verifyd.Actor) (View, error) {
+	id := v.ID
 	if v.Internal() {
 		// The age flow's own verifications are not the identity API's to
 		// redact (they are purged at their decision anyway).
@@ -118,10 +128,6 @@ func (s *Service) Redact(ctx context.Context, cred verifyd.Credential, id string
 		}
 		if err != nil {
 			return View{}, fmt.Errorf("redact %s: %w", id, err)
-		}
-		actor := verifyd.ActorFrom(ctx)
-		if actor.Kind == verifyd.ActorSystem {
-			actor = verifyd.Actor{Kind: verifyd.ActorAPIKey, Name: cred.APIKey}
 		}
 		s.audit(ctx, actor, v.BusinessID, verifyd.AuditRedact, id, fmt.Sprintf("status %s %s", redacted.Status, redacted.Reason))
 		return s.view(redacted)

@@ -243,7 +243,10 @@ func (db *DB) WebhookEvents(ctx context.Context, f verifyd.WebhookFilter) ([]ver
 	}
 	rows, err := db.readRows(ctx, `SELECT `+webhookEventColumns+` FROM webhook_events
 		WHERE ($1 = '' OR state = $1) AND ($2 = '' OR verification_id = $2)
-		ORDER BY created_at DESC, id DESC LIMIT $3`, string(f.State), f.VerificationID, f.Limit)
+		AND ($4 = '' OR business_id = $4)
+		AND ($5 = '' OR verification_id IN (SELECT id FROM verifications WHERE environment = $5))
+		ORDER BY created_at DESC, id DESC LIMIT $3`, string(f.State), f.VerificationID, f.Limit,
+		f.BusinessID, string(f.Environment))
 	if err != nil {
 		return nil, err
 	}

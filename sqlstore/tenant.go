@@ -10,19 +10,22 @@ import (
 
 // CreateBusiness stores a business and its first credentials atomically.
 func (db *DB) CreateBusiness(ctx context.Context, b verifyd.Business, creds []verifyd.StoredCredential) error {
-	return db.inTx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx,
-			`INSERT INTO businesses (id, name, created_at, direct_liveness, retention_days) VALUES ($1, $2, $3, $4, $5)`,
-			b.ID, b.Name, micros(b.CreatedAt), string(directLiveness(b.DirectLiveness)), verifyd.DefaultRetentionDays); err != nil {
+	return db.inTx(ctx, func(tx *sql.Tx) error { return insertBusiness(ctx, tx, b, creds) })
+}
+
+// insertBusiness stores a business and its credentials in tx.
+func insertBusiness(ctx context.Context, tx *sql.Tx, b verifyd.Business, creds []verifyd.StoredCredential) error {
+	if _, err := tx.ExecContext(ctx,
+		`INSERT INTO businesses (id, name, created_at, direct_liveness, retention_days, sandbox_only) VALUES ($1, $2, $3, $4, $5, $6)`,
+		b.ID, b.Name, micros(b.CreatedAt), string(directLiveness(b.DirectLiveness)), verifyd.DefaultRetentionDays, b.SandboxOnly); err != nil {
+		return err
+	}
+	for _, c := range creds {
+		if err := insertCredential(ctx, tx, c); err != nil {
 			return err
 		}
-		for _, c := range creds {
-			if err := insertCredential(ctx, tx, c); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	}
+	return nil
 }
 
 // directLiveness is the stored policy: the default for a business
@@ -38,15 +41,15 @@ func directLiveness(p verifyd.DirectLiveness) verifyd.DirectLiveness {
 func (db *DB) Business(ctx context.Context, id string) (verifyd.Business, error) {
 	var b verifyd.Business
 	var created int64
-	err := db.readRow(ctx, `SELECT id, name, created_at, direct_liveness, retention_days FROM businesses WHERE id = $1`, id).
-		Scan(&b.ID, &b.Name, &created, &b.DirectLiveness, &b.RetentionDays)
+	err := db.readRow(ctx, `SELECT id, name, created_at, direct_liveness, retention_days, sandbox_only FROM businesses WHERE id = $1`, id).
+		Scan(&b.ID, &b.Name, &created, &b.DirectLiveness, &b.RetentionDays, &b.SandboxOnly)
 	b.CreatedAt = fromMicros(created)
 	return b, notFound(err)
 }
 
 // Businesses lists all businesses, oldest first.
 func (db *DB) Businesses(ctx context.Context) ([]verifyd.Business, error) {
-	rows, err := db.readRows(ctx, `SELECT id, name, created_at, direct_liveness, retention_days FROM businesses ORDER BY created_at, id`)
+	rows, err := db.readRows(ctx, `SELECT id, name, created_at, direct_liveness, retention_days, sandbox_only FROM businesses ORDER BY created_at, id`)
 	if err != nil {
 		return nil, err
 	}
@@ -55,7 +58,7 @@ func (db *DB) Businesses(ctx context.Context) ([]verifyd.Business, error) {
 	for rows.Next() {
 		var b verifyd.Business
 		var created int64
-		if err := rows.Scan(&b.ID, &b.Name, &created, &b.DirectLiveness, &b.RetentionDays); err != nil {
+		if err := rows.Scan(&b.ID, &b.Name, &created, &b.DirectLiveness, &b.RetentionDays, &b.SandboxOnly); err != nil {
 			return nil, err
 		}
 		b.CreatedAt = fromMicros(created)

@@ -58,17 +58,17 @@ func insertImages(ctx context.Context, tx *sql.Tx, id string, images []verifyd.S
 const verificationColumns = `id, business_id, environment, api_key, customer_id, customer_email,
 	customer_phone, redirect_uri, webhook, flow, status, reason, document_type, document_country,
 	hosted_token_hash, sealed_hosted_token, created_at, updated_at, expires_at, clock_offset_us,
-	review, submissions, document_hash, hosted_submissions, hosted_submitted_run, purged_at, redacted_at`
+	review, submissions, document_hash, hosted_submissions, hosted_submitted_run, purged_at, redacted_at, consented_at`
 
 func scanVerification(s scanner) (verifyd.Verification, error) {
 	var v verifyd.Verification
 	var env, flow, status, reason, docType, review string
 	var created, updated, expires, offset int64
-	var purged, redacted sql.NullInt64
+	var purged, redacted, consented sql.NullInt64
 	err := s.Scan(&v.ID, &v.BusinessID, &env, &v.APIKey, &v.Customer.ID, &v.Customer.Email,
 		&v.Customer.Phone, &v.RedirectURI, &v.Webhook, &flow, &status, &reason, &docType,
 		&v.Document.Country, &v.HostedTokenHash, &v.SealedHostedToken, &created, &updated, &expires, &offset,
-		&review, &v.Submissions, &v.DocumentHash, &v.HostedSubmissions, &v.HostedSubmittedRun, &purged, &redacted)
+		&review, &v.Submissions, &v.DocumentHash, &v.HostedSubmissions, &v.HostedSubmittedRun, &purged, &redacted, &consented)
 	if err != nil {
 		return v, notFound(err)
 	}
@@ -78,7 +78,7 @@ func scanVerification(s scanner) (verifyd.Verification, error) {
 	v.CreatedAt, v.UpdatedAt, v.ExpiresAt = fromMicros(created), fromMicros(updated), fromMicros(expires)
 	v.ClockOffset = time.Duration(offset) * time.Microsecond
 	v.Review = verifyd.ReviewState(review)
-	v.PurgedAt, v.RedactedAt = fromNullMicros(purged), fromNullMicros(redacted)
+	v.PurgedAt, v.RedactedAt, v.ConsentedAt = fromNullMicros(purged), fromNullMicros(redacted), fromNullMicros(consented)
 	return v, nil
 }
 

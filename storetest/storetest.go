@@ -86,6 +86,10 @@ func Run(t *testing.T, h Harness) {
 	for name, test := range purgeTests { // purge.go
 		purge[name] = lifecycle(test)
 	}
+	dashboard := map[string]func(*testing.T, context.Context, verifyd.Store){}
+	for name, test := range dashboardTests { // dashboard.go
+		dashboard[name] = lifecycle(test)
+	}
 	retention := map[string]func(*testing.T, context.Context, verifyd.Store){}
 	for name, test := range retentionTests { // retention.go
 		retention[name] = lifecycle(test)
@@ -169,7 +173,9 @@ func Run(t *testing.T, h Harness) {
 		{"AgeAccountDeletion", ageDelete},
 		{"Purge", purge},
 		{"Retention", retention},
-		{"Liveness", livenessTests}, // liveness.go
+		{"Dashboard", dashboard},
+		{"Liveness", livenessTests},         // liveness.go
+		{"BusinessUser", businessUserTests}, // businessusers.go
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

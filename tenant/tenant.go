@@ -94,6 +94,42 @@ func (s *Service) CreateBusiness(ctx context.Context, name string) (verifyd.Busi
 	return b, creds, nil
 }
 
+// ErrSandboxOnly refuses a production key to a sandbox-only business.
+var ErrSandboxOnly = verifyd.Errorf(verifyd.EConflict, "this business is sandbox-only: it cannot have production keys")
+
+// CreateSandboxBusiness creates a sandbox-only business (the public test
+// workspace of the dashboard's sign-up) with one sandbox credential per
+// interface, together with its first user, atomically; owner's
+// BusinessID is set to the new business. It returns the business and
+// the user as stored.
+func (s *Service) CreateSandboxBusiness(ctx context.Context, name string, owner verifyd.BusinessUser) (verifyd.Business, verifyd.BusinessUser, error) {
+	if !verifyd.ValidBusinessName(name) {
+		return verifyd.Business{}, verifyd.BusinessUser{}, verifyd.Errorf(verifyd.EInvalid, "a business name of 1 to 200 characters is required")
+	}
+	id, err := verifyd.NewBusinessID(s.rand)
+	if err != nil {
+		return verifyd.Business{}, verifyd.BusinessUser{}, err
+	}
+	b := verifyd.Business{ID: id, Name: strings.TrimSpace(name), CreatedAt: s.now().UTC(), SandboxOnly: true}
+	var stored []verifyd.StoredCredential
+	var keys []string
+	for _, i := range verifyd.Interfaces {
+		c, err := s.newCredential(id, i, verifyd.EnvSandbox)
+		if err != nil {
+			return verifyd.Business{}, verifyd.BusinessUser{}, err
+		}
+		stored, keys = append(stored, c), append(keys, c.APIKey)
+	}
+	owner.BusinessID = id
+	if err := s.store.CreateBusinessWithUser(ctx, b, stored, owner); err != nil {
+		return verifyd.Business{}, verifyd.BusinessUser{}, err
+	}
+	b.DirectLiveness, b.RetentionDays = verifyd.DirectLivenessAuto, verifyd.DefaultRetentionDays
+	s.audit(ctx, verifyd.Actor{Kind: verifyd.ActorBusinessUser, Name: owner.ID}, id, verifyd.AuditBusinessCreate, id,
+		"sandbox-only sign-up; keys "+strings.Join(keys, " "))
+	return b, owner, nil
+}
+
 // Businesses lists all businesses.
 func (s *Service) Businesses(ctx context.Context) ([]verifyd.Business, error) {
 	return s.store.Businesses(ctx)
@@ -166,6 +202,13 @@ func redirectDetail(c verifyd.Credential, urls []string) string {
 func (s *Service) CreateKey(ctx context.Context, businessID string, i verifyd.Interface, e verifyd.Environment) (verifyd.Credential, error) {
 	if !i.Valid() || !e.Valid() {
 		return verifyd.Credential{}, verifyd.Errorf(verifyd.EInvalid, "interface must be identity or age and environment production or sandbox")
+	}
+	b, err := s.store.Business(ctx, businessID)
+	if err != nil {
+		return verifyd.Credential{}, err
+	}
+	if b.SandboxOnly && e != verifyd.EnvSandbox {
+		return verifyd.Credential{}, ErrSandboxOnly
 	}
 	c, err := s.newCredential(businessID, i, e)
 	if err != nil {
@@ -285,6 +328,41 @@ func listOf(c verifyd.Credential) verifyd.RedirectList {
 // Redirects returns the allowed-redirect list the credential manages.
 func (s *Service) Redirects(ctx context.Context, c verifyd.Credential) ([]string, error) {
 	return s.store.Redirects(ctx, listOf(c))
+}
+
+// ListRedirects returns a business's allowed-redirect list for one
+// interface and environment (the dashboard, which names lists rather than
+// keys).
+func (s *Service) ListRedirects(ctx context.Context, l verifyd.RedirectList) ([]string, error) {
+	return s.store.Redirects(ctx, l)
+}
+
+// AddListRedirects adds URLs to a list named by business, interface and
+// environment, with the rules of AddRedirects; the actor is the context's.
+func (s *Service) AddListRedirects(ctx context.Context, l verifyd.RedirectList, urls []string) error {
+	if err := verifyd.CheckRedirectList(urls); err != nil {
+		return err
+	}
+	if err := s.store.AddRedirects(ctx, l, urls); err != nil {
+		return err
+	}
+	c := verifyd.Credential{BusinessID: l.BusinessID, Interface: l.Interface, Environment: l.Environment}
+	s.audit(ctx, verifyd.ActorFrom(ctx), l.BusinessID, verifyd.AuditRedirectsAdd, l.BusinessID, redirectDetail(c, urls))
+	return nil
+}
+
+// RemoveListRedirects removes URLs from a list named by business,
+// interface and environment; the actor is the context's.
+func (s *Service) RemoveListRedirects(ctx context.Context, l verifyd.RedirectList, urls []string) error {
+	if err := verifyd.CheckRedirectList(urls); err != nil {
+		return err
+	}
+	if err := s.store.RemoveRedirects(ctx, l, urls); err != nil {
+		return err
+	}
+	c := verifyd.Credential{BusinessID: l.BusinessID, Interface: l.Interface, Environment: l.Environment}
+	s.audit(ctx, verifyd.ActorFrom(ctx), l.BusinessID, verifyd.AuditRedirectsRemove, l.BusinessID, redirectDetail(c, urls))
+	return nil
 }
 
 // AddRedirects adds URLs to the credential's list.

@@ -200,7 +200,7 @@ func (s *Sender) Deliver(ctx context.Context, eventID string, attempt int, final
 		return fmt.Errorf("signing secret for %s: %w", ev.APIKey, err)
 	}
 	a := verifyd.WebhookAttempt{EventID: ev.ID, Attempt: ev.Attempts + 1, At: now}
-	res, sendErr := s.send(ctx, ev, secret, a.Attempt)
+	res, sendErr := s.send(ctx, ev, secret, a.Attempt, false)
 	a.Latency = s.cfg.Now().Sub(now)
 	var retryAfter time.Duration
 	state, outcome := verifyd.WebhookPending, "delivered"
@@ -244,7 +244,7 @@ func (s *Sender) Deliver(ctx context.Context, eventID string, attempt int, final
 }
 
 // send makes the HTTP request and drains the answer.
-func (s *Sender) send(ctx context.Context, ev verifyd.WebhookEvent, secret string, attempt int) (*http.Response, error) {
+func (s *Sender) send(ctx context.Context, ev verifyd.WebhookEvent, secret string, attempt int, test bool) (*http.Response, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, ev.URL, bytes.NewReader(ev.Payload))
@@ -260,6 +260,10 @@ func (s *Sender) send(ctx context.Context, ev verifyd.WebhookEvent, secret strin
 	h.Set("Webhook-Id", ev.ID)
 	h.Set("Webhook-Timestamp", strconv.FormatInt(s.cfg.Now().Unix(), 10))
 	h.Set("Webhook-Attempt", strconv.Itoa(attempt))
+	if test {
+		// A test event reports no status change (Tester.Send).
+		h.Set("Webhook-Test", "true")
+	}
 	res, err := s.client.Do(req)
 	if err != nil {
 		return nil, err

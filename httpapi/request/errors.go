@@ -34,6 +34,8 @@ func StatusOf(code verifyd.ErrorCode) int {
 		return http.StatusUnprocessableEntity
 	case verifyd.EUnauthorized:
 		return http.StatusUnauthorized
+	case verifyd.EForbidden:
+		return http.StatusForbidden
 	case verifyd.ENotFound:
 		return http.StatusNotFound
 	case verifyd.EMethodNotAllowed:

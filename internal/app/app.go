@@ -12,13 +12,16 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/verifyd/verifyd"
 	"github.com/verifyd/verifyd/age"
 	"github.com/verifyd/verifyd/agehosted"
+	"github.com/verifyd/verifyd/branding"
 	"github.com/verifyd/verifyd/console"
+	"github.com/verifyd/verifyd/dashboard"
 	"github.com/verifyd/verifyd/engine"
 	"github.com/verifyd/verifyd/httpapi"
 	"github.com/verifyd/verifyd/identity"
@@ -72,6 +75,14 @@ type Config struct {
 	CredentialCacheTTL time.Duration
 	// Mailer sends the age accounts' e-mails (nil: none).
 	Mailer mailer.Sender
+	// Processor names the installation on the hosted pages' notice.
+	Processor branding.Processor
+	// DashboardURL is the dashboard's public URL, for its passkeys; when
+	// empty, /dashboard on the origin of the identity production base URL.
+	DashboardURL string
+	// DashboardSignUp lets anyone create a sandbox-only business on the
+	// dashboard (serve --dashboard-signup).
+	DashboardSignUp bool
 }
 
 // cachedCredentials bounds the credential cache: far more keys than any
@@ -84,11 +95,17 @@ type App struct {
 	Tenants  *tenant.Service
 	Identity *identity.Service
 	Console  *console.Service
-	Age      *age.Service
-	AgeFlow  *agehosted.Service
-	Queue    *queue.Queue
-	Sender   *webhook.Sender
-	Handler  http.Handler
+	// Dashboard is the business dashboard's use cases.
+	Dashboard *dashboard.Service
+	Age       *age.Service
+	AgeFlow   *agehosted.Service
+	Queue     *queue.Queue
+	Sender    *webhook.Sender
+	// Branding and WebhookTests serve the business dashboard and the
+	// hosted pages' notice.
+	Branding     *branding.Service
+	WebhookTests *webhook.Tester
+	Handler      http.Handler
 }
 
 // New assembles the service on an open store. It migrates the job queue's
@@ -118,6 +135,8 @@ func New(ctx context.Context, db *sqlstore.DB, sealer *seal.Sealer, cfg Config) 
 	})
 	a.Sender = webhook.New(db, a.Tenants, webhook.Config{Guard: guard, Resolver: cfg.Resolver,
 		Timeout: cfg.WebhookTimeout, Now: cfg.Now, Logger: cfg.Logger, Registry: cfg.Registry})
+	a.WebhookTests = webhook.NewTester(a.Sender, db, a.Tenants, cfg.Rand, cfg.Dev)
+	a.Branding = branding.New(db, cfg.Now, cfg.Processor)
 	qcfg := cfg.Queue
 	qcfg.Logger = cfg.Logger
 	a.Queue, err = queue.New(db, qcfg, &queue.Handlers{
@@ -161,10 +180,23 @@ func New(ctx context.Context, db *sqlstore.DB, sealer *seal.Sealer, cfg Config) 
 	if err != nil {
 		return nil, fmt.Errorf("age flow: %w", err)
 	}
+	// The business dashboard; its cookies are Secure unless --dev.
+	dashURL := cfg.DashboardURL
+	if dashURL == "" {
+		if u, err := url.Parse(cfg.BaseURLs["identity-production"]); err == nil && u.Host != "" {
+			dashURL = u.Scheme + "://" + u.Host + "/dashboard"
+		}
+	}
+	a.Dashboard, err = dashboard.New(db, a.Tenants, sealer, dashboard.Config{SignUp: cfg.DashboardSignUp, Insecure: cfg.Dev,
+		Now: cfg.Now, Rand: cfg.Rand, BaseURL: dashURL})
+	if err != nil {
+		return nil, fmt.Errorf("dashboard: %w", err)
+	}
 	a.Handler = httpapi.New(httpapi.Config{Mounts: mounts, Dev: cfg.Dev, MetricsToken: cfg.MetricsToken,
 		TrustedProxies: cfg.TrustedProxies, Now: cfg.Now}, httpapi.Deps{
 		Tenants: a.Tenants, Identity: a.Identity, Ready: db, Logger: cfg.Logger, Registry: cfg.Registry,
-		Console: a.Console, Age: a.Age, AgeFlow: a.AgeFlow,
+		Console: a.Console, Age: a.Age, AgeFlow: a.AgeFlow, Branding: a.Branding, WebhookTests: a.WebhookTests,
+		Dashboard: a.Dashboard,
 	})
 	return a, nil
 }

@@ -148,6 +148,12 @@ func agreeToShare(t *testing.T, ctx context.Context, business string) {
 		t.Fatalf("consent question %q does not name %q", q, business)
 	}
 	do(t, ctx, "share", chromedp.Click(chromedp.ID("consent-yes")))
+	// The answer's page (the flow's next step, or the site when the flow
+	// is over), before anything else is clicked: a click on the consent
+	// page while its form's navigation is still pending (a loaded machine)
+	// replaces that navigation, and the answer is never sent.
+	waitJS(t, ctx, "the answer to the consent question",
+		`!document.querySelector('main[data-phase]') || document.querySelector('main').dataset.phase !== 'consent'`)
 }
 
 func writeFiles(t *testing.T, files map[string][]byte) string {

@@ -236,8 +236,19 @@ func (h *hooks) waitFor(t *testing.T, id string, want ...string) {
 }
 
 // create makes a hosted verification through the SDK and returns its id
-// and page.
+// and page. Its customer has answered yes to the consent step already
+// (TestHostedConsentAndBranding runs that step in the browser).
 func create(t *testing.T, ts *testserver.Server, env verifyd.Environment, email, webhook, redirect string) (string, string) {
+	t.Helper()
+	id, page := createAwaitingConsent(t, ts, env, email, webhook, redirect)
+	if _, err := ts.Identity.ConsentHosted(context.Background(), page[strings.LastIndex(page, "/")+1:]); err != nil {
+		t.Fatal(err)
+	}
+	return id, page
+}
+
+// createAwaitingConsent is create before the consent step.
+func createAwaitingConsent(t *testing.T, ts *testserver.Server, env verifyd.Environment, email, webhook, redirect string) (string, string) {
 	t.Helper()
 	cred := ts.Credential(verifyd.InterfaceIdentity, env)
 	c, err := sdk.New(ts.BaseURL(verifyd.InterfaceIdentity, env), cred.APIKey, cred.APISecret)

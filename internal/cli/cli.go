@@ -53,6 +53,7 @@ Usage:
   verifyd business create --name NAME [--database URL]
   verifyd business list [--json]
   verifyd business set --business ID [--direct-liveness auto|review] [--retention-days N]
+  verifyd business invite --business ID --email E --role owner|developer|viewer [--json]   dashboard invitation link
   verifyd key create --business ID --interface identity|age --environment production|sandbox [--json]
   verifyd key list --business ID [--json]
   verifyd key revoke --key KEY [--json]
@@ -97,6 +98,7 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	case "business":
 		return e.sub(verifyd.WithActor(ctx, e.operator()), "business", rest, map[string]func(context.Context, []string) error{
 			"create": e.businessCreate, "list": e.businessList, "set": e.businessSet,
+			"invite": e.businessInvite,
 		})
 	case "key":
 		return e.sub(verifyd.WithActor(ctx, e.operator()), "key", rest, map[string]func(context.Context, []string) error{

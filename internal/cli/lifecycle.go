@@ -41,6 +41,9 @@ type verificationOut struct {
 	// redacted; absent while they are not.
 	PurgedAt   *time.Time `json:"purged_at,omitempty"`
 	RedactedAt *time.Time `json:"redacted_at,omitempty"`
+	// ConsentedAt is when the customer agreed on the hosted page to the
+	// processing of their face; absent before (and for B2).
+	ConsentedAt *time.Time `json:"consented_at,omitempty"`
 }
 
 type webhookOut struct {
@@ -85,7 +88,7 @@ func (e *env) verificationShow(ctx context.Context, args []string) error {
 		Webhooks     []webhookOut          `json:"webhooks"`
 	}{verificationOut{v.ID, v.BusinessID, v.Environment, v.APIKey, v.Customer, v.Flow, v.Status, v.Reason,
 		v.Webhook, v.RedirectURI, v.CreatedAt, v.UpdatedAt, v.ExpiresAt, int64(v.ClockOffset / time.Second),
-		v.PurgedAt, v.RedactedAt},
+		v.PurgedAt, v.RedactedAt, v.ConsentedAt},
 		history, hooks}
 	if *asJSON {
 		return e.printJSON(out)
@@ -94,6 +97,9 @@ func (e *env) verificationShow(ctx context.Context, args []string) error {
 	fmt.Fprintf(w, "verification\t%s\nbusiness\t%s (%s)\ncustomer\t%s %s\nstatus\t%s %s\ncreated\t%s\nexpires\t%s\n",
 		v.ID, v.BusinessID, v.Environment, v.Customer.ID, v.Customer.Email, v.Status, v.Reason,
 		v.CreatedAt.Format(time.RFC3339), v.ExpiresAt.Format(time.RFC3339))
+	if v.ConsentedAt != nil {
+		fmt.Fprintf(w, "consented\t%s (face processing, on the hosted page)\n", v.ConsentedAt.Format(time.RFC3339))
+	}
 	if v.PurgedAt != nil {
 		fmt.Fprintf(w, "purged\t%s (images and evidence deleted)\n", v.PurgedAt.Format(time.RFC3339))
 	}

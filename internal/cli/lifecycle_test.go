@@ -75,6 +75,12 @@ func TestSandboxAndWebhookCommands(t *testing.T) {
 	}
 	var created struct{ ID string }
 	_ = json.Unmarshal([]byte(stdout), &created)
+	// The customer agrees on the hosted page (identity.ConsentHosted);
+	// verification show says when.
+	consented, err := ts.Store.RecordConsent(context.Background(), created.ID, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	stdout, stderr, err = run(t, env, "sandbox", "simulate", "--id", created.ID, "--status", "failed", "--reason", "minor")
 	if err != nil || !strings.Contains(stdout, `"status": "failed"`) {
@@ -89,9 +95,12 @@ func TestSandboxAndWebhookCommands(t *testing.T) {
 	// records a delivery after the receiver has answered (and printed), so
 	// wait until both are recorded as delivered.
 	var shown struct {
-		Verification struct{ Status string }
-		History      []verifyd.StatusEvent
-		Webhooks     []struct {
+		Verification struct {
+			Status      string
+			ConsentedAt *time.Time `json:"consented_at"`
+		}
+		History  []verifyd.StatusEvent
+		Webhooks []struct {
 			ID         string
 			State      string
 			AttemptLog []verifyd.WebhookAttempt `json:"attempt_log"`
@@ -116,6 +125,9 @@ func TestSandboxAndWebhookCommands(t *testing.T) {
 	if shown.Verification.Status != "failed" || len(shown.History) != 3 || shown.History[2].To != verifyd.StatusFailed ||
 		shown.History[2].Reason != verifyd.ReasonMinor || len(shown.Webhooks[0].AttemptLog) != 1 || len(shown.Webhooks[1].AttemptLog) != 1 {
 		t.Fatalf("verification show: %s", stdout)
+	}
+	if shown.Verification.ConsentedAt == nil || !shown.Verification.ConsentedAt.Equal(*consented.ConsentedAt) {
+		t.Errorf("verification show: consented_at %v, want %v", shown.Verification.ConsentedAt, consented.ConsentedAt)
 	}
 
 	// webhooks list filters by state; resend delivers the same event again.

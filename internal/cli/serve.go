@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -19,6 +20,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/verifyd/verifyd"
+	"github.com/verifyd/verifyd/branding"
 	"github.com/verifyd/verifyd/engine"
 	"github.com/verifyd/verifyd/httpapi"
 	"github.com/verifyd/verifyd/internal/app"
@@ -71,6 +73,14 @@ func (e *env) serve(ctx context.Context, args []string) error {
 		"SMTP server for the age accounts' e-mails (address confirmation, password reset, login codes, deletion links): smtp://user:password@host:587 (STARTTLS, required) or smtps://…:465, optionally ?from=address; without it the pages offer none of these (env VERIFYD_SMTP_URL)")
 	readyMinFree := fs.String("ready-min-free", e.envOr("VERIFYD_READY_MIN_FREE", "64MiB"),
 		"with SQLite, /readyz fails while the database's file system has less free space than this (e.g. 64MiB, 1GiB; 0: any), so a load balancer stops sending writes before they fail (env VERIFYD_READY_MIN_FREE)")
+	processorName := fs.String("processor-name", e.getenv("VERIFYD_PROCESSOR_NAME"),
+		"who runs this installation, named on the hosted pages' data protection notice as the processor acting for each business (default: the host of the identity production base URL) (env VERIFYD_PROCESSOR_NAME)")
+	processorContact := fs.String("processor-contact", e.getenv("VERIFYD_PROCESSOR_CONTACT"),
+		"how customers reach the processor about their data (an e-mail address or an https URL), shown on the notice (env VERIFYD_PROCESSOR_CONTACT)")
+	dashboardSignUp := fs.Bool("dashboard-signup", e.getenv("VERIFYD_DASHBOARD_SIGNUP") == "true",
+		"let anyone create a sandbox-only business (the public test workspace) at /dashboard/signup; invited users sign in at /dashboard either way (env VERIFYD_DASHBOARD_SIGNUP=true)")
+	dashboardURL := fs.String("dashboard-url", e.getenv("VERIFYD_DASHBOARD_URL"),
+		"public URL of the dashboard (default: /dashboard on --identity-url's origin), whose host name is its passkeys' relying party (env VERIFYD_DASHBOARD_URL)")
 	logFormat := fs.String("log-format", e.envOr("VERIFYD_LOG_FORMAT", ""), "json or text (default json, text with --dev) (env VERIFYD_LOG_FORMAT)")
 	bases := map[string]*string{}
 	for _, m := range mountFlags {
@@ -197,7 +207,9 @@ func (e *env) serve(ctx context.Context, args []string) error {
 		BaseURLs: defaults, Dev: *dev, Now: e.now, Rand: e.rand, Logger: logger, Registry: reg, Mailer: mail,
 		Queue: queue.Config{PollInterval: *pollInterval, RescueAfter: *rescueAfter},
 		Faces: faces, FaceThresholds: th, OCR: text, MetricsToken: *metricsToken, TrustedProxies: proxies,
-		CredentialCacheTTL: cacheTTL(*credentialTTL),
+		CredentialCacheTTL: cacheTTL(*credentialTTL), DashboardSignUp: *dashboardSignUp,
+		DashboardURL: strings.TrimSuffix(*dashboardURL, "/"),
+		Processor:    processor(*processorName, *processorContact, defaults),
 	})
 	if err != nil {
 		return err
@@ -364,4 +376,15 @@ func cacheTTL(d time.Duration) time.Duration {
 		return -1
 	}
 	return d
+}
+
+// processor is the installation as the hosted pages' notice names it: the
+// operator's --processor-name, else the host its customers see.
+func processor(name, contact string, bases map[string]string) branding.Processor {
+	if name == "" {
+		if u, err := url.Parse(bases["identity-production"]); err == nil {
+			name = u.Hostname()
+		}
+	}
+	return branding.Processor{Name: name, Contact: contact}
 }

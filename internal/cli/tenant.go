@@ -2,12 +2,17 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
+	"os"
+	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/verifyd/verifyd"
+	"github.com/verifyd/verifyd/branding"
 	"github.com/verifyd/verifyd/internal/app"
 	"github.com/verifyd/verifyd/tenant"
 )
@@ -100,7 +105,9 @@ func (e *env) businessList(ctx context.Context, args []string) error {
 }
 
 func (e *env) businessSet(ctx context.Context, args []string) error {
-	fs := e.flags("business set", "business set --business ID [--direct-liveness auto|review] [--retention-days N] [--database URL]",
+	fs := e.flags("business set", "business set --business ID [--direct-liveness auto|review] [--retention-days N]\n"+
+		"      [--display-name NAME] [--accent-colour #rrggbb] [--support-email ADDR] [--privacy-url URL]\n"+
+		"      [--logo FILE | --remove-logo] [--database URL]",
 		lines("Changes a business's settings (at least one) and prints the business as JSON.",
 			"--direct-liveness: what happens to production direct submissions (SPEC B2), which carry",
 			"one selfie and no live capture: auto decides them with the passive liveness and replay",
@@ -108,20 +115,35 @@ func (e *env) businessSet(ctx context.Context, args []string) error {
 			"--retention-days: how many days after the decision the images and identifying evidence",
 			"of the business's identity verifications are kept (default 30, 0 = deleted at once,",
 			"at most 3650); unfinished verifications lose them when they expire. Verifications",
-			"decided earlier follow the new value. The change is recorded in the audit log."))
+			"decided earlier follow the new value.",
+			"The branding flags change what the hosted pages show customers; those not given keep",
+			"their value and an empty value clears one: the name (else the business's name), an accent",
+			"colour (#rrggbb, dark enough for white text: contrast at least 4.5:1), a support address,",
+			"a privacy policy (https), a logo (PNG or JPEG, at most 256 KiB and 1024x1024 pixels; it",
+			"is re-encoded, never served as uploaded). The JSON then has a \"branding\" object too.",
+			"Every change is recorded in the audit log."))
 	business := fs.String("business", "", "business id (required)")
 	direct := fs.String("direct-liveness", "", "auto or review")
 	retention := fs.Int("retention-days", -1, "days to keep images and evidence after the decision (0 to 3650)")
+	displayName := fs.String("display-name", "", "the name shown to customers on the hosted pages")
+	accent := fs.String("accent-colour", "", "the hosted pages' accent colour, #rrggbb")
+	support := fs.String("support-email", "", "where customers ask for help")
+	privacy := fs.String("privacy-url", "", "the business's privacy policy (https)")
+	logoFile := fs.String("logo", "", "a PNG or JPEG file to show as the business's logo")
+	removeLogo := fs.Bool("remove-logo", false, "delete the business's logo")
 	sf := e.addStoreFlags(fs)
 	if help, err := e.parse(fs, args); help || err != nil {
 		return err
 	}
 	p := verifyd.DirectLiveness(*direct)
-	setRetention := false
-	fs.Visit(func(f *flag.Flag) { setRetention = setRetention || f.Name == "retention-days" })
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	setRetention := given["retention-days"]
+	setBranding := given["display-name"] || given["accent-colour"] || given["support-email"] ||
+		given["privacy-url"] || given["logo"] || given["remove-logo"]
 	switch {
-	case *business == "" || (*direct == "" && !setRetention):
-		fmt.Fprintln(e.stderr, "verifyd business set: --business and --direct-liveness auto|review or --retention-days N are required")
+	case *business == "" || (*direct == "" && !setRetention && !setBranding):
+		fmt.Fprintln(e.stderr, "verifyd business set: --business and --direct-liveness auto|review, --retention-days N or a branding flag are required")
 		return ErrUsage
 	case *direct != "" && !p.Valid():
 		fmt.Fprintln(e.stderr, "verifyd business set: --direct-liveness must be auto or review")
@@ -129,6 +151,17 @@ func (e *env) businessSet(ctx context.Context, args []string) error {
 	case setRetention && !verifyd.ValidRetentionDays(*retention):
 		fmt.Fprintf(e.stderr, "verifyd business set: --retention-days must be 0 to %d\n", verifyd.MaxRetentionDays)
 		return ErrUsage
+	case *logoFile != "" && *removeLogo:
+		fmt.Fprintln(e.stderr, "verifyd business set: --logo and --remove-logo exclude each other")
+		return ErrUsage
+	}
+	var logo []byte
+	if *logoFile != "" {
+		var err error
+		// Read at most one byte past the limit: CheckLogo refuses more.
+		if logo, err = readFileLimit(*logoFile, branding.MaxLogoBytes+1); err != nil {
+			return err
+		}
 	}
 	db, sealer, err := e.openStore(ctx, sf, e.quietLogger())
 	if err != nil {
@@ -136,7 +169,10 @@ func (e *env) businessSet(ctx context.Context, args []string) error {
 	}
 	defer db.Close()
 	svc := tenant.New(db, sealer, e.rand, e.now)
-	var b verifyd.Business
+	b, err := svc.Business(ctx, *business)
+	if err != nil {
+		return describe(err, "business "+*business)
+	}
 	if *direct != "" {
 		if b, err = svc.SetDirectLiveness(ctx, *business, p); err != nil {
 			return describe(err, "business "+*business)
@@ -152,7 +188,43 @@ func (e *env) businessSet(ctx context.Context, args []string) error {
 			return describe(err, "business "+*business)
 		}
 	}
-	return e.printJSON(b)
+	if !setBranding {
+		return e.printJSON(b)
+	}
+	brand := branding.New(db, e.now, branding.Processor{})
+	cur, err := brand.Get(ctx, *business)
+	if err != nil {
+		return describe(err, "business "+*business)
+	}
+	in := branding.Input{DisplayName: cur.DisplayName, AccentColour: cur.AccentColour, SupportEmail: cur.SupportEmail,
+		PrivacyURL: cur.PrivacyURL, Logo: logo, RemoveLogo: *removeLogo}
+	for name, v := range map[string]struct {
+		dst *string
+		val string
+	}{"display-name": {&in.DisplayName, *displayName}, "accent-colour": {&in.AccentColour, *accent},
+		"support-email": {&in.SupportEmail, *support}, "privacy-url": {&in.PrivacyURL, *privacy}} {
+		if given[name] {
+			*v.dst = v.val
+		}
+	}
+	stored, err := brand.Set(ctx, *business, in)
+	if err != nil {
+		return describe(err, "business "+*business)
+	}
+	return e.printJSON(struct {
+		verifyd.Business
+		Branding verifyd.Branding `json:"branding"`
+	}{b, stored})
+}
+
+// readFileLimit reads at most limit bytes of a file.
+func readFileLimit(name string, limit int64) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, limit))
 }
 
 // operator is the actor of the command line in the audit log: the
@@ -345,6 +417,15 @@ func (e *env) printCredentials(asJSON bool, cs []verifyd.Credential, withSecret 
 func describe(err error, what string) error {
 	if verifyd.ErrorCodeOf(err) == verifyd.ENotFound {
 		return fmt.Errorf("%s not found", what)
+	}
+	// A validation error names each bad field, as the API does.
+	var e *verifyd.Error
+	if errors.As(err, &e) && len(e.Fields) > 0 {
+		problems := make([]string, len(e.Fields))
+		for n, f := range e.Fields {
+			problems[n] = f.Field + " " + f.Problem
+		}
+		return fmt.Errorf("%s: %s", what, strings.Join(problems, "; "))
 	}
 	return err
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/verifyd/verifyd"
 	"github.com/verifyd/verifyd/age"
+	"github.com/verifyd/verifyd/branding"
 	"github.com/verifyd/verifyd/engine"
 	"github.com/verifyd/verifyd/httpapi"
 	"github.com/verifyd/verifyd/identity"
@@ -66,11 +67,16 @@ type Options struct {
 	// OCR reads documents' printed data in the production pipeline (nil:
 	// those verifications go to review).
 	OCR ocr.Engine
+	// DashboardSignUp is the server's --dashboard-signup.
+	DashboardSignUp bool
 	// Observe, when set (and Pipeline is not), is called with every
 	// result of the production pipeline's checks as it is produced: the
 	// evidence a test wants to log is gone once an internal verification
 	// is purged. The pipeline decides exactly as without it.
 	Observe func(verificationID string, r engine.Result)
+	// Processor names the installation on the hosted pages' notice
+	// (serve --processor-name, --processor-contact).
+	Processor branding.Processor
 }
 
 // FastBackoff is the retry delay of test servers: 50 ms doubling to at
@@ -154,6 +160,8 @@ func Start(t testing.TB, dialect string, opts Options) *Server {
 		BaseURLs: s.BaseURLs, Dev: opts.Dev, Mailer: opts.Mailer, Now: opts.Now, Rand: rand.Reader, Logger: opts.Logger,
 		Registry: s.Registry, Resolver: opts.Resolver, WebhookTimeout: opts.WebhookTimeout, Pipeline: opts.Pipeline,
 		Faces: opts.Faces, OCR: opts.OCR, MetricsToken: opts.MetricsToken, TrustedProxies: opts.TrustedProxies,
+		Processor:       opts.Processor,
+		DashboardSignUp: opts.DashboardSignUp,
 		Queue: queue.Config{PollInterval: 20 * time.Millisecond, RescueAfter: opts.RescueAfter,
 			MaxAttempts: opts.MaxAttempts, Backoff: FastBackoff, ProcessBackoff: FastBackoff},
 	})

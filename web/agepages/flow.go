@@ -16,6 +16,7 @@ import (
 	"github.com/verifyd/verifyd"
 	"github.com/verifyd/verifyd/age"
 	"github.com/verifyd/verifyd/agehosted"
+	"github.com/verifyd/verifyd/branding"
 	"github.com/verifyd/verifyd/httpapi/request"
 	"github.com/verifyd/verifyd/identity"
 	"github.com/verifyd/verifyd/web/hosted"
@@ -25,8 +26,10 @@ import (
 
 // Pages are the age flow's handlers and what they need.
 type Pages struct {
-	Flow   *agehosted.Service
-	Logger *slog.Logger
+	Flow *agehosted.Service
+	// Branding shows the business's branding and notice (nil: none).
+	Branding *branding.Service
+	Logger   *slog.Logger
 	// Dev is the server's --dev: cookies without Secure on plain http.
 	Dev bool
 }
@@ -40,14 +43,11 @@ func (ap *Pages) writeError(w http.ResponseWriter, r *http.Request, err error) {
 //go:embed pages/age.html
 var agePageFS embed.FS
 
-//go:embed pages/passkey.js
-var passkeyJS []byte
-
 var ageTemplates = template.Must(template.Must(layout.New().ParseFS(hosted.CaptureFS, "pages/capture.html")).ParseFS(agePageFS, "pages/age.html"))
 
 // ageAssets are the flow's stylesheet and scripts: the capture form's
 // (hosted.Script) and the passkey ceremonies'.
-var ageAssets = layout.NewAssets(layout.Stylesheet, hosted.Script, layout.Asset{Name: "passkey.js", Body: passkeyJS})
+var ageAssets = layout.NewAssets(layout.Stylesheet, hosted.Script, layout.PasskeyScript)
 
 // Asset serves the flow's CSS and scripts from this origin.
 func (ap *Pages) Asset(w http.ResponseWriter, r *http.Request) {
@@ -341,7 +341,35 @@ func (ap *Pages) ageData(w http.ResponseWriter, r *http.Request, a *ageReq) ageP
 		d.DeleteLink = req + a.accountQuery("purpose", "delete")
 	}
 	d.Langs = layout.LangLinks(a.lang, layout.QueryLink(d.PagePath))
+	if a.request.BusinessID != "" {
+		// The age flow keeps no photos after the decision, whatever the
+		// business's retention for its identity verifications.
+		immediately := 0
+		d.Brand = hosted.Brand(r.Context(), ap.Branding, a.request.BusinessID, a.path(""), &immediately)
+		if d.Brand != nil {
+			d.Brand.Age = true
+		}
+	}
 	return d
+}
+
+// Logo serves the logo of the flow's business.
+func (ap *Pages) Logo(w http.ResponseWriter, r *http.Request) { ap.brandFile(w, r, hosted.ServeLogo) }
+
+// BrandCSS serves the accent colour's stylesheet of the flow's business.
+func (ap *Pages) BrandCSS(w http.ResponseWriter, r *http.Request) {
+	ap.brandFile(w, r, hosted.ServeBrandCSS)
+}
+
+func (ap *Pages) brandFile(w http.ResponseWriter, r *http.Request, serve func(http.ResponseWriter, *http.Request, *branding.Service, string) error) {
+	m := request.MountOf(r.Context())
+	req, err := ap.Flow.Request(r.Context(), m.Environment, r.PathValue("id"))
+	if err == nil {
+		err = serve(w, r, ap.Branding, req.BusinessID)
+	}
+	if err != nil {
+		request.WriteError(w, r, ap.Logger, err)
+	}
 }
 
 // ageCSP is the hosted page's policy, except that forms may also lead to

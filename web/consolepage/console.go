@@ -68,18 +68,10 @@ const consoleMaxForm = 64 << 10
 // before it reaches them (a second layer under the CSRF tokens), and the
 // matched route is recorded for logs and metrics.
 func (cp *Pages) Protect(mux http.Handler) http.Handler {
-	cop := http.NewCrossOriginProtection()
-	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return layout.Protect(mux, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		cp.consoleMessage(w, r, http.StatusForbidden, "Request refused",
 			"This request came from another site and was refused.")
 	}))
-	h := cop.Handler(mux)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h.ServeHTTP(w, r)
-		if r.Pattern != "" {
-			request.InfoOf(r.Context()).Route = r.Pattern
-		}
-	})
 }
 
 // consolePage is what every console page shows.
@@ -233,13 +225,7 @@ func (cp *Pages) OperatorImage(h func(http.ResponseWriter, *http.Request, *Signe
 }
 
 // safeNext keeps a post-login destination inside the console.
-func safeNext(next string) string {
-	if (next == "/console" || strings.HasPrefix(next, "/console/")) && !strings.ContainsAny(next, "\\?#") &&
-		!strings.Contains(next, "//") && !strings.Contains(next, "/..") {
-		return next
-	}
-	return "/console"
-}
+func safeNext(next string) string { return layout.SafeNext(next, "/console") }
 
 type loginPage struct {
 	consolePage

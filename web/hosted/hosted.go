@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/verifyd/verifyd"
+	"github.com/verifyd/verifyd/branding"
 	"github.com/verifyd/verifyd/httpapi/request"
 	"github.com/verifyd/verifyd/identity"
 	"github.com/verifyd/verifyd/web/layout"
@@ -23,6 +24,9 @@ import (
 // Pages are the identity hosted page's handlers and what they need.
 type Pages struct {
 	Identity *identity.Service
+	// Branding shows the business's branding and the notice (nil: none;
+	// the consent step then names nobody, which only tests do).
+	Branding *branding.Service
 	Logger   *slog.Logger
 }
 
@@ -449,18 +453,8 @@ func (hp *Pages) Status(w http.ResponseWriter, r *http.Request) {
 // exists only on sandbox mounts, and identity.SandboxHosted refuses
 // production verifications, so production answers 404.
 func (hp *Pages) Sandbox(w http.ResponseWriter, r *http.Request) {
-	h := hp.hostedRequest(r)
-	if err := hp.hostedLookup(r, h); err != nil {
-		hp.hostedFail(w, r, h, err, nil)
-		return
-	}
-	r.Body = http.MaxBytesReader(w, r.Body, 4096)
-	if err := r.ParseForm(); err != nil {
-		hp.hostedFail(w, r, h, request.BodyError(err), nil)
-		return
-	}
-	if !checkCSRF(r, h, r.PostForm.Get("csrf")) {
-		hp.hostedFail(w, r, h, ErrCSRF, nil)
+	h, ok := hp.smallForm(w, r)
+	if !ok {
 		return
 	}
 	st, err := hp.Identity.SandboxHosted(r.Context(), h.token, r.PostForm.Get("outcome"))
@@ -473,6 +467,28 @@ func (hp *Pages) Sandbox(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	http.Redirect(w, r, h.pagePath(h.query()), http.StatusSeeOther)
+}
+
+// smallForm reads a short form posted from the page (the sandbox panel,
+// the consent step): the verification must be on this mount, the body
+// small and the CSRF token the page's. It answers the refusal itself and
+// then reports false.
+func (hp *Pages) smallForm(w http.ResponseWriter, r *http.Request) (hostedReq, bool) {
+	h := hp.hostedRequest(r)
+	if err := hp.hostedLookup(r, h); err != nil {
+		hp.hostedFail(w, r, h, err, nil)
+		return h, false
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, 4096)
+	if err := r.ParseForm(); err != nil {
+		hp.hostedFail(w, r, h, request.BodyError(err), nil)
+		return h, false
+	}
+	if !checkCSRF(r, h, r.PostForm.Get("csrf")) {
+		hp.hostedFail(w, r, h, ErrCSRF, nil)
+		return h, false
+	}
+	return h, true
 }
 
 // FormResult is a refused plain-form submission shown on the page.
@@ -531,6 +547,13 @@ type PageData struct {
 	// HandoffURL and HandoffQR hand the verification to a phone: the
 	// page's absolute link and its QR code (handoff.go).
 	HandoffURL, HandoffQR string
+
+	// Brand is the business's branding and notice (nil: none).
+	Brand *layout.Brand
+	// NeedsConsent shows the notice and the consent step instead of the
+	// capture form; ConsentTo is where it posts.
+	NeedsConsent bool
+	ConsentTo    string
 }
 
 // T returns the text of key in the page's language.
@@ -604,7 +627,8 @@ func (hp *Pages) renderHosted(w http.ResponseWriter, r *http.Request, h hostedRe
 			d.Outcomes = append(d.Outcomes, Option{Value: o, Label: label})
 		}
 	}
-	if d.CanSubmit {
+	hp.fillConsent(r, &d, h, st)
+	if d.CanSubmit && !d.NeedsConsent {
 		FillCaptureForm(&d, r, h.lang, st, res)
 		d.HandoffURL, d.HandoffQR = h.pageURL(), h.pagePath("/handoff.png"+h.query())
 	}

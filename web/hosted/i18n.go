@@ -504,7 +504,7 @@ var jsKeys = []string{
 // Catalog is every text of the hosted page: the frame's (layout.Texts)
 // and the page's. The age flow's document method shares the capture
 // form's texts, so its catalog merges this one.
-var Catalog = layout.Merge(layout.Texts, hostedTexts)
+var Catalog = layout.Merge(layout.Texts, layout.NoticeTexts, hostedTexts)
 
 // msg returns the text of key in lang (layout.Catalog.Msg).
 func msg(lang, key string, args ...any) string { return Catalog.Msg(lang, key, args...) }

@@ -17,6 +17,14 @@ var stylesheet []byte
 // first written for; its URL is hosted.HASH.css.)
 var Stylesheet = Asset{Name: "hosted.css", Body: stylesheet}
 
+//go:embed passkey.js
+var passkeyScript []byte
+
+// PasskeyScript runs WebAuthn ceremonies for the buttons of a page that
+// carry data-passkey (the age pages' and the dashboard's): begin, the
+// browser's dialog, finish, then data-next. The file says how.
+var PasskeyScript = Asset{Name: "passkey.js", Body: passkeyScript}
+
 // Asset is one static file of a page set.
 type Asset struct {
 	Name string

@@ -7,16 +7,16 @@ import (
 	"net/http"
 )
 
-//go:embed layout.html
+//go:embed layout.html brand.html
 var layoutFS embed.FS
 
 // base is layout.html parsed once; New hands out clones.
-var base = template.Must(template.ParseFS(layoutFS, "layout.html"))
+var base = template.Must(template.ParseFS(layoutFS, "layout.html", "brand.html"))
 
 // New returns a template set holding the base frame, template "page", to
 // which a page set adds its templates (ParseFS). The frame's data needs
 // Lang, CSS, JS, Sandbox, Langs ([]LangLink), NotFound, Message, NextStep,
-// JSText and a method T(key string, args ...any) string whose catalog has
+// Brand (*Brand, nil for none), JSText and a method T(key string, args ...any) string whose catalog has
 // the keys of Texts; a page defines "title", "head-refresh", "main-open"
 // and "content" (layout.html says what each is).
 func New() *template.Template {

@@ -1,5 +1,6 @@
-// Passkeys on the age pages (httpapi/age_passkey.go): each button with
-// data-passkey="signup|login|add" runs one WebAuthn ceremony. Begin answers
+// Passkeys on the age pages (web/agepages/passkey.go) and the dashboard
+// (web/dashpages/passkey.go): each button with data-passkey="signup|login|add"
+// runs one WebAuthn ceremony. Begin answers
 // the options (base64url fields, as go-webauthn writes them), the browser
 // creates or uses the passkey, finish checks it; then the page goes to
 // data-next. Without WebAuthn the buttons stay hidden and the password

@@ -1,0 +1,206 @@
+package dashpages_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/verifyd/verifyd"
+	"github.com/verifyd/verifyd/dashboard"
+	"github.com/verifyd/verifyd/internal/testdb"
+	"github.com/verifyd/verifyd/internal/testserver"
+)
+
+const password = "correct horse battery staple"
+
+// client is a browser-like client of the dashboard: it keeps cookies and
+// does not follow redirects, so each answer can be checked.
+type client struct {
+	t    *testing.T
+	base string
+	http *http.Client
+}
+
+func newClient(t *testing.T, ts *testserver.Server) *client {
+	jar, _ := cookiejar.New(nil)
+	return &client{t: t, base: ts.HTTP.URL, http: &http.Client{Jar: jar,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+}
+
+func (c *client) do(method, path string, form url.Values, header ...string) (*http.Response, string) {
+	c.t.Helper()
+	var body io.Reader
+	if form != nil {
+		body = strings.NewReader(form.Encode())
+	}
+	req, err := http.NewRequest(method, c.base+path, body)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	if form != nil {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	for n := 0; n+1 < len(header); n += 2 {
+		req.Header.Set(header[n], header[n+1])
+	}
+	res, err := c.http.Do(req)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return res, string(b)
+}
+
+var (
+	tokenField  = regexp.MustCompile(`name="csrf_token" value="([^"]+)"`)
+	secretField = regexp.MustCompile(`name="totp_secret" value="([A-Z2-7]+)"`)
+)
+
+func field(t *testing.T, re *regexp.Regexp, page string) string {
+	t.Helper()
+	m := re.FindStringSubmatch(page)
+	if m == nil {
+		t.Fatalf("no %s in the page:\n%s", re, page)
+	}
+	return m[1]
+}
+
+// join accepts an invitation as role and returns the signed-in client and
+// the session's CSRF token.
+func join(t *testing.T, ts *testserver.Server, role verifyd.Role, email string) (*client, string, string) {
+	t.Helper()
+	_, token, err := ts.App.Dashboard.Invite(context.Background(), ts.Business.ID, email, role)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newClient(t, ts)
+	_, page := c.do("GET", "/dashboard/invitations/"+token, nil)
+	secret := field(t, secretField, page)
+	code, err := dashboard.TOTPCode(secret, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, _ := c.do("POST", "/dashboard/invitations/"+token, url.Values{"csrf_token": {field(t, tokenField, page)},
+		"name": {"Some One"}, "password": {password}, "password_again": {password}, "totp_secret": {secret}, "code": {code}})
+	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/dashboard/keys" {
+		t.Fatalf("accepting the invitation: %s to %q", res.Status, res.Header.Get("Location"))
+	}
+	_, page = c.do("GET", "/dashboard/keys", nil)
+	return c, field(t, tokenField, page), token
+}
+
+// TestHeadersTokensAndRoles checks over HTTP, on both databases, what a
+// browser test sees only indirectly: the security headers, the hashed
+// stylesheet, the refusal of forms without their token or from another
+// site, and the role checks of the server itself.
+func TestHeadersTokensAndRoles(t *testing.T) {
+	t.Parallel()
+	for _, d := range testdb.Dialects {
+		t.Run(d, func(t *testing.T) {
+			t.Parallel()
+			var logs testserver.Buffer
+			ts := testserver.Start(t, d, testserver.Options{Dev: true, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+			anon := newClient(t, ts)
+			res, page := anon.do("GET", "/dashboard/login", nil)
+			h := res.Header
+			if res.StatusCode != 200 || !strings.Contains(h.Get("Content-Security-Policy"), "default-src 'none'") ||
+				strings.Contains(h.Get("Content-Security-Policy"), "script-src") || h.Get("Cache-Control") != "no-store" ||
+				h.Get("X-Frame-Options") != "DENY" || h.Get("Referrer-Policy") != "no-referrer" {
+				t.Errorf("login page: %s %v", res.Status, h)
+			}
+			css := regexp.MustCompile(`href="(/dashboard/static/dashboard\.[0-9a-f]+\.css)"`).FindStringSubmatch(page)
+			if css == nil {
+				t.Fatalf("no stylesheet link in %s", page)
+			}
+			if res, _ := anon.do("GET", css[1], nil); res.StatusCode != 200 || !strings.Contains(res.Header.Get("Cache-Control"), "immutable") {
+				t.Errorf("stylesheet: %s %v", res.Status, res.Header)
+			}
+			for _, path := range []string{"/dashboard/static/dashboard.css", "/dashboard/nothing", "/dashboard/signup"} {
+				if res, _ := anon.do("GET", path, nil); res.StatusCode != 404 {
+					t.Errorf("%s: %s, want 404", path, res.Status)
+				}
+			}
+			// A login form without its token is refused before any check.
+			if res, body := anon.do("POST", "/dashboard/login", url.Values{"email": {"a@example.com"}, "password": {password}, "code": {"123456"}}); res.StatusCode != 403 ||
+				!strings.Contains(body, "The form expired") {
+				t.Errorf("login without the form token: %s", res.Status)
+			}
+			// A body over the limit cannot be read: refused the same way.
+			if res, body := anon.do("POST", "/dashboard/login", url.Values{"email": {strings.Repeat("a", 70<<10)}}); res.StatusCode != 403 ||
+				!strings.Contains(body, "The form expired") {
+				t.Errorf("an oversized login form: %s", res.Status)
+			}
+			// Pages need a session.
+			if res, _ := anon.do("GET", "/dashboard/audit", nil); res.StatusCode != 303 || res.Header.Get("Location") != "/dashboard/login?next=%2Fdashboard%2Faudit" {
+				t.Errorf("signed out: %s to %s", res.Status, res.Header.Get("Location"))
+			}
+
+			owner, csrf, token := join(t, ts, verifyd.RoleOwner, "owner@example.com")
+			count := func() int {
+				keys, err := ts.Tenants.Keys(context.Background(), ts.Business.ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return len(keys)
+			}
+			create := url.Values{"kind": {"identity/sandbox"}}
+			if res, _ := owner.do("POST", "/dashboard/keys", create); res.StatusCode != 403 {
+				t.Errorf("a POST without the session's token: %s", res.Status)
+			}
+			withToken := url.Values{"kind": {"identity/sandbox"}, "csrf_token": {csrf}}
+			if res, _ := owner.do("POST", "/dashboard/keys", withToken, "Sec-Fetch-Site", "cross-site"); res.StatusCode != 403 {
+				t.Errorf("a cross-site POST: %s", res.Status)
+			}
+			if n := count(); n != 4 {
+				t.Fatalf("%d keys after refused POSTs, want 4", n)
+			}
+			res, body := owner.do("POST", "/dashboard/keys", withToken)
+			if res.StatusCode != 200 || !strings.Contains(body, `id="new-api-secret">vds_test_`) || count() != 5 {
+				t.Errorf("creating a key: %s, %d keys", res.Status, count())
+			}
+
+			viewer, vcsrf, _ := join(t, ts, verifyd.RoleViewer, "viewer@example.com")
+			for _, c := range []struct {
+				method, path string
+				form         url.Values
+			}{
+				{"POST", "/dashboard/keys", url.Values{"kind": {"identity/sandbox"}, "csrf_token": {vcsrf}}},
+				{"POST", "/dashboard/settings", url.Values{"retention_days": {"1"}, "direct_liveness": {"auto"}, "csrf_token": {vcsrf}}},
+				{"POST", "/dashboard/redirects/add", url.Values{"list": {"age/sandbox"}, "url": {"https://a.example/"}, "csrf_token": {vcsrf}}},
+				{"GET", "/dashboard/users", nil},
+				{"GET", "/dashboard/audit", nil},
+			} {
+				if res, _ := viewer.do(c.method, c.path, c.form); res.StatusCode != 403 {
+					t.Errorf("viewer %s %s: %s, want 403", c.method, c.path, res.Status)
+				}
+			}
+			if n := count(); n != 5 {
+				t.Errorf("%d keys after the viewer's POST, want 5", n)
+			}
+			// The owner removes the viewer: the viewer's session ends.
+			u, err := ts.Store.BusinessUserByEmail(context.Background(), "viewer@example.com")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res, _ := owner.do("POST", "/dashboard/users/"+u.ID+"/remove", url.Values{"csrf_token": {csrf}}); res.StatusCode != 303 {
+				t.Fatalf("removing the viewer: %s", res.Status)
+			}
+			if res, _ := viewer.do("GET", "/dashboard/keys", nil); res.StatusCode != 303 {
+				t.Errorf("the removed viewer's session: %s, want a redirect to the login page", res.Status)
+			}
+			// The invitation link's token is a bearer secret: the request
+			// log names its route, never the token.
+			if !strings.Contains(logs.String(), "/dashboard/invitations/{token}") || strings.Contains(logs.String(), token) {
+				t.Errorf("the request log and the invitation token:\n%s", logs.String())
+			}
+		})
+	}
+}
