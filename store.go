@@ -96,6 +96,9 @@ type VerificationStore interface {
 	// business and environment given; otherwise ErrNotFound, so one tenant
 	// cannot probe another's ids.
 	Verification(ctx context.Context, businessID string, env Environment, id string) (Verification, error)
+	// VerificationSummary is Verification's fields that B3 answers with,
+	// under the same ownership rule, read as fresh as Verification.
+	VerificationSummary(ctx context.Context, businessID string, env Environment, id string) (VerificationSummary, error)
 	// VerificationByHostedToken finds the verification whose hosted-page token
 	// hashes to hash.
 	VerificationByHostedToken(ctx context.Context, hash []byte) (Verification, error)

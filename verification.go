@@ -84,6 +84,23 @@ type Customer struct {
 	Phone string `json:"phone,omitempty"`
 }
 
+// VerificationSummary is the part of a verification that B3 (GET
+// /api/v1/identity-verification/{id}) answers with. The store reads it with
+// a query of its own because B3 is the hottest read of the API: reading the
+// whole Verification cost SQLite's driver a name and a conversion for each
+// of its 28 columns at every call (docs/performance.md).
+type VerificationSummary struct {
+	ID          string
+	Environment Environment
+	Customer    Customer
+	Webhook     string
+	Status      Status
+	Reason      Reason
+	// SealedHostedToken rebuilds the hosted page URL (nil for direct
+	// submissions), as in Verification.
+	SealedHostedToken []byte
+}
+
 // Verification is one identity verification.
 type Verification struct {
 	ID          string

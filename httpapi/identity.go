@@ -73,11 +73,12 @@ func verificationBodyOf(v identity.View) verificationBody {
 
 // getVerification is B3.
 func (s *Server) getVerification(w http.ResponseWriter, r *http.Request, cred verifyd.Credential, _ []byte) error {
-	v, err := s.deps.Identity.Get(r.Context(), cred, r.PathValue("id"))
+	v, err := s.deps.Identity.Summary(r.Context(), cred, r.PathValue("id"))
 	if err != nil {
 		return err
 	}
-	request.WriteJSON(w, http.StatusOK, verificationBodyOf(v))
+	request.WriteJSON(w, http.StatusOK, verificationBody{v.ID,
+		customerBody{ID: v.Customer.ID, Email: v.Customer.Email}, v.HostedURL, v.Webhook, v.Status, v.Reason})
 	return nil
 }
 

@@ -252,16 +252,48 @@ func (s *Service) Get(ctx context.Context, cred verifyd.Credential, id string) (
 	return s.view(v)
 }
 
-func (s *Service) view(v verifyd.Verification) (View, error) {
-	out := View{Verification: v}
-	if v.SealedHostedToken != nil {
-		token, err := s.sealer.Open(v.SealedHostedToken, tokenAAD(v.ID))
-		if err != nil {
-			return View{}, fmt.Errorf("open hosted token of %s: %w", v.ID, err)
-		}
-		out.HostedURL = s.hostedURL(v.Environment, string(token))
+// SummaryView is B3's answer: a verification's summary and its hosted
+// page URL.
+type SummaryView struct {
+	verifyd.VerificationSummary
+	// HostedURL is as in View.
+	HostedURL string
+}
+
+// Summary returns what B3 answers with for a verification of the
+// credential's business and environment. It reads the store at every call,
+// like Get: a status change shows in the next answer.
+func (s *Service) Summary(ctx context.Context, cred verifyd.Credential, id string) (SummaryView, error) {
+	v, err := s.store.VerificationSummary(ctx, cred.BusinessID, cred.Environment, id)
+	if err != nil {
+		return SummaryView{}, err
 	}
-	return out, nil
+	url, err := s.hostedURLOf(v.ID, v.Environment, v.SealedHostedToken)
+	if err != nil {
+		return SummaryView{}, err
+	}
+	return SummaryView{VerificationSummary: v, HostedURL: url}, nil
+}
+
+// hostedURLOf opens a sealed hosted-page token into the page's URL; "" when
+// there is none (direct submissions).
+func (s *Service) hostedURLOf(id string, env verifyd.Environment, sealed []byte) (string, error) {
+	if sealed == nil {
+		return "", nil
+	}
+	token, err := s.sealer.Open(sealed, tokenAAD(id))
+	if err != nil {
+		return "", fmt.Errorf("open hosted token of %s: %w", id, err)
+	}
+	return s.hostedURL(env, string(token)), nil
+}
+
+func (s *Service) view(v verifyd.Verification) (View, error) {
+	url, err := s.hostedURLOf(v.ID, v.Environment, v.SealedHostedToken)
+	if err != nil {
+		return View{}, err
+	}
+	return View{Verification: v, HostedURL: url}, nil
 }
 
 // ByHostedToken returns the verification a hosted-page token belongs to.

@@ -89,6 +89,25 @@ func (db *DB) Verification(ctx context.Context, businessID string, env verifyd.E
 		id, businessID, string(env)))
 }
 
+// VerificationSummary returns B3's fields of a verification of the given
+// business and environment.
+func (db *DB) VerificationSummary(ctx context.Context, businessID string, env verifyd.Environment, id string) (verifyd.VerificationSummary, error) {
+	var v verifyd.VerificationSummary
+	var status, reason string
+	err := db.readRow(ctx, `SELECT customer_id, customer_email, customer_phone, webhook, status, reason,
+		sealed_hosted_token FROM verifications WHERE id = $1 AND business_id = $2 AND environment = $3`,
+		id, businessID, string(env)).Scan(&v.Customer.ID, &v.Customer.Email, &v.Customer.Phone,
+		&v.Webhook, &status, &reason, &v.SealedHostedToken)
+	if err != nil {
+		return verifyd.VerificationSummary{}, notFound(err)
+	}
+	// id, business and environment matched exactly, so they need no
+	// column of their own.
+	v.ID, v.Environment = id, env
+	v.Status, v.Reason = verifyd.Status(status), verifyd.Reason(reason)
+	return v, nil
+}
+
 // VerificationByHostedToken finds a verification by its hosted-page token hash.
 func (db *DB) VerificationByHostedToken(ctx context.Context, hash []byte) (verifyd.Verification, error) {
 	return scanVerification(db.readRow(ctx, `SELECT `+verificationColumns+`

@@ -134,6 +134,7 @@ func Run(t *testing.T, h Harness) {
 		{"Verification", map[string]func(*testing.T, context.Context, verifyd.Store){
 			"RoundTrip":                testVerificationRoundTrip,
 			"OtherTenantGetsNotFound":  testVerificationNotFound,
+			"Summary":                  testVerificationSummary,
 			"ByHostedToken":            testVerificationByHostedToken,
 			"Images":                   testImages,
 			"DuplicateID":              testVerificationDuplicateID,
@@ -1224,6 +1225,65 @@ func testVerificationNotFound(t *testing.T, ctx context.Context, s verifyd.Store
 	}
 	if _, err := s.Verification(ctx, v.BusinessID, v.Environment, v.ID); err != nil {
 		t.Errorf("Verification by its owner: %v", err)
+	}
+}
+
+// summaryOf is the VerificationSummary of v: what VerificationSummary must
+// return.
+func summaryOf(v verifyd.Verification) verifyd.VerificationSummary {
+	return verifyd.VerificationSummary{ID: v.ID, Environment: v.Environment, Customer: v.Customer,
+		Webhook: v.Webhook, Status: v.Status, Reason: v.Reason, SealedHostedToken: v.SealedHostedToken}
+}
+
+// testVerificationSummary checks B3's projection: the same fields as
+// Verification, the same ownership rule, and every status change visible
+// in the next read.
+func testVerificationSummary(t *testing.T, ctx context.Context, s verifyd.Store) {
+	prod, sandbox := verificationFixture(t, ctx, s)
+	hosted := withStatus(hostedVerification("vrf_sum_hosted", prod, clock), verifyd.StatusPending)
+	direct := directVerification("vrf_sum_direct", sandbox, clock)
+	mustCreateVerification(t, ctx, s, hosted, nil)
+	mustCreateVerification(t, ctx, s, direct, newImages(direct.ID))
+	for _, v := range []verifyd.Verification{hosted, direct} {
+		got, err := s.VerificationSummary(ctx, v.BusinessID, v.Environment, v.ID)
+		if err != nil {
+			t.Errorf("VerificationSummary(%s): %v", v.ID, err)
+			continue
+		}
+		assertEqual(t, "VerificationSummary("+v.ID+")", got, summaryOf(v))
+		if v.SealedHostedToken == nil && got.SealedHostedToken != nil {
+			t.Errorf("VerificationSummary(%s): sealed token %x, want nil", v.ID, got.SealedHostedToken)
+		}
+	}
+
+	// Each change shows in the next read, with its reason.
+	v := hosted
+	for i, to := range []verifyd.Status{verifyd.StatusStarted, verifyd.StatusFailed} {
+		v = mustTransition(t, ctx, s, transition(v.ID, to, at(time.Duration(i+1)*time.Minute)), fmt.Sprintf("evt_sum_%d", i))
+		got, err := s.VerificationSummary(ctx, v.BusinessID, v.Environment, v.ID)
+		if err != nil {
+			t.Fatalf("VerificationSummary after → %s: %v", to, err)
+		}
+		if got.Status != to || got.Reason != v.Reason {
+			t.Errorf("VerificationSummary after → %s: status %q reason %q, want %q %q", to, got.Status, got.Reason, to, v.Reason)
+		}
+	}
+
+	tests := []struct {
+		name     string
+		business string
+		env      verifyd.Environment
+		id       string
+	}{
+		{"another business", "biz_w", hosted.Environment, hosted.ID},
+		{"other environment", hosted.BusinessID, verifyd.EnvSandbox, hosted.ID},
+		{"unknown id", hosted.BusinessID, hosted.Environment, "vrf_unknown"},
+		{"id in other case", hosted.BusinessID, hosted.Environment, strings.ToUpper(hosted.ID)},
+		{"empty id", hosted.BusinessID, hosted.Environment, ""},
+	}
+	for _, tt := range tests {
+		_, err := s.VerificationSummary(ctx, tt.business, tt.env, tt.id)
+		assertNotFound(t, fmt.Sprintf("%s: VerificationSummary(%q, %q, %q)", tt.name, tt.business, tt.env, tt.id), err)
 	}
 }
 
