@@ -86,7 +86,7 @@ func signatureMatches(secret, sig string, r *http.Request, body []byte, m *reque
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		return signature.Verify(secret, body, sig)
 	}
-	return anyMatches(secret, sig, uriCandidates(r, m))
+	return signature.VerifyAny(secret, sig, uriCandidates(r, m)...)
 }
 
 func uriCandidates(r *http.Request, m *request.Mounted) []string {
@@ -105,17 +105,6 @@ func uriCandidates(r *http.Request, m *request.Mounted) []string {
 		}
 	}
 	return out
-}
-
-func anyMatches(secret, sig string, inputs []string) bool {
-	match := false
-	for _, in := range inputs {
-		// no early return: the work done does not depend on which matched
-		if signature.Verify(secret, []byte(in), sig) {
-			match = true
-		}
-	}
-	return match
 }
 
 func dedupe(in []string) []string {

@@ -75,6 +75,49 @@ func TestVerify(t *testing.T) {
 	}
 }
 
+func TestVerifyAny(t *testing.T) {
+	t.Parallel()
+	other := signature.Sign(rfcKey, []byte("another message"))
+	tests := []struct {
+		name   string
+		secret string
+		sig    string
+		msgs   []string
+		want   bool
+	}{
+		{"only candidate", rfcKey, rfcMAC, []string{rfcData}, true},
+		{"first of three", rfcKey, rfcMAC, []string{rfcData, "b", "c"}, true},
+		{"last of three", rfcKey, rfcMAC, []string{"a", "b", rfcData}, true},
+		{"upper-case hex", rfcKey, strings.ToUpper(rfcMAC), []string{"a", rfcData}, true},
+		{"each candidate keyed afresh", rfcKey, other, []string{rfcData, "another message"}, true},
+		{"same candidate twice", rfcKey, rfcMAC, []string{rfcData, rfcData}, true},
+		{"none matches", rfcKey, rfcMAC, []string{"a", rfcData + " ", ""}, false},
+		{"no candidates", rfcKey, rfcMAC, nil, false},
+		{"wrong secret", "jefe", rfcMAC, []string{"a", rfcData}, false},
+		{"one digit changed", rfcKey, rfcMAC[:63] + "4", []string{rfcData}, false},
+		{"truncated", rfcKey, rfcMAC[:62], []string{rfcData}, false},
+		{"extra byte", rfcKey, rfcMAC + "00", []string{rfcData}, false},
+		{"invalid hex", rfcKey, "zz" + rfcMAC[2:], []string{rfcData}, false},
+		{"empty signature", rfcKey, "", []string{rfcData, ""}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if got := signature.VerifyAny(tt.secret, tt.sig, tt.msgs...); got != tt.want {
+				t.Errorf("VerifyAny(%q, %q, %q) = %v, want %v", tt.secret, tt.sig, tt.msgs, got, tt.want)
+			}
+			// It must agree with Verify on every candidate.
+			some := false
+			for _, m := range tt.msgs {
+				some = some || signature.Verify(tt.secret, []byte(m), tt.sig)
+			}
+			if some != tt.want {
+				t.Errorf("Verify on some candidate = %v, VerifyAny = %v", some, tt.want)
+			}
+		})
+	}
+}
+
 func TestHeaderRoundTrip(t *testing.T) {
 	t.Parallel()
 	h := signature.Header("vdk_live_idv_abc", rfcMAC)
