@@ -264,7 +264,12 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	r2 := r.Clone(request.WithMount(r.Context(), m.Mount, r))
+	// A shallow copy with a URL of its own, as http.StripPrefix makes:
+	// r.Clone also copied every header, a map per request, and no handler
+	// changes the request's headers.
+	r2 := r.WithContext(request.WithMount(r.Context(), m.Mount, r))
+	u := *r.URL
+	r2.URL = &u
 	r2.URL.Path = rest
 	r2.URL.RawPath = ""
 	info.Mount = m.Name()

@@ -51,18 +51,19 @@ func VerifyAny(secret, sig string, msgs ...string) bool {
 		return false
 	}
 	m := hmac.New(sha256.New, []byte(secret))
-	var (
-		sum   [sha256.Size]byte
-		buf   []byte
-		match bool
-	)
+	longest := 0
+	for _, msg := range msgs {
+		longest = max(longest, len(msg))
+	}
+	// One buffer for the sum and each candidate in turn: m.Write([]byte(msg))
+	// would allocate a copy per candidate.
+	buf := make([]byte, sha256.Size+longest)
+	sum := buf[:0:sha256.Size]
+	match := false
 	for _, msg := range msgs {
 		m.Reset()
-		// A reused buffer: m.Write([]byte(msg)) would allocate a copy
-		// per candidate.
-		buf = append(buf[:0], msg...)
-		m.Write(buf)
-		if hmac.Equal(m.Sum(sum[:0]), want[:]) {
+		m.Write(buf[sha256.Size : sha256.Size+copy(buf[sha256.Size:], msg)])
+		if hmac.Equal(m.Sum(sum), want[:]) {
 			match = true
 		}
 	}

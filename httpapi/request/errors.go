@@ -100,6 +100,11 @@ func ReadBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, erro
 	if r.ContentLength > limit {
 		return nil, ErrTooLarge
 	}
+	if r.Body == nil || r.Body == http.NoBody {
+		// The server's body of a request without one (every GET): not
+		// worth io.ReadAll's 512-byte buffer.
+		return []byte{}, nil
+	}
 	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 	if err != nil {
 		return nil, BodyError(err)
