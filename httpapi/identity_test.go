@@ -5,6 +5,7 @@ import (
 	"context"
 	"net/http"
 	"net/netip"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -343,4 +344,44 @@ func TestGetIsolation(t *testing.T) {
 	if res := sand.send("GET", "/api/v1/identity-verification/"+id, nil); res.status != 200 {
 		t.Fatalf("own verification: %d", res.status)
 	}
+}
+
+// TestGetShowsEachChangeAtOnce: B3 reads the verification at every call
+// (no answer is cached), so each sandbox change shows in the very next
+// GET, with every field of SPEC's body.
+func TestGetShowsEachChangeAtOnce(t *testing.T) {
+	t.Parallel()
+	eachDialect(t, testserver.Options{Dev: true}, func(t *testing.T, ts *testserver.Server) {
+		c := newClient(t, ts, idp, sbx)
+		customer := newCustomerID()
+		created := c.send("POST", "/api/v1/identity-verification", createBody(customer, "https://h.example.com/", "")).json(t)
+		id := created["id"].(string)
+		steps := []struct {
+			simulate       map[string]string // nil: read as created
+			status, reason string
+		}{
+			{nil, "pending", ""},
+			{map[string]string{"status": "started"}, "started", ""},
+			{map[string]string{"status": "failed", "reason": "minor"}, "failed", "minor"},
+		}
+		for _, st := range steps {
+			if st.simulate != nil {
+				if res := c.send("POST", "/api/v1/sandbox/identity-verification/"+id+"/simulate", st.simulate); res.status != 200 {
+					t.Fatalf("simulate %v: %d %s", st.simulate, res.status, res.raw)
+				}
+			}
+			got := c.send("GET", "/api/v1/identity-verification/"+id, nil).json(t)
+			want := map[string]any{
+				"id":           id,
+				"customer":     map[string]any{"id": customer, "email": "ada@example.com"},
+				"redirect_uri": created["redirect_uri"],
+				"webhook":      "https://h.example.com/",
+				"status":       st.status,
+				"reason":       st.reason,
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("B3 after %v:\n got %v\nwant %v", st.simulate, got, want)
+			}
+		}
+	})
 }
