@@ -551,25 +551,27 @@
     return { x0: w * 0.06, x1: w * 0.94, y0: (h - gh) / 2, y1: (h + gh) / 2 };
   }
 
-  // Document detection, written here because no library small enough for
-  // this page does it without third-party code (docs/hosted-flow.md).
+  // Document detection, by hand: the page runs no third-party code
+  // (docs/hosted-flow.md, "Live guidance").
   // Each side of the document is found by itself: on every scan line
   // across that side of the guide (rows for the left and right sides,
   // columns for the top and bottom) the first steps of at least minStep
-  // levels (across 4 pixels) met coming from outside are candidates, and the side is the
-  // straight line through most of them (a vote over positions and angles
-  // up to maxTurn degrees, then a least-squares refit on the candidates
-  // within fitTol pixels of it). Judging every scan line by itself keeps
-  // a turned edge as sharp as a square one; averaging a band of lines
-  // spread it over several pixels. Sizes are in analysis pixels.
+  // levels across 4 pixels met coming from outside are candidates, and
+  // the side is the straight line through most of them (a vote over
+  // positions and angles up to maxTurn degrees, then a least-squares
+  // refit on the candidates within fitTol pixels of it). Judging every
+  // scan line by itself keeps a turned edge as sharp as a square one;
+  // averaging a band of lines spread it over several pixels. Sizes are in
+  // analysis pixels.
   var minStep = 24, maxTurn = 14, fitTol = 1.5, clipped = 250, solidRadius = 6;
 
   // solid says whether (x, y) lies in a clipped area at least
   // 2·solidRadius + 1 pixels across with no print showing through. A
   // reflection washes the print out; a light card brightly exposed (or
-  // the camera's range clipping it: Chromium's camera maps luminance 235
-  // to white) keeps its print, and a phone's sharpening clips only thin
-  // halos around it. Both once counted as glare.
+  // clipped by the camera's video range: Chromium's fake camera shows
+  // Y4M luminance over about 235 as white) keeps its print, and a phone's
+  // sharpening clips only thin halos around it. Both once counted as
+  // glare (over 2% of the card at 250 or more).
   function solid(f, x, y) {
     if (x < solidRadius || y < solidRadius || x >= f.w - solidRadius || y >= f.h - solidRadius) { return false; }
     for (var dy = -solidRadius; dy <= solidRadius; dy += 2) {
@@ -677,6 +679,15 @@
     };
   }
 
+  // quantile is the q-quantile of a histogram of n values.
+  function quantile(hist, n, q) {
+    for (var c = 0, k = 0; k < 256; k++) {
+      c += hist[k];
+      if (c >= q * n) { return k; }
+    }
+    return 255;
+  }
+
   // corner is where a vertical side (x = o + s·(y − tc)) meets a
   // horizontal one (y = o + s·(x − tc)).
   function corner(v, h) {
@@ -703,8 +714,8 @@
     if (corners.some(function (c) {
       return !(c.x >= r.x0 - mx && c.x <= r.x1 + mx && c.y >= r.y0 - my && c.y <= r.y1 + my);
     })) { return 'outside'; }
-    // The document's inside: its luminance histogram, and the clipped
-    // pixels in the middle of a solid clipped area (see solid).
+    // The document's inside: its luminance histogram, and the pixels in
+    // solid clipped areas (see solid).
     var hist = new Int32Array(256), n = 0, sum = 0, blob = 0;
     var ys = corners.map(function (c) { return c.y; }), xs = corners.map(function (c) { return c.x; });
     var ya = Math.max(2, Math.ceil(Math.min.apply(null, ys))), yb = Math.min(f.h - 3, Math.floor(Math.max.apply(null, ys)));
@@ -719,17 +730,21 @@
       }
     }
     if (n < 100) { return 'outside'; }
-    var paper = 0;
-    for (var c = 0, k = 0; k < 256; k++) { c += hist[k]; if (c * 2 >= n) { paper = k; break; } }
+    // The document's lit part (the upper quartile of its luminance: paper,
+    // for a light card; a shadow over part of it does not pull it down)
+    // and its median.
+    var lit = quantile(hist, n, 0.75), median = quantile(hist, n, 0.5);
     // Beyond each side lies something unlike the document (the table, a
-    // thing on it: each side by itself). A document running out of the
-    // guide has more of itself beyond the line taken for its side.
-    if (sides.some(function (e) { return Math.abs(e.outside - paper) < minStep; })) { return 'outside'; }
+    // thing on it: each side by itself, so that one side may have
+    // clutter). A document running out of the guide has more of itself
+    // beyond the line taken for its side (the border of its photo, a
+    // printed line).
+    if (sides.some(function (e) { return Math.abs(e.outside - lit) < minStep; })) { return 'outside'; }
     if (sum / n < 50) { return 'dark'; }
-    // Glare: over 1% of the document in solid clipped areas, on a
-    // document whose paper is not clipped itself (then nothing tells a
-    // reflection from the card).
-    if (blob / n > 0.01 && paper < clipped) { return 'glare'; }
+    // Glare: over 1% of the document in solid clipped areas while most of
+    // it is not clipped. When most of it is (a light card exposed too
+    // brightly) nothing tells a reflection from the card: not glare.
+    if (blob / n > 0.01 && median < clipped) { return 'glare'; }
     // Sharp: the edges' steepest pixel carries at least a third of the
     // step (a blur of σ ≈ 2 analysis pixels brings it under a quarter).
     var sharp = sides.reduce(function (a, e) { return a + e.sharp; }, 0) / 4;
