@@ -68,9 +68,11 @@ type sceneResult struct {
 // front and the back), whatever the face checks decide.
 //
 // The quick subset (an ID card in good light, a passport in soft focus)
-// must be accepted, and at least one of its sides taken by itself. `go test ./internal/browsertest -run
-// TestCaptureFirstAttempt -v -timeout 30m -args -capture.full` measures
-// every scene and prints docs/hosted-flow.md's tables.
+// must be accepted, and all three of its sides taken by themselves. `go
+// test ./internal/browsertest -run TestCaptureFirstAttempt -v -timeout 30m
+// -args -capture.full` measures every scene, prints docs/hosted-flow.md's
+// tables, and asserts floors for the documents accepted (80 %) and the
+// sides taken by the page itself (75 %).
 func TestCaptureFirstAttempt(t *testing.T) {
 	full := *captureFull || os.Getenv("VERIFYD_CAPTURE_FULL") == "1"
 	scenes := cameraScenes(captureSeed, 2)
@@ -167,28 +169,38 @@ func TestCaptureFirstAttempt(t *testing.T) {
 		})
 	}
 	accepted := report(t, results)
-	if full && 10*accepted < 8*len(scenes) {
-		// Measured: 20 of 22 (the two too-dark scenes are refused).
-		t.Errorf("documents accepted on the first attempt: %d of %d, want at least 80 %%", accepted, len(scenes))
-	}
-	if !full {
-		// The floor the current page meets with margin: both documents
-		// accepted on the first attempt, and at least one of the three
-		// sides taken by itself (measured: two, the ID card's front is
-		// not, docs/hosted-flow.md).
-		auto := 0
-		for _, r := range results {
-			if r.docRetake || r.document != "pass" {
-				t.Errorf("%s: %s; want the document accepted on the first attempt", r.scene.name, r.row())
-			}
-			for _, s := range []*sideResult{r.front, r.back} {
-				if s != nil && s.auto {
+	auto, sides := 0, 0
+	for _, r := range results {
+		for _, s := range []*sideResult{r.front, r.back} {
+			if s != nil {
+				sides++
+				if s.auto {
 					auto++
 				}
 			}
 		}
-		if auto == 0 {
-			t.Errorf("no side taken by itself, want at least one")
+	}
+	if full && 10*accepted < 8*len(scenes) {
+		// Measured: 20 of 22 (the two too-dark scenes are refused).
+		t.Errorf("documents accepted on the first attempt: %d of %d, want at least 80 %%", accepted, len(scenes))
+	}
+	if full && 4*auto < 3*sides {
+		// Measured: 28 and 29 of 33 (the too-dark scenes and one or two
+		// fronts in the shadow scenes are not), docs/hosted-flow.md.
+		t.Errorf("sides taken by the page itself: %d of %d, want at least 75 %%", auto, sides)
+	}
+	if !full {
+		// The floor the current page meets with margin: both documents
+		// accepted on the first attempt, and all three sides taken by
+		// themselves (measured: each within 0.8 s of the camera's first
+		// picture, docs/hosted-flow.md).
+		for _, r := range results {
+			if r.docRetake || r.document != "pass" {
+				t.Errorf("%s: %s; want the document accepted on the first attempt", r.scene.name, r.row())
+			}
+		}
+		if auto != sides {
+			t.Errorf("%d of %d sides taken by themselves, want all", auto, sides)
 		}
 		if len(results) != len(scenes) {
 			t.Errorf("%d of %d scenes measured", len(results), len(scenes))
