@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"image"
 	"image/png"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -326,6 +327,38 @@ func BenchmarkRenderAndPhotograph(b *testing.B) {
 		}
 		if _, err := Photograph(doc, Mild(), uint64(i)); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestPhotographCentred: a centred document's corners are symmetric about
+// the photo's centre whatever the seed (rotation only: no perspective), and
+// the same seed without Centred places it elsewhere.
+func TestPhotographCentred(t *testing.T) {
+	requireFont(t)
+	doc, err := Render(NewGenerator(5, now).Spec(mrz.TD1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for seed := uint64(0); seed < 4; seed++ {
+		d := Degrade{Width: 800, Height: 500, MinScale: 0.5, MaxScale: 0.6, Rotate: 8, Centred: true}
+		p, err := Photograph(doc, d, seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cx := (p.Corners[0].X + p.Corners[1].X + p.Corners[2].X + p.Corners[3].X) / 4
+		cy := (p.Corners[0].Y + p.Corners[1].Y + p.Corners[2].Y + p.Corners[3].Y) / 4
+		if math.Abs(cx-400) > 0.5 || math.Abs(cy-250) > 0.5 {
+			t.Errorf("seed %d: centre (%.1f, %.1f), want (400, 250)", seed, cx, cy)
+		}
+		d.Centred = false
+		q, err := Photograph(doc, d, seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		qx := (q.Corners[0].X + q.Corners[1].X + q.Corners[2].X + q.Corners[3].X) / 4
+		if seed == 0 && math.Abs(qx-400) < 1 {
+			t.Errorf("seed %d: the uncentred document is centred too (x %.1f)", seed, qx)
 		}
 	}
 }

@@ -52,6 +52,10 @@ type Degrade struct {
 	CutMRZ bool
 	// CoverMRZ puts a finger over part of the MRZ.
 	CoverMRZ bool
+	// Centred places the document's centre at the photo's centre (before
+	// Perspective and Tilt move its corners), as a person aiming at a
+	// camera's frame guide does; otherwise it lies anywhere in the photo.
+	Centred bool
 
 	// The options below model photos as people take them with phones
 	// (photo_effects.go). All are off when zero; maxima are drawn per
@@ -162,10 +166,10 @@ func Photograph(doc *Document, d Degrade, seed uint64) (*Photo, error) {
 		}
 		cx := bw/2 + (float64(W)-bw)*rng.Float64()
 		cy := bh/2 + (float64(H)-bh)*rng.Float64()
-		if bw > float64(W) {
+		if bw > float64(W) || d.Centred {
 			cx = float64(W) / 2
 		}
-		if bh > float64(H) {
+		if bh > float64(H) || d.Centred {
 			cy = float64(H) / 2
 		}
 		jit := d.Perspective * dw * scale
