@@ -68,9 +68,11 @@ type sceneResult struct {
 // front and the back), whatever the face checks decide.
 //
 // The quick subset (an ID card in good light, a passport in soft focus)
-// must be accepted, and at least one of its sides taken by itself. `go test ./internal/browsertest -run
-// TestCaptureFirstAttempt -v -timeout 30m -args -capture.full` measures
-// every scene and prints docs/hosted-flow.md's tables.
+// must be accepted, and all three of its sides taken by themselves. `go
+// test ./internal/browsertest -run TestCaptureFirstAttempt -v -timeout 30m
+// -args -capture.full` measures every scene, prints docs/hosted-flow.md's
+// tables, and asserts floors for the documents accepted (80 %) and the
+// sides taken by the page itself (75 %).
 func TestCaptureFirstAttempt(t *testing.T) {
 	full := *captureFull || os.Getenv("VERIFYD_CAPTURE_FULL") == "1"
 	scenes := cameraScenes(captureSeed, 2)
@@ -167,28 +169,38 @@ func TestCaptureFirstAttempt(t *testing.T) {
 		})
 	}
 	accepted := report(t, results)
-	if full && 10*accepted < 8*len(scenes) {
-		// Measured: 20 of 22 (the two too-dark scenes are refused).
-		t.Errorf("documents accepted on the first attempt: %d of %d, want at least 80 %%", accepted, len(scenes))
-	}
-	if !full {
-		// The floor the current page meets with margin: both documents
-		// accepted on the first attempt, and at least one of the three
-		// sides taken by itself (measured: two, the ID card's front is
-		// not, docs/hosted-flow.md).
-		auto := 0
-		for _, r := range results {
-			if r.docRetake || r.document != "pass" {
-				t.Errorf("%s: %s; want the document accepted on the first attempt", r.scene.name, r.row())
-			}
-			for _, s := range []*sideResult{r.front, r.back} {
-				if s != nil && s.auto {
+	auto, sides := 0, 0
+	for _, r := range results {
+		for _, s := range []*sideResult{r.front, r.back} {
+			if s != nil {
+				sides++
+				if s.auto {
 					auto++
 				}
 			}
 		}
-		if auto == 0 {
-			t.Errorf("no side taken by itself, want at least one")
+	}
+	if full && 10*accepted < 8*len(scenes) {
+		// Measured: 20 of 22 (the two too-dark scenes are refused).
+		t.Errorf("documents accepted on the first attempt: %d of %d, want at least 80 %%", accepted, len(scenes))
+	}
+	if full && 4*auto < 3*sides {
+		// Measured: 28 and 29 of 33 (the too-dark scenes and one or two
+		// fronts in the shadow scenes are not), docs/hosted-flow.md.
+		t.Errorf("sides taken by the page itself: %d of %d, want at least 75 %%", auto, sides)
+	}
+	if !full {
+		// The floor the current page meets with margin: both documents
+		// accepted on the first attempt, and all three sides taken by
+		// themselves (measured: each within 0.8 s of the camera's first
+		// picture, docs/hosted-flow.md).
+		for _, r := range results {
+			if r.docRetake || r.document != "pass" {
+				t.Errorf("%s: %s; want the document accepted on the first attempt", r.scene.name, r.row())
+			}
+		}
+		if auto != sides {
+			t.Errorf("%d of %d sides taken by themselves, want all", auto, sides)
 		}
 		if len(results) != len(scenes) {
 			t.Errorf("%d of %d scenes measured", len(results), len(scenes))
@@ -298,59 +310,95 @@ func report(t *testing.T, results []sceneResult) int {
 }
 
 // TestDocumentGuidanceRotation: a sharp, lit card that fills 80 % of the
-// guide is taken by itself when it is square to the frame or turned by 2°.
-// Measured on this page (docs/hosted-flow.md): at 3° and 4° the guide
-// says "blur" and at 6° "outside", and the photo is never taken by
-// itself; lookDocument averages each side's gradient over the middle
-// half of the guide, where a turned edge spreads over several rows. The
-// larger angles are logged, not asserted, until the page is changed.
+// guide is taken by itself square to the frame and turned as a hand turns
+// it (up to 10°), on a grey table, on a light table (a dark card, and a
+// light one), and with a light thing on the table against its top side;
+// turned so far that its corners leave the guide, or blurred, it is not.
+// The page used to average each side's gradient over the middle half of
+// the guide, where a turned edge spreads over several rows: 3° stayed
+// "blur" and 6° "outside" (docs/hosted-flow.md); now each scan line is
+// judged by itself and a line fitted through the edges found.
 func TestDocumentGuidanceRotation(t *testing.T) {
 	t.Parallel()
 	ts := testserver.Start(t, "sqlite", testserver.Options{Dev: true})
 	hk := newHooks(t, ts)
+	grey := cardLook{table: 90, paper: 215, ink: 60, fill: 0.8}
 	for _, c := range []struct {
-		degrees float64
-		auto    bool // asserted: taken by itself
-	}{{0, true}, {2, true}, {3, false}, {6, false}} {
-		t.Run(fmt.Sprintf("%g°", c.degrees), func(t *testing.T) {
+		name  string
+		video func(x, y int) byte
+		state string // "" for the automatic capture
+	}{
+		{"0°", turnedCard(0), ""},
+		{"2°", turnedCard(2), ""},
+		{"3°", turnedCard(3), ""},
+		{"6°", turnedCard(6), ""},
+		{"-10°", turnedCard(-10), ""},
+		{"dark card on a light table, 7°", grey.with(func(l *cardLook) { l.table, l.paper, l.ink = 200, 70, 20 }).turned(7), ""},
+		{"light card on a light table, -4°", grey.with(func(l *cardLook) { l.table, l.paper = 175, 238 }).turned(-4), ""},
+		{"a light thing against the top, 5°", grey.with(func(l *cardLook) { l.thing = true }).turned(5), ""},
+		{"corners outside the guide, 9°", grey.with(func(l *cardLook) { l.fill = 1.02 }).turned(9), "outside"},
+		{"blurred, 6°", blurred(turnedCard(6)), "blur"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
 			_, page := create(t, ts, verifyd.EnvProduction, "ada@example.com", hk.srv.URL+"/hooks", "https://shop.example.com/x")
 			ctx := browser(t, chromedp.Flag("use-fake-ui-for-media-stream", true),
 				chromedp.Flag("use-fake-device-for-media-stream", true),
-				chromedp.Flag("use-file-for-fake-video-capture", y4m(t, 640, 360, turnedCard(c.degrees))))
+				chromedp.Flag("use-file-for-fake-video-capture", y4m(t, 640, 360, c.video)))
 			do(t, ctx, "open the page", mobile(), chromedp.Navigate(page+"?lang=en"))
 			waitJS(t, ctx, "the camera button", `!!document.querySelector('#s-front button.take')`)
 			start := time.Now()
 			do(t, ctx, "open the camera", chromedp.Click(chromedp.CSS("#s-front button.take")))
-			taken := `!document.getElementById('camera').open && document.getElementById('s-front').dataset.captured === 'auto'`
-			if c.auto {
-				waitJS(t, ctx, "the automatic capture", taken)
-				t.Logf("%g°: taken by itself %.1f s after opening the camera", c.degrees, time.Since(start).Seconds())
+			if c.state == "" {
+				waitJS(t, ctx, "the automatic capture", `!document.getElementById('camera').open && document.getElementById('s-front').dataset.captured === 'auto'`)
+				t.Logf("%s: taken by itself %.1f s after opening the camera", c.name, time.Since(start).Seconds())
 				return
 			}
-			waitJS(t, ctx, "the camera", `document.getElementById('camera').open && !document.getElementById('camera-shoot').disabled`)
-			time.Sleep(3 * time.Second)
-			t.Logf("%g°: after 3 s the guide says %q, taken by itself: %s", c.degrees,
-				jsString(t, ctx, `document.querySelector('#camera .guide').dataset.state || ''`), jsString(t, ctx, `String(`+taken+`)`))
+			waitJS(t, ctx, "the guide's verdict", `document.querySelector('#camera .guide').dataset.state === '`+c.state+`'`)
+			time.Sleep(2 * time.Second)
+			if got := jsString(t, ctx, `document.querySelector('#camera .guide').dataset.state + ' ' + document.getElementById('camera').open`); got != c.state+" true" {
+				t.Fatalf("after 2 s: %q, want %q and the camera still open", got, c.state)
+			}
 		})
 	}
 }
 
-// turnedCard is a light card with dark stripes, 80 % of the guide's width
-// and of ID-1 shape, turned by degrees about the centre of a 640×360 frame
-// on a grey table.
-func turnedCard(degrees float64) func(x, y int) byte {
+// cardLook is a card with dark stripes on a table, fill of the guide's
+// width and of ID-1 shape, in a 640×360 frame; thing puts a light object
+// on the table against the card's top side.
+type cardLook struct {
+	table, paper, ink byte
+	fill              float64
+	thing             bool
+}
+
+func (l cardLook) with(change func(*cardLook)) cardLook {
+	change(&l)
+	return l
+}
+
+// turned draws the card turned by degrees about the frame's centre.
+func (l cardLook) turned(degrees float64) func(x, y int) byte {
 	a := degrees * math.Pi / 180
-	w := 0.8 * guideWidth * 640
+	w := l.fill * guideWidth * 640
 	h := w * 54 / 85.6
 	return func(x, y int) byte {
 		u, v := float64(x)-320, float64(y)-180
 		ru, rv := u*math.Cos(a)+v*math.Sin(a), -u*math.Sin(a)+v*math.Cos(a)
 		if math.Abs(ru) >= w/2 || math.Abs(rv) >= h/2 {
-			return 90
+			if l.thing && y < 80 && x > 220 && x < 400 {
+				return 160
+			}
+			return l.table
 		}
 		if int(ru+1000)%40 < 4 {
-			return 60
+			return l.ink
 		}
-		return 215
+		return l.paper
 	}
+}
+
+// turnedCard is a light card on a grey table, 80 % of the guide's width,
+// turned by degrees.
+func turnedCard(degrees float64) func(x, y int) byte {
+	return cardLook{table: 90, paper: 215, ink: 60, fill: 0.8}.turned(degrees)
 }

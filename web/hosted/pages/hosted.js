@@ -551,82 +551,208 @@
     return { x0: w * 0.06, x1: w * 0.94, y0: (h - gh) / 2, y1: (h + gh) / 2 };
   }
 
-  // edge finds the document's edge across a band of the frame: the first
-  // step of at least minStep levels met coming from outside the guide
-  // (inward: from..to in order), at its steepest. alongX looks for vertical
-  // edges at columns from..to over rows r0..r1; otherwise the transpose.
-  // It returns the position, the mean luminance just outside it, and the
-  // edge's sharpness (the steepest one-pixel step over the step across
-  // 8 pixels); pos is -1 when the band has no such step.
-  var minStep = 24;
-  function edge(f, alongX, from, to, r0, r1) {
-    var n = alongX ? f.w : f.h, dir = from < to ? 1 : -1;
-    from = Math.min(n - 6, Math.max(5, Math.round(from)));
-    to = Math.min(n - 6, Math.max(5, Math.round(to)));
-    r0 = Math.max(0, Math.round(r0));
-    r1 = Math.min((alongX ? f.h : f.w) - 1, Math.round(r1));
-    var at = alongX ? function (p, r) { return f.y[r * f.w + p]; } : function (p, r) { return f.y[p * f.w + r]; };
-    var rows = Math.floor((r1 - r0) / 2) + 1;
-    function grad(p) {
-      var sum = 0;
-      for (var r = r0; r <= r1; r += 2) { sum += Math.abs(at(p + 1, r) - at(p - 1, r)); }
-      return sum / rows;
-    }
-    var pos = -1;
-    for (var p = from; dir > 0 ? p <= to : p >= to; p += dir) {
-      if (grad(p) >= minStep) { pos = p; break; }
-    }
-    if (pos < 0) { return { pos: -1 }; }
-    while (pos + dir > 4 && pos + dir < n - 5 && grad(pos + dir) > grad(pos)) { pos += dir; }
-    var step = 0, steep = 0, out = 0, outN = 0;
-    for (var q = r0; q <= r1; q += 2) {
-      step += Math.abs(at(pos + 4, q) - at(pos - 4, q));
-      steep += Math.max(Math.abs(at(pos + 1, q) - at(pos, q)), Math.abs(at(pos, q) - at(pos - 1, q)));
-      for (var k = 3; k <= 5; k++) {
-        var o = pos - dir * k;
-        if (o >= 0 && o < n) { out += at(o, q); outN++; }
+  // Document detection, by hand: the page runs no third-party code
+  // (docs/hosted-flow.md, "Live guidance").
+  // Each side of the document is found by itself: on every scan line
+  // across that side of the guide (rows for the left and right sides,
+  // columns for the top and bottom) the first steps of at least minStep
+  // levels across 4 pixels met coming from outside are candidates, and
+  // the side is the straight line through most of them (a vote over
+  // positions and angles up to maxTurn degrees, then a least-squares
+  // refit on the candidates within fitTol pixels of it). Judging every
+  // scan line by itself keeps a turned edge as sharp as a square one;
+  // averaging a band of lines spread it over several pixels. Sizes are in
+  // analysis pixels.
+  var minStep = 24, maxTurn = 14, fitTol = 1.5, clipped = 250, solidRadius = 6;
+
+  // solid says whether (x, y) lies in a clipped area at least
+  // 2·solidRadius + 1 pixels across with no print showing through. A
+  // reflection washes the print out; a light card brightly exposed (or
+  // clipped by the camera's video range: Chromium's fake camera shows
+  // Y4M luminance over about 235 as white) keeps its print, and a phone's
+  // sharpening clips only thin halos around it. Both once counted as
+  // glare (over 2% of the card at 250 or more).
+  function solid(f, x, y) {
+    if (x < solidRadius || y < solidRadius || x >= f.w - solidRadius || y >= f.h - solidRadius) { return false; }
+    for (var dy = -solidRadius; dy <= solidRadius; dy += 2) {
+      for (var dx = -solidRadius; dx <= solidRadius; dx += 2) {
+        if (f.y[(y + dy) * f.w + x + dx] < clipped) { return false; }
       }
     }
-    return { pos: pos, sharp: step > 0 ? steep / step : 0, outside: outN ? out / outN : 0 };
+    return true;
   }
 
-  function lookDocument(g) {
-    var f = luma(g), r = guideRect(f.w, f.h);
-    var gw = r.x1 - r.x0, gh = r.y1 - r.y0, mx = gw * 0.05, my = gh * 0.05;
-    // Each edge is looked for from a little outside the guide's side to a
-    // quarter into it, over the guide's middle half.
-    var left = edge(f, true, r.x0 - mx, r.x0 + gw * 0.25, r.y0 + gh * 0.25, r.y1 - gh * 0.25);
-    var right = edge(f, true, r.x1 + mx, r.x1 - gw * 0.25, r.y0 + gh * 0.25, r.y1 - gh * 0.25);
-    var top = edge(f, false, r.y0 - my, r.y0 + gh * 0.25, r.x0 + gw * 0.25, r.x1 - gw * 0.25);
-    var bottom = edge(f, false, r.y1 + my, r.y1 - gh * 0.25, r.x0 + gw * 0.25, r.x1 - gw * 0.25);
-    var sides = [left, right, top, bottom];
-    if (sides.some(function (e) { return e.pos < 0; })) { return 'outside'; }
-    var x0 = left.pos, x1 = right.pos, y0 = top.pos, y1 = bottom.pos;
-    var sum = 0, n = 0, bright = 0;
-    for (var y = y0 + 3; y < y1 - 3; y += 2) {
-      for (var x = x0 + 3; x < x1 - 3; x += 2) {
-        var v = f.y[y * f.w + x];
-        sum += v; n++;
-        if (v >= 250) { bright++; }
+  // sample is the luminance at (x, y), interpolated, clamped to the frame.
+  function sample(f, x, y) {
+    x = Math.max(0, Math.min(f.w - 1.001, x));
+    y = Math.max(0, Math.min(f.h - 1.001, y));
+    var x0 = Math.floor(x), y0 = Math.floor(y), ax = x - x0, ay = y - y0, i = y0 * f.w + x0;
+    return (f.y[i] * (1 - ax) + f.y[i + 1] * ax) * (1 - ay) + (f.y[i + f.w] * (1 - ax) + f.y[i + f.w + 1] * ax) * ay;
+  }
+
+  // findSide looks for one side of the document: vertical for the left
+  // and right sides (positions are x, scan lines rows t0..t1), otherwise
+  // the transpose; positions run from..to, from outside the guide inward.
+  // It returns the fitted line (position o at the middle line tc, slope
+  // s), whether enough lines agree (found), and, measured across the
+  // fitted line on the lines that agree: sharp, the steepest one-pixel
+  // step over the step across 8 pixels; step, the median step across 8
+  // pixels; outside, the mean luminance 4–6 pixels beyond the edge.
+  function findSide(f, vertical, from, to, t0, t1) {
+    var n = vertical ? f.w : f.h, m = vertical ? f.h : f.w, dir = from < to ? 1 : -1;
+    from = Math.min(n - 4, Math.max(3, Math.round(from)));
+    to = Math.min(n - 4, Math.max(3, Math.round(to)));
+    t0 = Math.max(0, Math.round(t0));
+    t1 = Math.min(m - 1, Math.round(t1));
+    var tc = (t0 + t1) / 2, lines = t1 - t0 + 1;
+    var at = vertical ? function (p, t) { return f.y[t * f.w + p]; } : function (p, t) { return f.y[p * f.w + t]; };
+    // Up to two candidates a line: the first may be a thing lying on the
+    // table against the document, the second is then its edge.
+    var cands = [];
+    for (var t = t0; t <= t1; t++) {
+      var found = 0;
+      for (var p = from; found < 2 && (dir > 0 ? p <= to : p >= to); p += dir) {
+        // Over 4 pixels, so that a soft edge is found too (and judged blurred).
+        if (Math.abs(at(p + 2 * dir, t) - at(p - 2 * dir, t)) < minStep) { continue; }
+        while (p + 2 * dir >= 1 && p + 2 * dir <= n - 2 &&
+          Math.abs(at(p + 2 * dir, t) - at(p, t)) > Math.abs(at(p + dir, t) - at(p - dir, t))) { p += dir; }
+        var a = Math.abs(at(p, t) - at(p - 2 * dir, t)), b = Math.abs(at(p + dir, t) - at(p - dir, t)),
+          c = Math.abs(at(p + 2 * dir, t) - at(p, t)), den = a - 2 * b + c;
+        cands.push({ t: t, p: p + (den < 0 ? dir * 0.5 * (a - c) / den : 0) });
+        found++;
+        p += 2 * dir;
       }
     }
-    if (!n) { return 'outside'; }
-    var inside = sum / n;
-    // What lies beyond the four edges is one background, unlike the
-    // document: a document running out of the frame on one side has
-    // itself, not the table, beyond that side's "edge".
-    var outs = sides.map(function (e) { return e.outside; });
-    var bg = outs.reduce(function (a, b) { return a + b; }, 0) / 4;
-    if (Math.max.apply(null, outs) - Math.min.apply(null, outs) > 40 || Math.abs(inside - bg) < 30) { return 'outside'; }
-    if (inside < 50) { return 'dark'; }
-    // Glare: more than 2% of the document clipped white.
-    if (bright / n > 0.02) { return 'glare'; }
+    // The vote: for each angle, a histogram of where the candidates put
+    // the line at tc; the best bin (with its neighbours) wins, the
+    // outermost one on a tie. Either polarity counts: a card's side may
+    // be lighter than the table in one part and darker in another.
+    var best = { votes: 0, o: 0, s: 0 };
+    for (var deg = -maxTurn; deg <= maxTurn; deg++) {
+      var s = Math.tan(deg * Math.PI / 180), hist = new Int32Array(n + 2);
+      cands.forEach(function (c) {
+        var o = Math.round(c.p - (c.t - tc) * s);
+        if (o >= 0 && o < n) { hist[o + 1]++; }
+      });
+      for (var o = 0; o < n; o++) {
+        var v = hist[o] + hist[o + 1] + hist[o + 2];
+        if (v > best.votes || v === best.votes && v > 0 && (o - best.o) * dir < 0) { best = { votes: v, o: o, s: s }; }
+      }
+    }
+    var fit = { o: best.o, s: best.s }, inl = [];
+    for (var round = 0; round < 2; round++) {
+      // One candidate a line, the nearest; then least squares.
+      var near = {};
+      cands.forEach(function (c) {
+        var r = Math.abs(c.p - fit.o - (c.t - tc) * fit.s);
+        if (r <= fitTol * (round ? 1 : 2) && (!near[c.t] || r < near[c.t].r)) { near[c.t] = { c: c, r: r }; }
+      });
+      inl = Object.keys(near).map(function (k) { return near[k].c; });
+      if (inl.length < 3) { return { found: false }; }
+      var st = 0, sp = 0, stt = 0, stp = 0;
+      inl.forEach(function (c) { var u = c.t - tc; st += u; sp += c.p; stt += u * u; stp += u * c.p; });
+      var k = inl.length, det = k * stt - st * st;
+      fit.s = det > 0 ? (k * stp - st * sp) / det : 0;
+      fit.o = (sp - fit.s * st) / k;
+    }
+    if (Math.abs(fit.s) > Math.tan(maxTurn * Math.PI / 180)) { return { found: false }; }
+    // Across the fitted edge: the normal, pointing inward.
+    var norm = Math.sqrt(1 + fit.s * fit.s), np = dir / norm, nt = -dir * fit.s / norm;
+    var steep = 0, across = 0, out = 0, steps = [];
+    inl.forEach(function (c) {
+      var prof = [];
+      for (var q = -6; q <= 6; q++) {
+        var pp = c.p + q * np, tt = c.t + q * nt;
+        prof.push(vertical ? sample(f, pp, tt) : sample(f, tt, pp));
+      }
+      var most = 0;
+      for (var j = 4; j <= 7; j++) { most = Math.max(most, Math.abs(prof[j + 1] - prof[j])); }
+      steep += most;
+      across += Math.abs(prof[10] - prof[2]);
+      steps.push(Math.abs(prof[10] - prof[2]));
+      out += (prof[0] + prof[1] + prof[2]) / 3;
+    });
+    steps.sort(function (a, b) { return a - b; });
+    return {
+      found: inl.length >= lines / 2, o: fit.o, s: fit.s, tc: tc,
+      sharp: across > 0 ? steep / across : 0, step: steps[steps.length >> 1], outside: out / inl.length
+    };
+  }
+
+  // quantile is the q-quantile of a histogram of n values.
+  function quantile(hist, n, q) {
+    for (var c = 0, k = 0; k < 256; k++) {
+      c += hist[k];
+      if (c >= q * n) { return k; }
+    }
+    return 255;
+  }
+
+  // corner is where a vertical side (x = o + s·(y − tc)) meets a
+  // horizontal one (y = o + s·(x − tc)).
+  function corner(v, h) {
+    var x = (v.o + v.s * (h.o - h.s * h.tc - v.tc)) / (1 - v.s * h.s);
+    return { x: x, y: h.o + h.s * (x - h.tc) };
+  }
+
+  // documentState judges a frame: 'outside', 'dark', 'glare', 'blur' or
+  // 'ok'.
+  function documentState(f) {
+    var r = guideRect(f.w, f.h);
+    var gw = r.x1 - r.x0, gh = r.y1 - r.y0, mx = gw * 0.05, my = gh * 0.05;
+    // Each side is looked for from a little outside the guide's side to a
+    // quarter into it, over the middle half of the side.
+    var left = findSide(f, true, r.x0 - mx, r.x0 + gw * 0.25, r.y0 + gh * 0.25, r.y1 - gh * 0.25);
+    var right = findSide(f, true, r.x1 + mx, r.x1 - gw * 0.25, r.y0 + gh * 0.25, r.y1 - gh * 0.25);
+    var top = findSide(f, false, r.y0 - my, r.y0 + gh * 0.25, r.x0 + gw * 0.25, r.x1 - gw * 0.25);
+    var bottom = findSide(f, false, r.y1 + my, r.y1 - gh * 0.25, r.x0 + gw * 0.25, r.x1 - gw * 0.25);
+    var sides = [left, right, top, bottom];
+    if (sides.some(function (e) { return !e.found || e.step < minStep; })) { return 'outside'; }
+    // The four corners, where the sides meet, lie inside the guide (with
+    // the search's margin): a turned document's corner must not stick out.
+    var corners = [corner(left, top), corner(right, top), corner(left, bottom), corner(right, bottom)];
+    if (corners.some(function (c) {
+      return !(c.x >= r.x0 - mx && c.x <= r.x1 + mx && c.y >= r.y0 - my && c.y <= r.y1 + my);
+    })) { return 'outside'; }
+    // The document's inside: its luminance histogram, and the pixels in
+    // solid clipped areas (see solid).
+    var hist = new Int32Array(256), n = 0, sum = 0, blob = 0;
+    var ys = corners.map(function (c) { return c.y; }), xs = corners.map(function (c) { return c.x; });
+    var ya = Math.max(2, Math.ceil(Math.min.apply(null, ys))), yb = Math.min(f.h - 3, Math.floor(Math.max.apply(null, ys)));
+    var xa = Math.max(2, Math.ceil(Math.min.apply(null, xs))), xb = Math.min(f.w - 3, Math.floor(Math.max.apply(null, xs)));
+    for (var y = ya; y <= yb; y += 2) {
+      var xl = left.o + left.s * (y - left.tc) + 3, xr = right.o + right.s * (y - right.tc) - 3;
+      for (var x = xa; x <= xb; x += 2) {
+        if (x < xl || x > xr || y < top.o + top.s * (x - top.tc) + 3 || y > bottom.o + bottom.s * (x - bottom.tc) - 3) { continue; }
+        var i = y * f.w + x, v = f.y[i];
+        hist[Math.round(v)]++; n++; sum += v;
+        if (v >= clipped && solid(f, x, y)) { blob++; }
+      }
+    }
+    if (n < 100) { return 'outside'; }
+    // The document's lit part (the upper quartile of its luminance: paper,
+    // for a light card; a shadow over part of it does not pull it down)
+    // and its median.
+    var lit = quantile(hist, n, 0.75), median = quantile(hist, n, 0.5);
+    // Beyond each side lies something unlike the document (the table, a
+    // thing on it: each side by itself, so that one side may have
+    // clutter). A document running out of the guide has more of itself
+    // beyond the line taken for its side (the border of its photo, a
+    // printed line).
+    if (sides.some(function (e) { return Math.abs(e.outside - lit) < minStep; })) { return 'outside'; }
+    if (sum / n < 50) { return 'dark'; }
+    // Glare: over 1% of the document in solid clipped areas while most of
+    // it is not clipped. When most of it is (a light card exposed too
+    // brightly) nothing tells a reflection from the card: not glare.
+    if (blob / n > 0.01 && median < clipped) { return 'glare'; }
     // Sharp: the edges' steepest pixel carries at least a third of the
     // step (a blur of σ ≈ 2 analysis pixels brings it under a quarter).
     var sharp = sides.reduce(function (a, e) { return a + e.sharp; }, 0) / 4;
     if (sharp < 0.33) { return 'blur'; }
     return 'ok';
   }
+
+  function lookDocument(g) { return documentState(luma(g)); }
 
   function lookFace(g) {
     var f = luma(g);
