@@ -1,9 +1,11 @@
 package dashpages_test
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"log/slog"
+	"mime/multipart"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
@@ -13,6 +15,7 @@ import (
 	"time"
 
 	"github.com/verifyd/verifyd"
+	"github.com/verifyd/verifyd/branding"
 	"github.com/verifyd/verifyd/dashboard"
 	"github.com/verifyd/verifyd/internal/testdb"
 	"github.com/verifyd/verifyd/internal/testserver"
@@ -200,6 +203,81 @@ func TestHeadersTokensAndRoles(t *testing.T) {
 			// log names its route, never the token.
 			if !strings.Contains(logs.String(), "/dashboard/invitations/{token}") || strings.Contains(logs.String(), token) {
 				t.Errorf("the request log and the invitation token:\n%s", logs.String())
+			}
+		})
+	}
+}
+
+// multipartForm encodes fields and one file as multipart/form-data, the
+// csrf_token field first as a browser sends the branding form.
+func multipartForm(t *testing.T, fields map[string]string, fileField string, file []byte) (string, []byte) {
+	t.Helper()
+	var buf bytes.Buffer
+	mw := multipart.NewWriter(&buf)
+	for _, k := range []string{"csrf_token", "display_name"} {
+		if v, ok := fields[k]; ok {
+			if err := mw.WriteField(k, v); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	fw, err := mw.CreateFormFile(fileField, "logo.png")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fw.Write(file); err != nil {
+		t.Fatal(err)
+	}
+	if err := mw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return mw.FormDataContentType(), buf.Bytes()
+}
+
+// TestOversizedUploadIsNamed checks that a form over the route's body
+// limit (a logo far over branding.MaxLogoBytes) is answered 413 with a
+// message saying it is too large, not as a missing security token: the
+// body cannot be read, but the person can act on "too large". Nothing is
+// stored either way.
+func TestOversizedUploadIsNamed(t *testing.T) {
+	t.Parallel()
+	for _, d := range testdb.Dialects {
+		t.Run(d, func(t *testing.T) {
+			t.Parallel()
+			ts := testserver.Start(t, d, testserver.Options{Dev: true})
+			owner, csrf, _ := join(t, ts, verifyd.RoleOwner, "owner@example.com")
+			for _, c := range []struct {
+				name   string
+				size   int
+				status int
+				text   string
+			}{
+				// Within the body limit: the branding service judges the
+				// file and names the field.
+				{"over the logo limit, within the body limit", branding.MaxLogoBytes + 1, http.StatusUnprocessableEntity, "256 KiB"},
+				// Over the body limit: the form cannot be read at all.
+				{"over the body limit", 2 * branding.MaxLogoBytes, http.StatusRequestEntityTooLarge, "too large"},
+			} {
+				ctype, body := multipartForm(t, map[string]string{"csrf_token": csrf, "display_name": "Shop"}, "logo",
+					bytes.Repeat([]byte{0x89}, c.size))
+				req, err := http.NewRequest("POST", owner.base+"/dashboard/branding", bytes.NewReader(body))
+				if err != nil {
+					t.Fatal(err)
+				}
+				req.Header.Set("Content-Type", ctype)
+				res, err := owner.http.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				page, _ := io.ReadAll(res.Body)
+				res.Body.Close()
+				if res.StatusCode != c.status || !strings.Contains(string(page), c.text) {
+					t.Errorf("%s: %s, want %d with %q:\n%s", c.name, res.Status, c.status, c.text, page)
+				}
+			}
+			b, err := ts.Store.Branding(context.Background(), ts.Business.ID)
+			if err != nil || b.DisplayName != "" || b.Logo != nil {
+				t.Errorf("branding after refused uploads: %+v, %v", b, err)
 			}
 		})
 	}
