@@ -154,6 +154,11 @@ func (s *Service) RedactForBusiness(ctx context.Context, businessID, id string) 
 // WebhookEvents lists a business's webhook events with their attempts,
 // newest first (f.BusinessID is replaced by businessID).
 func (s *Service) WebhookEvents(ctx context.Context, businessID string, f verifyd.WebhookFilter) ([]EventAttempts, error) {
+	if businessID == "" {
+		// The store reads an empty business id as "every business" (the
+		// operator's listing); no business has no events, as in List.
+		return []EventAttempts{}, nil
+	}
 	f.BusinessID = businessID
 	f.Limit = verifyd.ListLimit(f.Limit)
 	return s.eventAttempts(ctx, f)
