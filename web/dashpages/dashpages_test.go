@@ -180,6 +180,22 @@ func TestHeadersTokensAndRoles(t *testing.T) {
 				{"POST", "/dashboard/redirects/add", url.Values{"list": {"age/sandbox"}, "url": {"https://a.example/"}, "csrf_token": {vcsrf}}},
 				{"GET", "/dashboard/users", nil},
 				{"GET", "/dashboard/audit", nil},
+				// Every other route that needs a permission, by URL: the
+				// pages offer none of these to a viewer, so only the
+				// server's check stands between them. Ids need not exist:
+				// the role is checked first.
+				{"POST", "/dashboard/keys/revoke", url.Values{"key": {"vd_test_x"}, "csrf_token": {vcsrf}}},
+				{"POST", "/dashboard/redirects/remove", url.Values{"list": {"age/sandbox"}, "url": {"https://a.example/"}, "csrf_token": {vcsrf}}},
+				{"POST", "/dashboard/users/invite", url.Values{"email": {"x@example.com"}, "role": {"owner"}, "csrf_token": {vcsrf}}},
+				{"POST", "/dashboard/users/bu_x/remove", url.Values{"csrf_token": {vcsrf}}},
+				{"POST", "/dashboard/users/bu_x/role", url.Values{"role": {"owner"}, "csrf_token": {vcsrf}}},
+				{"POST", "/dashboard/invitations/00/withdraw", url.Values{"csrf_token": {vcsrf}}},
+				{"GET", "/dashboard/verifications/v_x/images/selfie", nil},
+				{"GET", "/dashboard/verifications/v_x/redact", nil},
+				{"POST", "/dashboard/verifications/v_x/redact", url.Values{"confirm": {"yes"}, "csrf_token": {vcsrf}}},
+				{"POST", "/dashboard/webhooks/e_x/resend", url.Values{"csrf_token": {vcsrf}}},
+				{"POST", "/dashboard/webhooks/test", url.Values{"url": {"https://a.example/"}, "environment": {"sandbox"}, "csrf_token": {vcsrf}}},
+				{"POST", "/dashboard/branding", url.Values{"display_name": {"Viewer's"}, "csrf_token": {vcsrf}}},
 			} {
 				if res, _ := viewer.do(c.method, c.path, c.form); res.StatusCode != 403 {
 					t.Errorf("viewer %s %s: %s, want 403", c.method, c.path, res.Status)
@@ -187,6 +203,26 @@ func TestHeadersTokensAndRoles(t *testing.T) {
 			}
 			if n := count(); n != 5 {
 				t.Errorf("%d keys after the viewer's POST, want 5", n)
+			}
+			// A developer manages keys and webhooks, but not the business:
+			// settings, branding, users and the audit log are the owners'.
+			developer, dcsrf, _ := join(t, ts, verifyd.RoleDeveloper, "developer@example.com")
+			for _, c := range []struct {
+				method, path string
+				form         url.Values
+			}{
+				{"POST", "/dashboard/settings", url.Values{"retention_days": {"1"}, "direct_liveness": {"auto"}, "csrf_token": {dcsrf}}},
+				{"POST", "/dashboard/branding", url.Values{"display_name": {"Developer's"}, "csrf_token": {dcsrf}}},
+				{"GET", "/dashboard/users", nil},
+				{"POST", "/dashboard/users/invite", url.Values{"email": {"x@example.com"}, "role": {"owner"}, "csrf_token": {dcsrf}}},
+				{"GET", "/dashboard/audit", nil},
+			} {
+				if res, _ := developer.do(c.method, c.path, c.form); res.StatusCode != 403 {
+					t.Errorf("developer %s %s: %s, want 403", c.method, c.path, res.Status)
+				}
+			}
+			if b, err := ts.Store.Branding(context.Background(), ts.Business.ID); err != nil || b.DisplayName != "" {
+				t.Errorf("branding after refused POSTs: %+v, %v", b, err)
 			}
 			// The owner removes the viewer: the viewer's session ends.
 			u, err := ts.Store.BusinessUserByEmail(context.Background(), "viewer@example.com")
