@@ -84,7 +84,7 @@ func (p *Pages) PasskeyAddBegin(w http.ResponseWriter, r *Req) {
 // PasskeyAddFinish stores the new passkey from the browser's answer.
 func (p *Pages) PasskeyAddFinish(w http.ResponseWriter, r *Req) {
 	r.Body = http.MaxBytesReader(w, r.Body, passkeyLimit)
-	if err := p.svc.FinishPasskeyAdd(r.Context(), r.Member, p.takeCeremony(w, r.Request), r.Request); err != nil {
+	if err := p.svc.FinishPasskeyAdd(r.Context(), r.Member, p.takeCeremony(w, r.Request), r.Body); err != nil {
 		p.passkeyFail(w, r.Request, err)
 		return
 	}
@@ -120,7 +120,7 @@ func (p *Pages) PasskeyLogInFinish(w http.ResponseWriter, r *http.Request) {
 	if !p.loginCeremony(w, r) {
 		return
 	}
-	u, err := p.svc.FinishPasskeyLogIn(r.Context(), p.takeCeremony(w, r), r)
+	u, err := p.svc.FinishPasskeyLogIn(r.Context(), p.takeCeremony(w, r), r.Body)
 	if err != nil {
 		p.passkeyFail(w, r, err)
 		return
