@@ -102,6 +102,9 @@ type Config struct {
 	// RescueAfter is how long a job may stay running before it is assumed
 	// lost with a crashed process and run again.
 	RescueAfter time.Duration
+	// RescueInterval is how often a replica on PostgreSQL looks for jobs
+	// left running by replicas that died (liveness.go; 5 s when zero).
+	RescueInterval time.Duration
 	// MaxAttempts is how many delivery attempts an event gets
 	// (webhook.MaxAttempts when zero).
 	MaxAttempts int
@@ -130,6 +133,9 @@ func (c Config) withDefaults(dialect sqlstore.Dialect) Config {
 	if c.RescueAfter == 0 {
 		c.RescueAfter = 2 * time.Minute
 	}
+	if c.RescueInterval == 0 {
+		c.RescueInterval = 5 * time.Second
+	}
 	// A job may not run longer than it takes to be assumed lost: River
 	// refuses a rescue delay shorter than the job timeout, and a job still
 	// running when it is rescued would run twice at once.
@@ -155,6 +161,10 @@ type Queue struct {
 	cfg    Config
 	db     *sqlstore.DB
 	works  bool // built with handlers
+	// id is the River client id of a working queue on PostgreSQL, and
+	// live its liveness lock while started (liveness.go).
+	id   string
+	live *liveness
 	// retryAfter remembers a receiver's Retry-After between a failed Work
 	// call and River asking the same worker for the next retry time.
 	retryAfter sync.Map // job id → time.Time
@@ -207,6 +217,10 @@ func New(db *sqlstore.DB, cfg Config, h *Handlers) (*Queue, error) {
 			queueWebhooks:  {MaxWorkers: cfg.Workers},
 			queueLifecycle: {MaxWorkers: cfg.Workers},
 		}
+		if db.Dialect() == sqlstore.Postgres {
+			q.id = newClientID()
+			rc.ID = q.id
+		}
 	}
 	client, err := river.NewClient(driver(db), rc)
 	if err != nil {
@@ -224,8 +238,22 @@ func New(db *sqlstore.DB, cfg Config, h *Handlers) (*Queue, error) {
 // Otherwise it would wait RescueAfter plus River's rescue interval (about
 // three minutes) before it runs again, and the verification's later
 // webhooks behind it. On PostgreSQL another replica may be working the
-// job, and River's rescuer decides.
+// job: it is rescued only once the replica that fetched it is gone
+// (liveness.go), or by River's rescuer.
 func (q *Queue) Start(ctx context.Context) error {
+	if q.works && q.id != "" && q.live == nil {
+		l, err := q.startLiveness(ctx)
+		if err != nil {
+			return err
+		}
+		q.live = l
+		if err := q.client.Start(ctx); err != nil {
+			q.live.stop()
+			q.live = nil
+			return err
+		}
+		return nil
+	}
 	if q.works && q.db.Dialect() == sqlstore.SQLite {
 		res, err := q.db.SQL().ExecContext(ctx, `UPDATE river_job SET state = 'available' WHERE state = 'running'`)
 		if err != nil {
@@ -242,7 +270,11 @@ func (q *Queue) Start(ctx context.Context) error {
 func (q *Queue) Stop(ctx context.Context) error {
 	err := q.client.Stop(ctx)
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
-		return q.client.StopAndCancel(context.WithoutCancel(ctx))
+		err = q.client.StopAndCancel(context.WithoutCancel(ctx))
+	}
+	if q.live != nil {
+		q.live.stop()
+		q.live = nil
 	}
 	return err
 }

@@ -16,14 +16,16 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/url"
+	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
 	"github.com/pressly/goose/v3"
 	"github.com/pressly/goose/v3/lock"
 	"github.com/verifyd/verifyd"
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
+	"modernc.org/sqlite"
 )
 
 //go:embed migrations
@@ -53,7 +55,30 @@ type DB struct {
 	readStmts *preparedStmts
 	// jobs enqueues background work inside transactions (SetEnqueuer).
 	jobs Enqueuer
+	// batches groups SQLite's write transactions (batch.go); nil for
+	// PostgreSQL, which groups commits itself.
+	batches *batcher
+	// ckpt checkpoints SQLite's write-ahead log in the background, on a
+	// connection of its own (checkpointLoop); stopCkpt ends it.
+	ckpt      *sql.DB
+	stopCkpt  chan struct{}
+	ckptDone  chan struct{}
+	closeOnce sync.Once
+	// file is the SQLite database file ("" for PostgreSQL); readyMinFree
+	// is the free space its file system must have for Ping to succeed.
+	file         string
+	readyMinFree int64
 }
+
+// DefaultReadyMinFree is the free space below which Ping reports a SQLite
+// database not ready (SetReadyMinFree): room for a few of the largest
+// submissions and the write-ahead log they pass through.
+const DefaultReadyMinFree = 64 << 20
+
+// SetReadyMinFree sets the free space, in bytes, that the SQLite database's
+// file system must have for Ping to succeed (0: any). It has no effect on
+// PostgreSQL, whose disk is the server's.
+func (db *DB) SetReadyMinFree(n int64) { db.readyMinFree = n }
 
 // Dialect returns the database kind.
 func (db *DB) Dialect() Dialect { return db.dialect }
@@ -93,15 +118,19 @@ func Open(ctx context.Context, rawURL string, logger *slog.Logger) (*DB, error) 
 	db := &DB{dialect: dialect}
 	switch dialect {
 	case SQLite:
+		db.file, db.readyMinFree = dsn, DefaultReadyMinFree
 		// busy_timeout lets a second process (the CLI next to a running
 		// server) wait for the write lock instead of failing; _txlock=immediate
 		// takes the write lock at BEGIN so two writers never deadlock on lock
 		// upgrade.
 		base := "file:" + (&url.URL{Path: dsn}).EscapedPath() +
 			"?_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
-		if db.write, err = sql.Open("sqlite", base+"&_pragma=journal_mode(WAL)&_txlock=immediate"); err != nil {
-			return nil, err
-		}
+		drv := &sqlite.Driver{}
+		// wal_autocheckpoint(0): the writer no longer copies the log into the
+		// database file (and fsyncs both) inside a commit every 1,000 pages,
+		// holding the one write connection meanwhile; checkpointLoop does it
+		// beside the writer.
+		db.write = sql.OpenDB(cachingConnector{dsn: base + "&_pragma=journal_mode(WAL)&_pragma=wal_autocheckpoint(0)&_txlock=immediate", drv: drv})
 		db.write.SetMaxOpenConns(1)
 		db.write.SetConnMaxIdleTime(0)
 		// The writer must create the file and switch it to WAL before readers
@@ -112,15 +141,17 @@ func Open(ctx context.Context, rawURL string, logger *slog.Logger) (*DB, error) 
 			db.write.Close()
 			return nil, fmt.Errorf("open sqlite %s: %w", dsn, err)
 		}
-		if db.read, err = sql.Open("sqlite", base+"&_pragma=query_only(1)"); err != nil {
-			db.write.Close()
-			return nil, err
-		}
+		db.read = sql.OpenDB(cachingConnector{dsn: base + "&_pragma=query_only(1)", drv: drv})
 		db.read.SetMaxOpenConns(8)
 		// Keep them all idle between requests: opening a SQLite connection
 		// costs far more than a query.
 		db.read.SetMaxIdleConns(8)
 		db.readStmts = newPreparedStmts(db.read)
+		db.ckpt = sql.OpenDB(cachingConnector{dsn: base, drv: drv})
+		db.ckpt.SetMaxOpenConns(1)
+		db.stopCkpt, db.ckptDone = make(chan struct{}), make(chan struct{})
+		go db.checkpointLoop(logger)
+		db.batches = newBatcher(db)
 	case Postgres:
 		if db.write, err = sql.Open("pgx", dsn); err != nil {
 			return nil, err
@@ -195,22 +226,83 @@ func pingRetryBusy(ctx context.Context, db *sql.DB) error {
 	return err
 }
 
-// Ping reports whether the database answers.
+// Ping reports whether the database answers and can take writes.
 //
 // A database that answers but cannot write (a full disk, a read-only
 // replica after a failover) cannot take a single submission, so Ping
 // writes: it commits one small row. /readyz calls it every few seconds;
 // the row is overwritten in place.
+//
+// On SQLite that write alone does not see a full disk: the row's page is
+// rewritten into write-ahead log space SQLite already has, so the probe
+// kept succeeding on a full file system while every creation failed
+// (measured by scripts/hostile-load -only diskfull). Ping therefore also
+// asks for the file system's free space and fails below the configured
+// minimum (SetReadyMinFree), which takes the replica out of a load
+// balancer before its writes start failing, and back once space is freed.
 func (db *DB) Ping(ctx context.Context) error {
 	_, err := db.write.ExecContext(ctx, `INSERT INTO settings (name, value) VALUES ('readyz_write_probe', $1)
 		ON CONFLICT (name) DO UPDATE SET value = excluded.value`, []byte("ok"))
-	return err
+	if err != nil || db.file == "" || db.readyMinFree <= 0 {
+		return err
+	}
+	free, err := freeBytes(filepath.Dir(db.file))
+	if errors.Is(err, errFreeSpaceUnknown) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("free space of the database's file system: %w", err)
+	}
+	if free < db.readyMinFree {
+		return fmt.Errorf("the database's file system has %d bytes free, fewer than the %d required", free, db.readyMinFree)
+	}
+	return nil
 }
 
-// Close closes both pools.
+// checkpointEvery is how often checkpointLoop copies SQLite's
+// write-ahead log into the database file.
+const checkpointEvery = time.Second
+
+// checkpointLoop checkpoints the write-ahead log every checkpointEvery in
+// PASSIVE mode, which neither waits for nor blocks the writer and readers:
+// it copies what no reader still needs, and the writer starts the log over
+// once all of it is copied. Durability is unchanged: with
+// synchronous=NORMAL a commit is durable once the log is synced, which
+// happens at checkpoints either way (see docs/performance.md).
+func (db *DB) checkpointLoop(logger *slog.Logger) {
+	defer close(db.ckptDone)
+	t := time.NewTicker(checkpointEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-db.stopCkpt:
+			return
+		case <-t.C:
+		}
+		if _, _, err := db.checkpoint(context.Background()); err != nil && logger != nil {
+			logger.Warn("sqlite checkpoint", "err", err)
+		}
+	}
+}
+
+// checkpoint runs one PASSIVE checkpoint and returns the frames in the
+// log and how many of them are now in the database file.
+func (db *DB) checkpoint(ctx context.Context) (logFrames, copied int, err error) {
+	var busy int
+	err = db.ckpt.QueryRowContext(ctx, `PRAGMA wal_checkpoint(PASSIVE)`).Scan(&busy, &logFrames, &copied)
+	return logFrames, copied, err
+}
+
+// Close closes the pools.
 func (db *DB) Close() error {
+	db.batches.close()
 	db.readStmts.close()
 	var errs []error
+	if db.ckpt != nil {
+		db.closeOnce.Do(func() { close(db.stopCkpt) })
+		<-db.ckptDone
+		errs = append(errs, db.ckpt.Close())
+	}
 	if db.read != nil && db.read != db.write {
 		errs = append(errs, db.read.Close())
 	}
@@ -221,15 +313,36 @@ func (db *DB) Close() error {
 }
 
 // inTx runs fn in a transaction, committing when it returns nil.
+//
+// On SQLite the transaction may be shared with other callers' (group
+// commit, batch.go): fn's writes are committed together with theirs, and
+// inTx returns once that commit is done. fn's changes are undone alone when
+// fn fails, exactly as a transaction of its own would be.
 func (db *DB) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	if db.batches != nil {
+		return db.batches.run(ctx, fn)
+	}
+	return db.inOwnTx(ctx, fn)
+}
+
+// inOwnTx runs fn in a transaction of its own.
+func (db *DB) inOwnTx(ctx context.Context, fn func(tx *sql.Tx) error) (err error) {
 	tx, err := db.write.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
+	// Rolled back also when fn panics: SQLite's one write connection
+	// would otherwise stay taken until ctx ends, perhaps never.
+	committed := false
+	defer func() {
+		if !committed {
+			_ = tx.Rollback()
+		}
+	}()
 	if err := fn(tx); err != nil {
-		_ = tx.Rollback()
 		return err
 	}
+	committed = true
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}

@@ -71,6 +71,8 @@ func (e *env) serve(ctx context.Context, args []string) error {
 		"soft limit of the Go heap (e.g. 1GiB, 512MiB; 0 for none): the collector works harder near it instead of growing the heap to twice what is live; GOMEMLIMIT, when set, wins (env VERIFYD_MEMORY_LIMIT)")
 	smtpURL := fs.String("smtp-url", e.getenv("VERIFYD_SMTP_URL"),
 		"SMTP server for the age accounts' e-mails (address confirmation, password reset, login codes, deletion links): smtp://user:password@host:587 (STARTTLS, required) or smtps://…:465, optionally ?from=address; without it the pages offer none of these (env VERIFYD_SMTP_URL)")
+	readyMinFree := fs.String("ready-min-free", e.envOr("VERIFYD_READY_MIN_FREE", "64MiB"),
+		"with SQLite, /readyz fails while the database's file system has less free space than this (e.g. 64MiB, 1GiB; 0: any), so a load balancer stops sending writes before they fail (env VERIFYD_READY_MIN_FREE)")
 	processorName := fs.String("processor-name", e.getenv("VERIFYD_PROCESSOR_NAME"),
 		"who runs this installation, named on the hosted pages' data protection notice as the processor acting for each business (default: the host of the identity production base URL) (env VERIFYD_PROCESSOR_NAME)")
 	processorContact := fs.String("processor-contact", e.getenv("VERIFYD_PROCESSOR_CONTACT"),
@@ -115,6 +117,11 @@ func (e *env) serve(ctx context.Context, args []string) error {
 	limit, err := parseBytes(*memoryLimit)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "verifyd serve: --memory-limit: %v\n", err)
+		return ErrUsage
+	}
+	minFree, err := parseBytes(*readyMinFree)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "verifyd serve: --ready-min-free: %v\n", err)
 		return ErrUsage
 	}
 	if limit > 0 && e.getenv("GOMEMLIMIT") == "" {
@@ -180,6 +187,7 @@ func (e *env) serve(ctx context.Context, args []string) error {
 		return err
 	}
 	defer db.Close()
+	db.SetReadyMinFree(minFree)
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	var mail mailer.Sender

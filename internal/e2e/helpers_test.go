@@ -36,6 +36,9 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	if path := os.Getenv(integrityEnv); path != "" {
+		os.Exit(integrityMain(path))
+	}
 	code := m.Run()
 	if buildDir != "" {
 		_ = os.RemoveAll(buildDir)
@@ -101,6 +104,13 @@ type deployment struct {
 	dbURL   string
 	keyFile string
 	dir     string
+	// serveWrap and runWrap prefix the command lines of servers and of
+	// operator commands (such as unshare and nsenter, to run them in a
+	// private mount namespace).
+	serveWrap, runWrap []string
+	// serveArgs are added to the servers' flags (the last of a flag given
+	// twice wins).
+	serveArgs []string
 }
 
 func newDeployment(t *testing.T, dialect string) *deployment {
@@ -118,7 +128,8 @@ func (d *deployment) storeFlags() []string {
 func (d *deployment) run(ctx context.Context, args ...string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, d.bin, append(args, d.storeFlags()...)...)
+	argv := append(append(append(d.runWrap[:len(d.runWrap):len(d.runWrap)], d.bin), args...), d.storeFlags()...)
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Env = childEnv()
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -279,7 +290,9 @@ func (d *deployment) startServerPoll(t *testing.T, name string, poll time.Durati
 	}
 	args := append([]string{"serve", "--dev", "--log-format", "json", "--listen", "127.0.0.1:0", "--models-fetch=false",
 		"--queue-rescue-after", "3s", "--queue-poll-interval", poll.String()}, d.storeFlags()...)
-	cmd := exec.Command(d.bin, args...)
+	args = append(args, d.serveArgs...)
+	argv := append(append(d.serveWrap[:len(d.serveWrap):len(d.serveWrap)], d.bin), args...)
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = childEnv()
 	stdout := &listenWriter{origin: make(chan string, 1)}
 	cmd.Stdout, cmd.Stderr = stdout, logFile
@@ -422,6 +435,9 @@ type receiver struct {
 	// hash of their id) fail with 500 at once.
 	failing  atomic.Bool
 	inFlight atomic.Int32
+	// gate, while set, holds every request until it is closed (or the
+	// sender goes away).
+	gate atomic.Pointer[chan struct{}]
 
 	mu         sync.Mutex
 	deliveries []delivery
@@ -495,6 +511,15 @@ func (r *receiver) serve(w http.ResponseWriter, req *http.Request) {
 		r.record(d)
 		http.Error(w, "try again later", http.StatusInternalServerError)
 		return
+	}
+	if gate := r.gate.Load(); gate != nil {
+		select {
+		case <-*gate:
+		case <-req.Context().Done():
+			d.Outcome = "aborted"
+			r.record(d)
+			return
+		}
 	}
 	if delay := time.Duration(r.delay.Load()); delay > 0 {
 		delay = delay/4 + time.Duration(sum%1000)*(delay*3/4)/1000

@@ -42,12 +42,18 @@ import (
 func main() {
 	bin := flag.String("bin", "", "the verifyd binary")
 	trials := flag.Int("kill-trials", 3, "SIGKILL trials")
-	only := flag.String("only", "", "run only these scenarios (comma-separated: bombs, bodies, a1, sigkill)")
+	only := flag.String("only", "", "run only these scenarios (comma-separated: bombs, bodies, a1, sigkill, diskfull)")
+	diskMiB := flag.Int("disk-mib", 96, "size of the disk-full scenario's file system, in MiB")
 	flood := flag.String("flood", "", "internal: run an A1 flood against this URL and print its counts")
 	floodClients := flag.Int("flood-clients", 32, "internal: concurrent flood clients")
 	floodAddrs := flag.Int("flood-addrs", 1, "internal: loopback source addresses of the flood (127.0.0.2 on)")
 	floodFor := flag.Duration("flood-for", 5*time.Second, "internal: how long the flood lasts")
+	integrityOf := flag.String("integrity", "", "internal: print SQLite's integrity check of this database file")
 	flag.Parse()
+	if *integrityOf != "" {
+		fmt.Println(integrity(*integrityOf))
+		return
+	}
 	if *flood != "" {
 		runFlood(*flood, *floodClients, *floodAddrs, *floodFor)
 		return
@@ -60,7 +66,7 @@ func main() {
 		}
 		want = func(n string) bool { return set[n] }
 	}
-	if err := run(*bin, *trials, want); err != nil {
+	if err := run(*bin, *trials, *diskMiB, want); err != nil {
 		fmt.Fprintln(os.Stderr, "hostile:", err)
 		os.Exit(1)
 	}
@@ -83,9 +89,18 @@ func freePort() string {
 }
 
 func start(bin, dir, listen string) (*server, error) {
+	return startIn(nil, bin, dir, listen)
+}
+
+// startIn starts the server, its command line prefixed by wrap (such as
+// unshare and a shell that mounts a file system first).
+func startIn(wrap []string, bin, dir, listen string) (*server, error) {
 	cmd := exec.Command(bin, "serve", "--dev", "--listen", listen, "--database", "sqlite://"+filepath.Join(dir, "v.db"),
 		"--master-key-file", filepath.Join(dir, "key"), "--models-dir", filepath.Join(dir, "no-models"), "--models-fetch=false", "--ocr", "off",
 		"--queue-poll-interval", "50ms")
+	if len(wrap) > 0 {
+		cmd = exec.Command(wrap[0], append(wrap[1:], cmd.Args...)...)
+	}
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, err
@@ -177,9 +192,15 @@ type creds struct {
 }
 
 func business(bin, dir string) (creds, error) {
+	return businessIn(nil, bin, dir)
+}
+
+// businessIn creates the business with the command line prefixed by wrap.
+func businessIn(wrap []string, bin, dir string) (creds, error) {
 	var c creds
-	out, err := exec.Command(bin, "business", "create", "--name", "Hostile", "--database", "sqlite://"+filepath.Join(dir, "v.db"),
-		"--master-key-file", filepath.Join(dir, "key")).Output()
+	args := append(append(wrap[:len(wrap):len(wrap)], bin), "business", "create", "--name", "Hostile", "--database", "sqlite://"+filepath.Join(dir, "v.db"),
+		"--master-key-file", filepath.Join(dir, "key"))
+	out, err := exec.Command(args[0], args[1:]...).Output()
 	if err != nil {
 		return c, err
 	}
@@ -299,7 +320,7 @@ func bigJPEG(w, h int) []byte {
 	return append(append(append([]byte{}, raw[:2]...), app1...), raw[2:]...)
 }
 
-func run(bin string, trials int, want func(string) bool) error {
+func run(bin string, trials, diskMiB int, want func(string) bool) error {
 	if bin == "" {
 		return fmt.Errorf("-bin is required")
 	}
@@ -494,6 +515,13 @@ func run(bin string, trials int, want func(string) bool) error {
 		}
 		out["sigkill"] = map[string]any{"trials": trials, "worst_seconds_to_all_delivered": worst, "seconds_per_trial": each, "events_waited_for": events,
 			"note": "events of the simulations committed before the kill (the verification is started after the restart); one the kill interrupted never became an event and is not waited for"}
+	}
+	if want("diskfull") {
+		r, err := diskFull(bin, diskMiB)
+		if err != nil {
+			return fmt.Errorf("diskfull: %w", err)
+		}
+		out["diskfull"] = r
 	}
 	b, _ := json.MarshalIndent(out, "", "  ")
 	fmt.Println(string(b))
