@@ -129,15 +129,7 @@ func (s *Service) Image(ctx context.Context, businessID, id string, kind verifyd
 	if v.RedactedAt != nil || v.PurgedAt != nil {
 		return engine.Image{}, verifyd.ErrNotFound
 	}
-	images, err := s.Images(ctx, v)
-	if err != nil {
-		return engine.Image{}, err
-	}
-	im, ok := images[kind]
-	if !ok {
-		return engine.Image{}, verifyd.ErrNotFound
-	}
-	return im, nil
+	return s.ImageOf(ctx, v, kind)
 }
 
 // RedactForBusiness redacts a verification of businessID, as Redact does
