@@ -361,6 +361,10 @@ const (
 	StepConsent Step = "consent"
 	// StepMethods: choose how to prove one's age.
 	StepMethods Step = "methods"
+	// StepBiometric: the document method waits for the person's explicit
+	// consent to the processing of their face (matching, liveness) before
+	// the capture form; nothing is collected before the answer.
+	StepBiometric Step = "biometric"
 	// StepDocument: photograph the document and take a selfie (first
 	// attempt or a retry).
 	StepDocument Step = "document"
@@ -407,6 +411,9 @@ type State struct {
 	// why: FailedReason for the document method).
 	Failed       *verifyd.AgeProof
 	FailedReason verifyd.Reason
+	// Declined: that failure is the person's refusal of the processing of
+	// their face (StepBiometric's no), not a check that failed.
+	Declined bool
 	// Outcome is set in StepDone; Reused says a stored proof satisfied the
 	// country.
 	Outcome *age.Outcome
@@ -514,7 +521,7 @@ func (s *Service) State(ctx context.Context, req age.AuthRequest, v Visitor) (St
 		st.Failed = cur
 		if cur.Method == verifyd.AgeMethodDocument {
 			if ds, err := s.identity.InternalState(ctx, cur.IdentityVerificationID); err == nil {
-				st.FailedReason = ds.Reason
+				st.FailedReason, st.Declined = ds.Reason, ds.Declined
 			}
 		}
 	case verifyd.AgeResultPending:
@@ -525,10 +532,12 @@ func (s *Service) State(ctx context.Context, req age.AuthRequest, v Visitor) (St
 				return State{}, err
 			}
 			st.Document = &ds
-			switch ds.Phase {
-			case identity.PhaseCapture, identity.PhaseRetry:
+			switch {
+			case ds.NeedsConsent():
+				st.Step = StepBiometric
+			case ds.Phase == identity.PhaseCapture, ds.Phase == identity.PhaseRetry:
 				st.Step = StepDocument
-			case identity.PhaseReview:
+			case ds.Phase == identity.PhaseReview:
 				st.Step = StepReview
 			default:
 				st.Step = StepProcessing
@@ -716,6 +725,12 @@ func (s *Service) ChooseMethod(ctx context.Context, req age.AuthRequest, v Visit
 		return st, ProviderStep{}, nil
 	case StepProcessing, StepReview:
 		return st, ProviderStep{}, ErrBusy
+	case StepBiometric:
+		// The document method was chosen and waits for the answer: not
+		// another internal verification.
+		if method == verifyd.AgeMethodDocument {
+			return st, ProviderStep{}, nil
+		}
 	}
 	id, err := uuid.NewRandomFromReader(s.cfg.Rand)
 	if err != nil {
@@ -750,12 +765,47 @@ func (s *Service) ChooseMethod(ctx context.Context, req age.AuthRequest, v Visit
 	return st, step, err
 }
 
+// ErrNoBiometricConsent refuses the document method's photos and liveness
+// challenge before the person agreed to the processing of their face (the
+// page asks first).
+var ErrNoBiometricConsent = verifyd.Errorf(verifyd.EConflict, "agree to the processing of your face first")
+
+// BiometricConsent records the answer to the document method's question
+// "Do you agree to this processing of your face?" on the attempt's
+// internal verification. Yes records the time (the verification's
+// consented_at) and the capture form follows. No ends the attempt
+// (failed, idv_error, cause consent_declined; nothing was collected):
+// the page then offers the other methods, the document again, and "Go back
+// without proving my age". Outside StepBiometric it is ErrBusy.
+func (s *Service) BiometricConsent(ctx context.Context, req age.AuthRequest, v Visitor, yes bool) (State, error) {
+	st, err := s.signedIn(ctx, req, v)
+	if err != nil {
+		return st, err
+	}
+	if st.Step != StepBiometric {
+		return st, ErrBusy
+	}
+	id := st.Proof.IdentityVerificationID
+	if yes {
+		_, err = s.identity.ConsentInternal(ctx, id)
+	} else {
+		_, err = s.identity.DeclineInternal(ctx, id)
+	}
+	if err != nil {
+		return st, err
+	}
+	return s.State(ctx, req, v)
+}
+
 // SubmitDocument sends the document method's photos to the pipeline (the
 // rules, retries and review of the identity hosted page).
 func (s *Service) SubmitDocument(ctx context.Context, req age.AuthRequest, v Visitor, in identity.HostedSubmission) (State, error) {
 	st, err := s.signedIn(ctx, req, v)
 	if err != nil {
 		return st, err
+	}
+	if st.Step == StepBiometric {
+		return st, ErrNoBiometricConsent
 	}
 	if st.Step != StepDocument {
 		return st, ErrBusy
@@ -773,6 +823,9 @@ func (s *Service) DocumentChallenge(ctx context.Context, req age.AuthRequest, v 
 	st, err := s.signedIn(ctx, req, v)
 	if err != nil {
 		return liveness.Challenge{}, err
+	}
+	if st.Step == StepBiometric {
+		return liveness.Challenge{}, ErrNoBiometricConsent
 	}
 	if st.Step != StepDocument {
 		return liveness.Challenge{}, ErrBusy

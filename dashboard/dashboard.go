@@ -27,6 +27,7 @@ import (
 	"github.com/go-webauthn/webauthn/webauthn"
 
 	"github.com/verifyd/verifyd"
+	"github.com/verifyd/verifyd/mailer"
 	"github.com/verifyd/verifyd/seal"
 	"github.com/verifyd/verifyd/tenant"
 	"github.com/verifyd/verifyd/webauth"
@@ -60,6 +61,9 @@ type Config struct {
 	// host is the passkeys' relying party. Passkeys are off when it is
 	// empty or its host is an IP address.
 	BaseURL string
+	// Mailer e-mails invitation links to the invited (nil: the link is
+	// shown or printed to whoever invited, who sends it).
+	Mailer mailer.Sender
 }
 
 // Service is the dashboard's use cases.

@@ -47,11 +47,15 @@ type flowBrowser struct {
 	// site, as a person who agrees would; the consent tests turn it off
 	// to see the question.
 	consent bool
+	// biometric answers "yes" when the document method asks to process
+	// the face, as a person who agrees would; the biometric tests turn it
+	// off.
+	biometric bool
 }
 
 func newFlowBrowser(t *testing.T, f *oauthFixture) *flowBrowser {
 	jar, _ := cookiejar.New(nil)
-	return &flowBrowser{t: t, f: f, tokens: map[string]string{}, consent: true, hc: &http.Client{Jar: jar,
+	return &flowBrowser{t: t, f: f, tokens: map[string]string{}, consent: true, biometric: true, hc: &http.Client{Jar: jar,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
 }
 
@@ -88,6 +92,12 @@ func (b *flowBrowser) get(suffix string) response {
 	if b.consent && suffix == "" && bytes.Contains(res.raw, []byte(`data-phase="consent"`)) {
 		if yes := b.post("/consent", url.Values{"share": {"yes"}}); yes.status != http.StatusSeeOther {
 			b.t.Fatalf("consent: status %d; body:\n%s", yes.status, yes.raw)
+		}
+		return b.get("")
+	}
+	if b.biometric && suffix == "" && bytes.Contains(res.raw, []byte(`data-phase="biometric"`)) {
+		if yes := b.post("/biometric", url.Values{"consent": {"yes"}}); yes.status != http.StatusSeeOther {
+			b.t.Fatalf("biometric consent: status %d; body:\n%s", yes.status, yes.raw)
 		}
 		return b.get("")
 	}

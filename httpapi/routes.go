@@ -145,6 +145,7 @@ func (s *Server) ageFlowRoutes(mux *http.ServeMux, m Mount) {
 	mux.Handle("/flow/{id}/logo", get(a.Logo))
 	mux.Handle("/flow/{id}/brand.css", get(a.BrandCSS))
 	mux.Handle("/flow/{id}/method", post(a.ChooseMethod))
+	mux.Handle("/flow/{id}/biometric", post(a.Biometric))
 	mux.Handle("/flow/{id}/document", post(a.SubmitDocument))
 	mux.Handle("/flow/{id}/liveness-challenge", post(a.Challenge))
 	mux.Handle("/flow/{id}/provider/{proof}", s.methods(map[string]http.Handler{

@@ -60,8 +60,53 @@ func (s *Service) DeclineHosted(ctx context.Context, token string) (HostedState,
 	if err != nil {
 		return HostedState{}, err
 	}
+	if err := s.decline(ctx, st); err != nil {
+		return HostedState{}, err
+	}
+	s.audit(ctx, hostedPage, st.BusinessID, verifyd.AuditConsentDeclined, st.ID, "failed idv_error")
+	return s.stateByID(ctx, st.ID)
+}
+
+// ConsentInternal records the person's consent to the processing of their
+// face for an internal verification (the age flow's document method asks
+// on its own page). Consenting twice keeps the first time; a finished
+// verification gives an EConflict error.
+func (s *Service) ConsentInternal(ctx context.Context, id string) (HostedState, error) {
+	v, err := s.internal(ctx, id)
+	if err != nil {
+		return HostedState{}, err
+	}
+	if _, err := s.store.RecordConsent(ctx, v.ID, s.now()); err != nil {
+		return HostedState{}, err
+	}
+	return s.stateByID(ctx, v.ID)
+}
+
+// DeclineInternal ends an internal verification whose person declined the
+// processing of their face, as DeclineHosted does, but without an audit
+// entry: the business's audit log would otherwise tell it that someone in
+// its age flow declined, which the age flow never tells a site (it learns
+// only "not verified"). The history still records cause consent_declined.
+func (s *Service) DeclineInternal(ctx context.Context, id string) (HostedState, error) {
+	v, err := s.internal(ctx, id)
+	if err != nil {
+		return HostedState{}, err
+	}
+	st, err := s.hostedState(ctx, v)
+	if err != nil {
+		return HostedState{}, err
+	}
+	if err := s.decline(ctx, st); err != nil {
+		return HostedState{}, err
+	}
+	return s.stateByID(ctx, st.ID)
+}
+
+// decline fails a verification that still asks for consent (EConflict
+// otherwise) with reason idv_error and cause consent_declined.
+func (s *Service) decline(ctx context.Context, st HostedState) error {
 	if !st.NeedsConsent() {
-		return HostedState{}, verifyd.Errorf(verifyd.EConflict, "this verification does not ask for consent")
+		return verifyd.Errorf(verifyd.EConflict, "this verification does not ask for consent")
 	}
 	steps := []verifyd.Status{verifyd.StatusFailed}
 	if st.Status == verifyd.StatusPending {
@@ -73,9 +118,8 @@ func (s *Service) DeclineHosted(ctx context.Context, token string) (HostedState,
 			t.Reason = verifyd.ReasonIDVError
 		}
 		if _, err := s.Transition(ctx, t); err != nil {
-			return HostedState{}, err
+			return err
 		}
 	}
-	s.audit(ctx, hostedPage, st.BusinessID, verifyd.AuditConsentDeclined, st.ID, "failed idv_error")
-	return s.stateByID(ctx, st.ID)
+	return nil
 }

@@ -81,11 +81,15 @@ func (s *Service) InternalState(ctx context.Context, id string) (HostedState, er
 }
 
 // SubmitInternal accepts a submission for an internal verification, with
-// the rules and retries of SubmitHosted.
+// the rules and retries of SubmitHosted, and like it only after the
+// person's consent (ConsentInternal; ErrNoConsent before).
 func (s *Service) SubmitInternal(ctx context.Context, id string, in HostedSubmission) (HostedState, error) {
 	v, err := s.internal(ctx, id)
 	if err != nil {
 		return HostedState{}, err
+	}
+	if v.ConsentedAt == nil {
+		return HostedState{}, ErrNoConsent
 	}
 	return s.submitHosted(ctx, v, in)
 }

@@ -44,11 +44,14 @@ func (s *Service) IssueChallenge(ctx context.Context, token string) (liveness.Ch
 }
 
 // IssueInternalChallenge is IssueChallenge for an internal verification
-// (the age flow's document method).
+// (the age flow's document method), also only after the person's consent.
 func (s *Service) IssueInternalChallenge(ctx context.Context, id string) (liveness.Challenge, error) {
 	v, err := s.internal(ctx, id)
 	if err != nil {
 		return liveness.Challenge{}, err
+	}
+	if v.ConsentedAt == nil {
+		return liveness.Challenge{}, ErrNoConsent
 	}
 	return s.issueChallenge(ctx, v)
 }

@@ -73,7 +73,8 @@ type Config struct {
 	// none when negative. It is the longest a key revoked by another
 	// process (the CLI, another replica) is still accepted by this one.
 	CredentialCacheTTL time.Duration
-	// Mailer sends the age accounts' e-mails (nil: none).
+	// Mailer sends the age accounts' e-mails and the dashboard's
+	// invitations (nil: none).
 	Mailer mailer.Sender
 	// Processor names the installation on the hosted pages' notice.
 	Processor branding.Processor
@@ -188,7 +189,7 @@ func New(ctx context.Context, db *sqlstore.DB, sealer *seal.Sealer, cfg Config) 
 		}
 	}
 	a.Dashboard, err = dashboard.New(db, a.Tenants, sealer, dashboard.Config{SignUp: cfg.DashboardSignUp, Insecure: cfg.Dev,
-		Now: cfg.Now, Rand: cfg.Rand, BaseURL: dashURL})
+		Now: cfg.Now, Rand: cfg.Rand, BaseURL: dashURL, Mailer: cfg.Mailer})
 	if err != nil {
 		return nil, fmt.Errorf("dashboard: %w", err)
 	}

@@ -102,7 +102,7 @@ func TestAgeProductionDocumentWithFaces(t *testing.T) {
 				chromedp.SendKeys(chromedp.ID("s-password_again"), password),
 				chromedp.Click(chromedp.ID("signup-submit")))
 			agreeToShare(t, ctx, "Test business")
-			waitJS(t, ctx, "the methods or the capture form", `['methods', 'document'].includes(document.querySelector('main').dataset.phase)`)
+			waitJS(t, ctx, "the methods or the biometric question", `['methods', 'biometric'].includes(document.querySelector('main').dataset.phase)`)
 			if jsString(t, ctx, `document.querySelector('main').dataset.phase`) == "methods" {
 				offered := jsString(t, ctx, `Array.from(document.querySelectorAll('button[name=method]')).map(b => b.value).join(',')`)
 				if offered != "document" {
@@ -110,6 +110,7 @@ func TestAgeProductionDocumentWithFaces(t *testing.T) {
 				}
 				do(t, ctx, "choose the document", chromedp.Click(chromedp.ID("method-document")))
 			}
+			agreeToFace(t, ctx)
 			waitJS(t, ctx, "the capture form", `!!document.getElementById('capture') && document.querySelector('main').dataset.phase === 'document'`)
 			do(t, ctx, "the ID card",
 				chromedp.Click(chromedp.CSS(`input[name=document_type][value=IdCard]`)),

@@ -74,7 +74,7 @@ func TestAgeMailResetAndDelete(t *testing.T) {
 	// France wants authentication at each use: the new password works.
 	waitJS(t, ctx, "the confirmation form", `!!document.getElementById('l-password')`)
 	do(t, ctx, "the new password", chromedp.SendKeys(chromedp.ID("l-password"), newPassword), chromedp.Click(chromedp.ID("login-submit")))
-	waitJS(t, ctx, "signed in", `['methods', 'document'].includes(document.querySelector('main').dataset.phase)`)
+	waitJS(t, ctx, "signed in", `['methods', 'biometric', 'document'].includes(document.querySelector('main').dataset.phase)`)
 
 	// Deleting the account without the password, signed out.
 	do(t, ctx, "forget the session and open the account page", clearCookies(), chromedp.Navigate(in.base+"/account"))

@@ -97,6 +97,7 @@ func TestAgePasskeySandbox(t *testing.T) {
 		t.Fatalf("the authenticator holds %d passkeys, want 1", n)
 	}
 	do(t, ctx, "choose the document", chromedp.Click(chromedp.ID("method-document")))
+	agreeToFace(t, ctx)
 	waitJS(t, ctx, "the capture form", `!!document.getElementById('capture') && document.querySelector('main').dataset.phase === 'document'`)
 	fillCaptureForm(t, ctx, dir)
 	do(t, ctx, "submit", chromedp.Click(chromedp.ID("submit")))
@@ -147,7 +148,7 @@ func TestAgePasskeyProduction(t *testing.T) {
 		chromedp.SendKeys(chromedp.ID("s-email"), email), chromedp.SendKeys(chromedp.ID("s-password"), password),
 		chromedp.SendKeys(chromedp.ID("s-password_again"), password), chromedp.Click(chromedp.ID("signup-submit")))
 	agreeToShare(t, ctx, "Test business")
-	waitJS(t, ctx, "the methods or the capture form", `['methods', 'document'].includes(document.querySelector('main').dataset.phase)`)
+	waitJS(t, ctx, "the methods or the capture form", `['methods', 'biometric', 'document'].includes(document.querySelector('main').dataset.phase)`)
 	do(t, ctx, "open the account page", chromedp.Click(chromedp.ID("account-link")))
 	waitJS(t, ctx, "the add button", `!!document.getElementById('passkey-add') && !document.getElementById('passkey-add').hidden`)
 	do(t, ctx, "add a passkey", chromedp.Click(chromedp.ID("passkey-add")))
@@ -159,7 +160,7 @@ func TestAgePasskeyProduction(t *testing.T) {
 	do(t, ctx, "forget the session and open the German site's link again", clearCookies(), chromedp.Navigate(in.authorizeURL("de")))
 	waitJS(t, ctx, "the passkey button", `!!document.getElementById('passkey-login') && !document.getElementById('passkey-login').hidden`)
 	do(t, ctx, "continue with the passkey", chromedp.Click(chromedp.ID("passkey-login")))
-	waitJS(t, ctx, "signed in", `['methods', 'document'].includes(document.querySelector('main').dataset.phase)`)
+	waitJS(t, ctx, "signed in", `['methods', 'biometric', 'document'].includes(document.querySelector('main').dataset.phase)`)
 	if got := jsString(t, ctx, `document.querySelector('.account-bar p').textContent`); !strings.Contains(got, email) {
 		t.Fatalf("signed in as %q", got)
 	}

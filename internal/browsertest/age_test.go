@@ -156,6 +156,17 @@ func agreeToShare(t *testing.T, ctx context.Context, business string) {
 		`!document.querySelector('main[data-phase]') || document.querySelector('main').dataset.phase !== 'consent'`)
 }
 
+// agreeToFace answers the document method's question about the
+// processing of the face with yes and waits for the page that follows.
+func agreeToFace(t *testing.T, ctx context.Context) {
+	t.Helper()
+	waitJS(t, ctx, "the biometric consent question", `document.querySelector('main').dataset.phase === 'biometric'`)
+	do(t, ctx, "agree to the processing of the face", chromedp.Click(chromedp.ID("bio-yes")))
+	// As in agreeToShare: nothing else is clicked before the answer's page.
+	waitJS(t, ctx, "the answer to the biometric question",
+		`!document.querySelector('main[data-phase]') || document.querySelector('main').dataset.phase !== 'biometric'`)
+}
+
 func writeFiles(t *testing.T, files map[string][]byte) string {
 	t.Helper()
 	dir := t.TempDir()
@@ -209,6 +220,7 @@ func TestAgeNewUserVerifiesWithDocumentThenReturns(t *testing.T) {
 	}
 	screenshot(t, ctx, "age-methods-gb.png")
 	do(t, ctx, "choose the document", chromedp.Click(chromedp.ID("method-document")))
+	agreeToFace(t, ctx)
 	waitJS(t, ctx, "the capture form", `!!document.getElementById('capture') && document.querySelector('main').dataset.phase === 'document'`)
 	fillCaptureForm(t, ctx, dir)
 	screenshot(t, ctx, "age-document-filled.png")
@@ -313,8 +325,9 @@ func TestAgeGermanyOffersOnlyTheDocument(t *testing.T) {
 	}
 	do(t, ctx, "enter the password", chromedp.SendKeys(chromedp.ID("l-password"), password),
 		chromedp.Click(chromedp.ID("login-submit")))
-	// Germany accepts one method: no methods page, the capture form at
-	// once, with the rule explained.
+	// Germany accepts one method: no methods page, the biometric question
+	// and then the capture form at once, with the rule explained.
+	agreeToFace(t, ctx)
 	waitJS(t, ctx, "the capture form", `document.querySelector('main').dataset.phase === 'document'`)
 	if jsString(t, ctx, `String(document.querySelectorAll('button[name=method]').length)`) != "0" {
 		t.Fatal("a methods page with one method")
@@ -357,5 +370,82 @@ func TestAgeGermanyOffersOnlyTheDocument(t *testing.T) {
 	}
 	if len(proofs) != 2 {
 		t.Fatalf("proofs %+v", proofs)
+	}
+}
+
+// TestAgeBiometricConsentPage: in production Germany (the document only)
+// the question about the face comes before any capture, names what is
+// processed, why and for how long, and passes axe; "I do not agree" leads
+// to the methods with why and the way back; the document again asks again,
+// "I agree" shows the capture form; going back then answers "not
+// verified" to the site.
+func TestAgeBiometricConsentPage(t *testing.T) {
+	t.Parallel()
+	axe := axeScript(t)
+	ts := testserver.Start(t, "sqlite", testserver.Options{Dev: true})
+	in := newIntegrator(t, ts, verifyd.EnvProduction)
+	ctx := browser(t)
+	check := func(what string) { axeCheck(t, ctx, axe, what) }
+
+	do(t, ctx, "open the German site's link", mobile(), acceptLanguage("en"), chromedp.Navigate(in.authorizeURL("de")))
+	waitJS(t, ctx, "the account forms", `!!document.getElementById('signup')`)
+	do(t, ctx, "sign up", chromedp.Click(chromedp.ID("choose-signup")),
+		chromedp.SendKeys(chromedp.ID("s-email"), "face@example.de"),
+		chromedp.SendKeys(chromedp.ID("s-password"), "correct horse battery"),
+		chromedp.SendKeys(chromedp.ID("s-password_again"), "correct horse battery"),
+		chromedp.Click(chromedp.ID("signup-submit")))
+	agreeToShare(t, ctx, "Test business")
+	waitJS(t, ctx, "the biometric question", `document.querySelector('main').dataset.phase === 'biometric'`)
+	if jsString(t, ctx, `String(!!document.getElementById('capture') || !!document.querySelector('input[type=file]'))`) != "false" {
+		t.Fatal("the capture form is shown before the answer")
+	}
+	text := jsString(t, ctx, `document.querySelector('main').innerText`)
+	for _, want := range []string{"Do you agree to this processing of your face?", "compared with the photo on your document",
+		"the age read from it is yours", "deleted as soon as your age is decided", "Go back without proving my age"} {
+		if !strings.Contains(text, want) {
+			t.Fatalf("the question's page lacks %q:\n%s", want, text)
+		}
+	}
+	if got := jsString(t, ctx, `document.title`); !strings.HasPrefix(got, "Your face and your document") {
+		t.Fatalf("title %q", got)
+	}
+	screenshot(t, ctx, "age-biometric.png")
+	check("biometric question")
+
+	do(t, ctx, "do not agree", chromedp.Click(chromedp.ID("bio-no")))
+	waitJS(t, ctx, "the methods after the refusal", `document.querySelector('main').dataset.phase === 'methods'`)
+	if got := jsString(t, ctx, `document.getElementById('live').textContent`); !strings.Contains(got, "You did not agree to the processing of your face") {
+		t.Fatalf("after the refusal: %q", got)
+	}
+	check("methods after the refusal")
+
+	do(t, ctx, "the document after all", chromedp.Click(chromedp.ID("method-document")))
+	agreeToFace(t, ctx)
+	waitJS(t, ctx, "the capture form", `!!document.getElementById('capture') && document.querySelector('main').dataset.phase === 'document'`)
+	check("capture form after the consent")
+
+	do(t, ctx, "go back without proving", chromedp.Click(chromedp.CSS(`#cancel button`)))
+	if got := waitForSite(t, ctx, in); !strings.HasPrefix(got, "age_verified=false id=agv_") {
+		t.Fatalf("site shows %q", got)
+	}
+	// Recorded: one declined attempt, one with the time of the consent.
+	proofs, err := ts.Store.AgeProofs(context.Background(), verifyd.EnvProduction, accountID(t, ts, verifyd.EnvProduction, "face@example.de"))
+	if err != nil || len(proofs) != 2 {
+		t.Fatalf("proofs %+v, %v", proofs, err)
+	}
+	consented := 0
+	for _, p := range proofs {
+		v, err := ts.Store.VerificationByID(context.Background(), p.IdentityVerificationID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.ConsentedAt != nil {
+			consented++
+		} else if v.Status != verifyd.StatusFailed || v.Reason != verifyd.ReasonIDVError {
+			t.Fatalf("the declined attempt is %s %s", v.Status, v.Reason)
+		}
+	}
+	if consented != 1 {
+		t.Fatalf("%d attempts with a consent, want 1", consented)
 	}
 }

@@ -53,7 +53,7 @@ Usage:
   verifyd business create --name NAME [--database URL]
   verifyd business list [--json]
   verifyd business set --business ID [--direct-liveness auto|review] [--retention-days N]
-  verifyd business invite --business ID --email E --role owner|developer|viewer [--json]   dashboard invitation link
+  verifyd business invite --business ID --email E --role owner|developer|viewer [--smtp-url URL --lang L] [--json]   dashboard invitation link (e-mailed with --smtp-url)
   verifyd key create --business ID --interface identity|age --environment production|sandbox [--json]
   verifyd key list --business ID [--json]
   verifyd key revoke --key KEY [--json]

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -122,5 +123,42 @@ func TestServeDashboardFlags(t *testing.T) {
 	if _, _, err := run(t, env, "serve", "--listen", "127.0.0.1:0", "--ocr", "off", "--models-fetch=false",
 		"--models-dir", t.TempDir(), "--dashboard-url", "://nothing"); err == nil || !strings.Contains(err.Error(), "dashboard") {
 		t.Errorf("serve with a bad --dashboard-url: %v", err)
+	}
+}
+
+// TestBusinessInviteEmail: --lang is checked; with an --smtp-url that
+// cannot be reached the invitation is still made, its link printed, and
+// stderr says the e-mail failed. (A delivery itself is tested through the
+// dashboard pages: the test SMTP server's certificate cannot be trusted
+// from the command line's flags.)
+func TestBusinessInviteEmail(t *testing.T) {
+	t.Parallel()
+	env := testEnv(t, "sqlite")
+	stdout, _, err := run(t, env, "business", "create", "--name", "Mail Ltd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b businessOut
+	if err := json.Unmarshal([]byte(stdout), &b); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := run(t, env, "business", "invite", "--business", b.ID, "--email", "a@example.com", "--role", "owner",
+		"--lang", "es"); !errors.Is(err, cli.ErrUsage) {
+		t.Errorf("--lang es: %v, want a usage error", err)
+	}
+	if _, _, err := run(t, env, "business", "invite", "--business", b.ID, "--email", "a@example.com", "--role", "owner",
+		"--smtp-url", "http://mail.example"); err == nil {
+		t.Error("an --smtp-url that is not smtp:// or smtps:// was accepted")
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	stdout, stderr, err := run(t, env, "business", "invite", "--business", b.ID, "--email", "a@example.com", "--role", "owner",
+		"--smtp-url", "smtp://"+addr, "--lang", "fr")
+	if err != nil || !strings.Contains(stdout, "/dashboard/invitations/") || !strings.Contains(stderr, "the e-mail to a@example.com failed") {
+		t.Errorf("invite with an unreachable mail server: %v\nstdout %q\nstderr %q", err, stdout, stderr)
 	}
 }

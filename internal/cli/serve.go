@@ -70,7 +70,7 @@ func (e *env) serve(ctx context.Context, args []string) error {
 	memoryLimit := fs.String("memory-limit", e.envOr("VERIFYD_MEMORY_LIMIT", "1GiB"),
 		"soft limit of the Go heap (e.g. 1GiB, 512MiB; 0 for none): the collector works harder near it instead of growing the heap to twice what is live; GOMEMLIMIT, when set, wins (env VERIFYD_MEMORY_LIMIT)")
 	smtpURL := fs.String("smtp-url", e.getenv("VERIFYD_SMTP_URL"),
-		"SMTP server for the age accounts' e-mails (address confirmation, password reset, login codes, deletion links): smtp://user:password@host:587 (STARTTLS, required) or smtps://…:465, optionally ?from=address; without it the pages offer none of these (env VERIFYD_SMTP_URL)")
+		"SMTP server for the age accounts' e-mails (address confirmation, password reset, login codes, deletion links) and the dashboard's invitations: smtp://user:password@host:587 (STARTTLS, required) or smtps://…:465, optionally ?from=address; without it the pages offer none of these and the dashboard shows invitation links to the inviter (env VERIFYD_SMTP_URL)")
 	readyMinFree := fs.String("ready-min-free", e.envOr("VERIFYD_READY_MIN_FREE", "64MiB"),
 		"with SQLite, /readyz fails while the database's file system has less free space than this (e.g. 64MiB, 1GiB; 0: any), so a load balancer stops sending writes before they fail (env VERIFYD_READY_MIN_FREE)")
 	processorName := fs.String("processor-name", e.getenv("VERIFYD_PROCESSOR_NAME"),
@@ -201,7 +201,7 @@ func (e *env) serve(ctx context.Context, args []string) error {
 		}
 		logger.Info("age account e-mails are sent through SMTP", "host", mc.Host, "port", mc.Port, "tls", map[bool]string{true: "smtps", false: "starttls"}[mc.SSL], "from", mc.From)
 	} else {
-		logger.Warn("no --smtp-url: age accounts get no e-mail (no address confirmation, password reset, login code or deletion by e-mail link); the pages do not offer them")
+		logger.Warn("no --smtp-url: age accounts get no e-mail (no address confirmation, password reset, login code or deletion by e-mail link); the pages do not offer them; dashboard invitation links are shown to the inviter, not e-mailed")
 	}
 	a, err := app.New(ctx, db, sealer, app.Config{
 		BaseURLs: defaults, Dev: *dev, Now: e.now, Rand: e.rand, Logger: logger, Registry: reg, Mailer: mail,

@@ -240,6 +240,7 @@ type agePageData struct {
 	LoginTo, SignupTo string
 	LogoutTo          string
 	ConsentTo         string
+	BiometricTo       string
 	BusinessName      string
 	MethodTo          string
 	ProviderTo        string
@@ -411,7 +412,7 @@ func (ap *Pages) renderAge(w http.ResponseWriter, r *http.Request, a *ageReq, st
 	d.Step, d.FormCSRF = st.Step, formCSRF
 	d.StatusURL = a.path("/status")
 	d.LoginTo, d.SignupTo, d.LogoutTo = a.path("/login"+q), a.path("/signup"+q), a.path("/logout"+q)
-	d.ConsentTo = a.path("/consent" + q)
+	d.ConsentTo, d.BiometricTo = a.path("/consent"+q), a.path("/biometric"+q)
 	d.MethodTo, d.CancelTo, d.SandboxTo = a.path("/method"+q), a.path("/cancel"+q), a.path("/sandbox"+q)
 	d.ShowSandbox = d.Sandbox
 	d.CanCancel = true
@@ -434,7 +435,10 @@ func (ap *Pages) renderAge(w http.ResponseWriter, r *http.Request, a *ageReq, st
 	case agehosted.StepMethods:
 		if st.Failed != nil {
 			d.Failed = true
-			if st.FailedReason != "" {
+			if st.Declined {
+				// Not a failed check: the person said no to face matching.
+				d.Detail = msg(a.lang, "age_bio_declined")
+			} else if st.FailedReason != "" {
 				d.Detail = msg(a.lang, "reason_"+string(st.FailedReason))
 			}
 		}
@@ -693,6 +697,38 @@ func (ap *Pages) Consent(w http.ResponseWriter, r *http.Request) {
 	ageRedirect(w, r, to)
 }
 
+// Biometric records the answer to the document method's question "Do you
+// agree to this processing of your face?" (consent=yes|no, the session's
+// CSRF token): yes leads to the capture form, no back to the methods with
+// why (agehosted.Service.BiometricConsent).
+func (ap *Pages) Biometric(w http.ResponseWriter, r *http.Request) {
+	a, ok := ap.flowHandler(w, r)
+	if !ok || !ap.ageForm(w, r, a, true) {
+		return
+	}
+	var yes bool
+	switch r.PostFormValue("consent") {
+	case "yes":
+		yes = true
+	case "no":
+	default:
+		ap.ageRefuse(w, r, a, http.StatusUnprocessableEntity, "err_generic")
+		return
+	}
+	st, err := ap.Flow.BiometricConsent(r.Context(), a.request, a.visitor, yes)
+	switch {
+	case errors.Is(err, agehosted.ErrBusy):
+		// Answered twice (two tabs, a double click): the page shows
+		// where the flow stands.
+	case err != nil:
+		ap.ageStepFail(w, r, a, st, err, nil)
+		return
+	default:
+		ap.logger(r).InfoContext(r.Context(), "age biometric consent", "account", a.visitor.Account.ID, "agreed", yes)
+	}
+	backToFlow(w, r, a)
+}
+
 // ageStepFail shows the flow again after a refused step: a method the
 // country does not accept (422), a check already under way (409), no
 // session (back to the account forms).
@@ -708,6 +744,10 @@ func (ap *Pages) ageStepFail(w http.ResponseWriter, r *http.Request, a *ageReq, 
 		return
 	case errors.Is(err, agehosted.ErrMethodNotOffered):
 		status, res.banner = http.StatusUnprocessableEntity, msg(a.lang, "age_err_method")
+	case errors.Is(err, agehosted.ErrNoBiometricConsent):
+		// The page asks the question again, with why (409, as the
+		// identity page answers a submission without consent).
+		res.banner = msg(a.lang, "age_err_bio_first")
 	case errors.Is(err, agehosted.ErrBusy):
 		res.banner = msg(a.lang, "age_err_busy")
 	case verifyd.ErrorCodeOf(err) == verifyd.EInvalid && st.Step == agehosted.StepDocument:
@@ -814,6 +854,8 @@ func (ap *Pages) ageDocumentFail(w http.ResponseWriter, r *http.Request, a *ageR
 	switch {
 	case errors.Is(err, hosted.ErrCSRF), errors.Is(err, agehosted.ErrNotSignedIn), errors.Is(err, agehosted.ErrNoConsent):
 		status, key = http.StatusForbidden, "err_csrf"
+	case errors.Is(err, agehosted.ErrNoBiometricConsent):
+		key = "age_err_bio_first"
 	case code == verifyd.EConflict:
 		key = "err_conflict"
 	case code == verifyd.ETooLarge:

@@ -10,6 +10,13 @@ import (
 // document method's capture form shares; msg reads both.
 var ageCatalog = layout.Catalog{
 	"en": {
+		"age_bio_title":                   "Before the photos: your face",
+		"age_bio_why":                     "Why: to make sure that the document is yours and that you are present, so that the age read from it is yours.",
+		"age_bio_keep":                    "How long: the photos and what was read from them, your face included, are deleted as soon as your age is decided; your account keeps only the answer (18 or older, or not).",
+		"age_bio_no_hint":                 "If you do not agree, nothing is collected: you can choose another way to prove your age, or go back to the site.",
+		"age_bio_declined":                "You did not agree to the processing of your face, so nothing was collected. You can choose another way below, or go back to the site.",
+		"age_err_bio_first":               "Please answer the question about the processing of your face first.",
+		"age_phase_biometric":             "Your face and your document",
 		"age_title":                       "Age verification",
 		"age_intro":                       "The site that sent you here asks you to prove that you are 18 or older.",
 		"age_privacy":                     "The site only learns whether you are 18 or older, never your name, e-mail address, date of birth or documents.",
@@ -170,6 +177,13 @@ var ageCatalog = layout.Catalog{
 		"age_phase_account_mail_invalid": "Link not valid",
 	},
 	"de": {
+		"age_bio_title":                   "Vor den Fotos: Ihr Gesicht",
+		"age_bio_why":                     "Wozu: um sicherzustellen, dass das Dokument Ihnen gehört und Sie anwesend sind, damit das daraus gelesene Alter Ihres ist.",
+		"age_bio_keep":                    "Wie lange: Die Fotos und die daraus gelesenen Angaben, auch die Ihres Gesichts, werden gelöscht, sobald Ihr Alter feststeht; Ihr Konto behält nur die Antwort (mindestens 18 oder nicht).",
+		"age_bio_no_hint":                 "Wenn Sie nicht einverstanden sind, wird nichts erfasst: Sie können Ihr Alter auf andere Weise nachweisen oder zur Website zurückkehren.",
+		"age_bio_declined":                "Sie waren mit der Verarbeitung Ihres Gesichts nicht einverstanden; es wurde nichts erfasst. Sie können unten einen anderen Weg wählen oder zur Website zurückkehren.",
+		"age_err_bio_first":               "Bitte beantworten Sie zuerst die Frage zur Verarbeitung Ihres Gesichts.",
+		"age_phase_biometric":             "Ihr Gesicht und Ihr Dokument",
 		"age_title":                       "Altersverifikation",
 		"age_intro":                       "Die Website, die Sie hierher geschickt hat, bittet Sie nachzuweisen, dass Sie mindestens 18 Jahre alt sind.",
 		"age_privacy":                     "Die Website erfährt nur, ob Sie mindestens 18 sind, niemals Ihren Namen, Ihre E-Mail-Adresse, Ihr Geburtsdatum oder Ihre Dokumente.",
@@ -330,6 +344,13 @@ var ageCatalog = layout.Catalog{
 		"age_phase_account_mail_invalid": "Link ungültig",
 	},
 	"fr": {
+		"age_bio_title":                   "Avant les photos : votre visage",
+		"age_bio_why":                     "Pourquoi : pour s’assurer que le document est le vôtre et que c’est bien vous devant la caméra, afin que l’âge qui y est lu soit le vôtre.",
+		"age_bio_keep":                    "Combien de temps : les photos et ce qui en a été lu, y compris votre visage, sont supprimés dès que votre âge est décidé ; votre compte ne garde que la réponse (18 ans ou plus, ou non).",
+		"age_bio_no_hint":                 "Si vous refusez, rien n’est collecté : vous pouvez prouver votre âge autrement, ou revenir au site.",
+		"age_bio_declined":                "Vous avez refusé le traitement de votre visage : rien n’a été collecté. Vous pouvez choisir un autre moyen ci-dessous, ou revenir au site.",
+		"age_err_bio_first":               "Veuillez d’abord répondre à la question sur le traitement de votre visage.",
+		"age_phase_biometric":             "Votre visage et votre document",
 		"age_title":                       "Vérification de l’âge",
 		"age_intro":                       "Le site qui vous a envoyé ici vous demande de prouver que vous avez au moins 18 ans.",
 		"age_privacy":                     "Le site apprend seulement si vous avez au moins 18 ans, jamais votre nom, votre adresse e-mail, votre date de naissance ni vos documents.",

@@ -23,8 +23,11 @@ type usersData struct {
 	Users       []userRow
 	Invitations []invitationRow
 	Roles       []string
-	// Link is the link of an invitation just made: shown once.
-	Link, LinkEmail string
+	// Link is the link of an invitation just made: shown once, unless it
+	// was e-mailed to the invited address (Mailed); MailFailed says that
+	// e-mailing it failed, so the link is shown instead.
+	Link, LinkEmail    string
+	Mailed, MailFailed bool
 	// Email and Role are kept in the form after a refusal.
 	Email, Role string
 }
@@ -94,6 +97,17 @@ func (p *Pages) InviteUser(w http.ResponseWriter, r *Req) {
 		return
 	}
 	d.Link, d.LinkEmail = p.invitationLink(r.Request, token), inv.Email
+	if p.svc.MailOn() {
+		// In the inviter's language: the only one the page knows.
+		if err := p.svc.MailInvitation(r.Context(), inv, d.Link, v.Lang); err != nil {
+			p.log.ErrorContext(r.Context(), "dashboard invitation e-mail", "err", err)
+			d.MailFailed = true
+		} else {
+			// The link is a bearer secret: it went to the invited address
+			// and is not shown here too.
+			d.Mailed, d.Link = true, ""
+		}
+	}
 	v.Data = d
 	p.render(w, r.Request, http.StatusOK, "users", v)
 }
