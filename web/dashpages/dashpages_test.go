@@ -80,7 +80,13 @@ func field(t *testing.T, re *regexp.Regexp, page string) string {
 // the session's CSRF token.
 func join(t *testing.T, ts *testserver.Server, role verifyd.Role, email string) (*client, string, string) {
 	t.Helper()
-	_, token, err := ts.App.Dashboard.Invite(context.Background(), ts.Business.ID, email, role)
+	return joinBusiness(t, ts, ts.Business.ID, role, email)
+}
+
+// joinBusiness is join for a business other than the test server's.
+func joinBusiness(t *testing.T, ts *testserver.Server, businessID string, role verifyd.Role, email string) (*client, string, string) {
+	t.Helper()
+	_, token, err := ts.App.Dashboard.Invite(context.Background(), businessID, email, role)
 	if err != nil {
 		t.Fatal(err)
 	}

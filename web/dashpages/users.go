@@ -97,7 +97,7 @@ func (p *Pages) InviteUser(w http.ResponseWriter, r *Req) {
 		return
 	}
 	d.Link, d.LinkEmail = p.invitationLink(r.Request, token), inv.Email
-	if p.svc.MailOn() {
+	if p.svc.MailsInvitationsOf(r.Member.Business) {
 		// In the inviter's language: the only one the page knows.
 		if err := p.svc.MailInvitation(r.Context(), inv, d.Link, v.Lang); err != nil {
 			p.log.ErrorContext(r.Context(), "dashboard invitation e-mail", "err", err)
