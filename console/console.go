@@ -340,15 +340,7 @@ func (s *Service) Image(ctx context.Context, id string, kind verifyd.ImageKind) 
 	if err != nil {
 		return engine.Image{}, err
 	}
-	images, err := s.identity.Images(ctx, v)
-	if err != nil {
-		return engine.Image{}, err
-	}
-	im, ok := images[kind]
-	if !ok {
-		return engine.Image{}, verifyd.ErrNotFound
-	}
-	return im, nil
+	return s.identity.ImageOf(ctx, v, kind)
 }
 
 // Decision is what an operator decided.

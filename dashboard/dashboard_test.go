@@ -276,7 +276,11 @@ func TestPermissions(t *testing.T) {
 		}
 		owner, dev, viewer := member("o@example.com", verifyd.RoleOwner), member("d@example.com", verifyd.RoleDeveloper),
 			member("v@example.com", verifyd.RoleViewer)
-		_ = other
+		// A user of another business, whom b's owner must not reach by id.
+		stranger := func() verifyd.BusinessUser {
+			u, _ := f.invited(t, ctx, other.ID, "s@example.com", verifyd.RoleViewer)
+			return u
+		}()
 
 		// The viewer reads but changes nothing.
 		if keys, err := f.svc.Keys(ctx, viewer); err != nil || len(keys) != 4 {
@@ -336,6 +340,19 @@ func TestPermissions(t *testing.T) {
 		}
 		if m, err := f.svc.ActiveMember(ctx, viewer.User.ID); err != nil || !m.Can(dashboard.ManageKeys) {
 			t.Errorf("after the change the user cannot manage keys: %v", err)
+		}
+		// Another business's user, by id: not found, and unchanged.
+		if _, err := f.svc.SetRole(ctx, owner, stranger.ID, verifyd.RoleOwner); !errors.Is(err, verifyd.ErrNotFound) {
+			t.Errorf("SetRole of another business's user: %v, want ErrNotFound", err)
+		}
+		if _, err := f.svc.RemoveUser(ctx, owner, stranger.ID); !errors.Is(err, verifyd.ErrNotFound) {
+			t.Errorf("RemoveUser of another business's user: %v, want ErrNotFound", err)
+		}
+		if m, err := f.svc.ActiveMember(ctx, stranger.ID); err != nil || m.User.Role != verifyd.RoleViewer || m.Business.ID != other.ID {
+			t.Errorf("another business's user after the attempts: role %s in %s, %v", m.User.Role, m.Business.ID, err)
+		}
+		if users, _, err := f.svc.Users(ctx, owner); err != nil || len(users) != 3 {
+			t.Errorf("owner's Users = %d users, %v; want the business's 3", len(users), err)
 		}
 		if _, err := f.svc.RemoveUser(ctx, owner, viewer.User.ID); err != nil {
 			t.Fatalf("RemoveUser: %v", err)

@@ -41,6 +41,17 @@ var ErrNoMailer = errors.New("dashboard: no mailer is configured")
 // MailOn reports whether invitations are e-mailed.
 func (s *Service) MailOn() bool { return s.cfg.Mailer != nil }
 
+// MailsInvitationsOf reports whether b's invitations are e-mailed: with a
+// mailer, and never for a sandbox-only business. Anyone creates one of
+// those when sign-up is open, so e-mailing its invitations would let
+// anyone have the installation send mail to any address, under a business
+// name of their choosing (spam, phishing); its owners are shown the link.
+func (s *Service) MailsInvitationsOf(b verifyd.Business) bool { return s.MailOn() && !b.SandboxOnly }
+
+// ErrSandboxOnlyMail refuses to e-mail an invitation of a sandbox-only
+// business (MailsInvitationsOf).
+var ErrSandboxOnlyMail = errors.New("dashboard: invitations of sandbox-only businesses are not e-mailed")
+
 // InvitationMessage is the e-mail of an invitation whose link is link, in
 // lang (en, de or fr; English otherwise), to the invited address.
 func InvitationMessage(inv verifyd.Invitation, business verifyd.Business, link, lang string) mailer.Message {
@@ -65,6 +76,9 @@ func (s *Service) MailInvitation(ctx context.Context, inv verifyd.Invitation, li
 	b, err := s.store.Business(ctx, inv.BusinessID)
 	if err != nil {
 		return err
+	}
+	if !s.MailsInvitationsOf(b) {
+		return ErrSandboxOnlyMail
 	}
 	return s.cfg.Mailer.Send(ctx, InvitationMessage(inv, b, link, lang))
 }

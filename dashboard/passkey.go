@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
+	"io"
 	"net/netip"
 	"net/url"
 	"time"
@@ -148,9 +148,9 @@ func (s *Service) BeginPasskeyAdd(ctx context.Context, m Member) (any, []byte, e
 	return opts, sealed, err
 }
 
-// FinishPasskeyAdd checks the browser's answer (r's body) and stores the
-// member's new passkey.
-func (s *Service) FinishPasskeyAdd(ctx context.Context, m Member, sealed []byte, r *http.Request) error {
+// FinishPasskeyAdd checks the browser's answer (the JSON of body) and
+// stores the member's new passkey.
+func (s *Service) FinishPasskeyAdd(ctx context.Context, m Member, sealed []byte, body io.Reader) error {
 	c, err := s.openCeremony(ceremonyAdd, sealed)
 	if err != nil || c.UserID != m.User.ID {
 		return ErrPasskey
@@ -159,7 +159,11 @@ func (s *Service) FinishPasskeyAdd(ctx context.Context, m Member, sealed []byte,
 	if err != nil {
 		return err
 	}
-	cred, err := s.rp.FinishRegistration(pu, c.Session, r)
+	parsed, err := protocol.ParseCredentialCreationResponseBody(body)
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrPasskey, err)
+	}
+	cred, err := s.rp.CreateCredential(pu, c.Session, parsed)
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrPasskey, err)
 	}
@@ -196,10 +200,14 @@ func (s *Service) BeginPasskeyLogIn(client netip.Addr) (any, []byte, error) {
 // user verification, the user handle naming the passkey's user) and
 // returns the active user. A signature counter that went backwards (a
 // cloned authenticator) is refused.
-func (s *Service) FinishPasskeyLogIn(ctx context.Context, sealed []byte, r *http.Request) (verifyd.BusinessUser, error) {
+func (s *Service) FinishPasskeyLogIn(ctx context.Context, sealed []byte, body io.Reader) (verifyd.BusinessUser, error) {
 	c, err := s.openCeremony(ceremonyLogIn, sealed)
 	if err != nil {
 		return verifyd.BusinessUser{}, err
+	}
+	parsed, err := protocol.ParseCredentialRequestResponseBody(body)
+	if err != nil {
+		return verifyd.BusinessUser{}, fmt.Errorf("%w: %v", ErrPasskey, err)
 	}
 	var user verifyd.BusinessUser
 	handler := func(rawID, userHandle []byte) (webauthn.User, error) {
@@ -215,7 +223,7 @@ func (s *Service) FinishPasskeyLogIn(ctx context.Context, sealed []byte, r *http
 		}
 		return s.webauthnUser(ctx, user)
 	}
-	_, cred, err := s.rp.FinishPasskeyLogin(handler, c.Session, r)
+	_, cred, err := s.rp.ValidatePasskeyLogin(handler, c.Session, parsed)
 	if err != nil {
 		return verifyd.BusinessUser{}, fmt.Errorf("%w: %v", ErrPasskey, err)
 	}

@@ -129,15 +129,7 @@ func (s *Service) Image(ctx context.Context, businessID, id string, kind verifyd
 	if v.RedactedAt != nil || v.PurgedAt != nil {
 		return engine.Image{}, verifyd.ErrNotFound
 	}
-	images, err := s.Images(ctx, v)
-	if err != nil {
-		return engine.Image{}, err
-	}
-	im, ok := images[kind]
-	if !ok {
-		return engine.Image{}, verifyd.ErrNotFound
-	}
-	return im, nil
+	return s.ImageOf(ctx, v, kind)
 }
 
 // RedactForBusiness redacts a verification of businessID, as Redact does
@@ -154,6 +146,11 @@ func (s *Service) RedactForBusiness(ctx context.Context, businessID, id string) 
 // WebhookEvents lists a business's webhook events with their attempts,
 // newest first (f.BusinessID is replaced by businessID).
 func (s *Service) WebhookEvents(ctx context.Context, businessID string, f verifyd.WebhookFilter) ([]EventAttempts, error) {
+	if businessID == "" {
+		// The store reads an empty business id as "every business" (the
+		// operator's listing); no business has no events, as in List.
+		return []EventAttempts{}, nil
+	}
 	f.BusinessID = businessID
 	f.Limit = verifyd.ListLimit(f.Limit)
 	return s.eventAttempts(ctx, f)

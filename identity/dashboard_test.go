@@ -325,6 +325,13 @@ func TestDashboardUseCases(t *testing.T) {
 			if none, _ := s.Identity.WebhookEvents(ctx, s.Business.ID, verifyd.WebhookFilter{Environment: verifyd.EnvProduction}); len(none) != 0 {
 				t.Errorf("production events: %d", len(none))
 			}
+			// Another business, and no business at all (the store reads an
+			// empty business id as "every business"), see none of them.
+			for _, b := range []string{other.ID, ""} {
+				if got, err := s.Identity.WebhookEvents(ctx, b, verifyd.WebhookFilter{}); len(got) != 0 {
+					t.Errorf("WebhookEvents of business %q = %d events, %v; want none", b, len(got), err)
+				}
+			}
 			ev := d.Webhooks[0]
 			if _, err := s.Identity.ResendWebhook(ctx, other.ID, ev.ID); !errors.Is(err, verifyd.ErrNotFound) {
 				t.Errorf("ResendWebhook by another business = %v", err)

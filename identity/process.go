@@ -222,6 +222,27 @@ func (s *Service) Images(ctx context.Context, v verifyd.Verification) (map[verif
 	return out, nil
 }
 
+// ImageOf returns one image of v, decrypted, or ErrNotFound when it is
+// not stored; only that image is opened (a page shows a verification's
+// images one request each).
+func (s *Service) ImageOf(ctx context.Context, v verifyd.Verification, kind verifyd.ImageKind) (engine.Image, error) {
+	stored, err := s.store.Images(ctx, v.ID)
+	if err != nil {
+		return engine.Image{}, err
+	}
+	for _, im := range stored {
+		if im.Kind != kind {
+			continue
+		}
+		raw, err := s.sealer.Open(im.Sealed, imageAAD(v.ID, im.Kind))
+		if err != nil {
+			return engine.Image{}, fmt.Errorf("open %s of %s: %w", im.Kind, v.ID, err)
+		}
+		return engine.Image{Kind: im.Kind, Bytes: raw, Format: im.Format}, nil
+	}
+	return engine.Image{}, verifyd.ErrNotFound
+}
+
 func (s *Service) pipelineInput(ctx context.Context, v verifyd.Verification) (*engine.Input, error) {
 	images, err := s.Images(ctx, v)
 	if err != nil {

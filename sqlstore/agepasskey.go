@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/base64"
+	"errors"
 	"time"
 
 	"github.com/verifyd/verifyd"
@@ -32,17 +33,10 @@ func (db *DB) CreateAgeAccountWithPasskey(ctx context.Context, a verifyd.AgeAcco
 // oneRow turns an INSERT … ON CONFLICT DO NOTHING that inserted nothing
 // into an EConflict error.
 func oneRow(res sql.Result, err error, conflict string) error {
-	if err != nil {
+	if err := affected(res, err); !errors.Is(err, verifyd.ErrNotFound) {
 		return err
 	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return err
-	}
-	if n == 0 {
-		return verifyd.Errorf(verifyd.EConflict, "%s", conflict)
-	}
-	return nil
+	return verifyd.Errorf(verifyd.EConflict, "%s", conflict)
 }
 
 // AddAgePasskey stores another passkey of an account of the environment.

@@ -18,20 +18,12 @@ func (db *DB) CreateInvitation(ctx context.Context, inv verifyd.Invitation) erro
 		SELECT $1, id, $3, $4, $5, $6, $7, $8 FROM businesses WHERE id = $2`,
 		inv.TokenHash, inv.BusinessID, inv.Email, string(inv.Role), string(inv.InvitedBy.Kind), inv.InvitedBy.Name,
 		micros(inv.CreatedAt), micros(inv.ExpiresAt))
-	if err != nil {
-		return err
-	}
-	if n, err := res.RowsAffected(); err != nil {
-		return err
-	} else if n == 0 {
-		return verifyd.ErrNotFound
-	}
-	return nil
+	return affected(res, err)
 }
 
 const invitationColumns = `token_hash, business_id, email, role, actor_kind, actor, created_at, expires_at, accepted_at`
 
-func scanInvitation(row interface{ Scan(...any) error }) (verifyd.Invitation, error) {
+func scanInvitation(row scanner) (verifyd.Invitation, error) {
 	var inv verifyd.Invitation
 	var role, kind string
 	var created, expires int64
@@ -55,34 +47,14 @@ func (db *DB) Invitations(ctx context.Context, businessID string, now time.Time)
 	rows, err := db.readRows(ctx, `SELECT `+invitationColumns+` FROM business_invitations
 		WHERE business_id = $1 AND accepted_at IS NULL AND expires_at > $2 ORDER BY created_at, token_hash`,
 		businessID, micros(now))
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []verifyd.Invitation{}
-	for rows.Next() {
-		inv, err := scanInvitation(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, inv)
-	}
-	return out, rows.Err()
+	return collect(rows, err, scanInvitation)
 }
 
 // DeleteInvitation deletes an invitation of the business not accepted.
 func (db *DB) DeleteInvitation(ctx context.Context, businessID string, hash []byte) error {
 	res, err := db.write.ExecContext(ctx, `DELETE FROM business_invitations
 		WHERE business_id = $1 AND token_hash = $2 AND accepted_at IS NULL`, businessID, hash)
-	if err != nil {
-		return err
-	}
-	if n, err := res.RowsAffected(); err != nil {
-		return err
-	} else if n == 0 {
-		return verifyd.ErrNotFound
-	}
-	return nil
+	return affected(res, err)
 }
 
 // AcceptInvitation marks the invitation accepted and creates the user with
@@ -123,7 +95,7 @@ func (db *DB) CreateBusinessWithUser(ctx context.Context, b verifyd.Business, cr
 
 const businessUserColumns = `id, business_id, email, name, role, password_hash, totp_sealed, totp_step, created_at, disabled_at`
 
-func scanBusinessUser(row interface{ Scan(...any) error }) (verifyd.BusinessUser, error) {
+func scanBusinessUser(row scanner) (verifyd.BusinessUser, error) {
 	var u verifyd.BusinessUser
 	var role string
 	var created int64
@@ -150,19 +122,7 @@ func (db *DB) BusinessUserByEmail(ctx context.Context, email string) (verifyd.Bu
 func (db *DB) BusinessUsers(ctx context.Context, businessID string) ([]verifyd.BusinessUser, error) {
 	rows, err := db.readRows(ctx, `SELECT `+businessUserColumns+` FROM business_users
 		WHERE business_id = $1 ORDER BY created_at, id`, businessID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []verifyd.BusinessUser{}
-	for rows.Next() {
-		u, err := scanBusinessUser(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, u)
-	}
-	return out, rows.Err()
+	return collect(rows, err, scanBusinessUser)
 }
 
 // DisableBusinessUser marks a user of the business disabled, keeping the
@@ -212,7 +172,7 @@ func (db *DB) AddBusinessPasskey(ctx context.Context, p verifyd.BusinessPasskey)
 
 const businessPasskeyColumns = `credential_id, user_id, credential, created_at, last_used_at`
 
-func scanBusinessPasskey(row interface{ Scan(...any) error }) (verifyd.BusinessPasskey, error) {
+func scanBusinessPasskey(row scanner) (verifyd.BusinessPasskey, error) {
 	var p verifyd.BusinessPasskey
 	var id, cred string
 	var created int64
@@ -238,49 +198,21 @@ func (db *DB) BusinessPasskey(ctx context.Context, credentialID []byte) (verifyd
 func (db *DB) BusinessPasskeys(ctx context.Context, userID string) ([]verifyd.BusinessPasskey, error) {
 	rows, err := db.readRows(ctx, `SELECT `+businessPasskeyColumns+` FROM business_user_passkeys
 		WHERE user_id = $1 ORDER BY created_at, credential_id`, userID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []verifyd.BusinessPasskey{}
-	for rows.Next() {
-		p, err := scanBusinessPasskey(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, p)
-	}
-	return out, rows.Err()
+	return collect(rows, err, scanBusinessPasskey)
 }
 
 // UseBusinessPasskey records a sign-in with a passkey.
 func (db *DB) UseBusinessPasskey(ctx context.Context, credentialID, credential []byte, at time.Time) error {
 	res, err := db.write.ExecContext(ctx, `UPDATE business_user_passkeys SET credential = $2, last_used_at = $3
 		WHERE credential_id = $1`, credentialKey(credentialID), string(credential), micros(at))
-	if err != nil {
-		return err
-	}
-	if n, err := res.RowsAffected(); err != nil {
-		return err
-	} else if n == 0 {
-		return verifyd.ErrNotFound
-	}
-	return nil
+	return affected(res, err)
 }
 
 // DeleteBusinessPasskey deletes a passkey of the user.
 func (db *DB) DeleteBusinessPasskey(ctx context.Context, userID string, credentialID []byte) error {
 	res, err := db.write.ExecContext(ctx, `DELETE FROM business_user_passkeys WHERE user_id = $1 AND credential_id = $2`,
 		userID, credentialKey(credentialID))
-	if err != nil {
-		return err
-	}
-	if n, err := res.RowsAffected(); err != nil {
-		return err
-	} else if n == 0 {
-		return verifyd.ErrNotFound
-	}
-	return nil
+	return affected(res, err)
 }
 
 var _ verifyd.BusinessUserStore = (*DB)(nil)

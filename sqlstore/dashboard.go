@@ -44,19 +44,7 @@ func (db *DB) ListVerifications(ctx context.Context, q verifyd.VerificationQuery
 		ORDER BY created_at DESC, id DESC LIMIT $10`,
 		q.BusinessID, string(q.Environment), string(q.Status), string(q.Reason), from, before,
 		q.Search, afterAt, afterID, verifyd.ListLimit(q.Limit))
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []verifyd.Verification
-	for rows.Next() {
-		v, err := scanVerification(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, rows.Err()
+	return collect(rows, err, scanVerification)
 }
 
 // RecordConsent records the customer's consent on the hosted page, keeping

@@ -376,3 +376,37 @@ func notFound(err error) error {
 	}
 	return err
 }
+
+// affected maps an update or delete that changed no row to the domain's
+// not-found error (the row named is not there, or not the caller's).
+func affected(res sql.Result, err error) error {
+	if err != nil {
+		return err
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return verifyd.ErrNotFound
+	}
+	return nil
+}
+
+// collect scans every row of a query with scan, closing the rows; no row
+// is an empty, non-nil list. rows and err are readRows' results.
+func collect[T any](rows *sql.Rows, err error, scan func(scanner) (T, error)) ([]T, error) {
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []T{}
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}

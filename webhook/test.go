@@ -111,7 +111,9 @@ func (t *Tester) Send(ctx context.Context, businessID string, env verifyd.Enviro
 	w.Latency = t.sender.cfg.Now().Sub(w.At)
 	switch {
 	case sendErr != nil:
-		w.Error = sendErr.Error()
+		// The business sees w.Error; the operator's log has the details.
+		w.Error = describe(sendErr)
+		t.sender.cfg.Logger.InfoContext(ctx, "webhook test failed", "test_id", w.ID, "err", sendErr)
 	case res.StatusCode < 200 || res.StatusCode > 299:
 		w.StatusCode, w.Error = res.StatusCode, fmt.Sprintf("receiver answered HTTP %d", res.StatusCode)
 	default:

@@ -83,8 +83,22 @@ func TestTesterSend(t *testing.T) {
 			if failed.Delivered() || failed.StatusCode != 500 || !strings.Contains(failed.Error, "HTTP 500") {
 				t.Errorf("failed test event = %+v", failed)
 			}
+			// A receiver that cannot be reached: the business is told why
+			// in words, never the address its host name resolved to nor
+			// Go's dial error (the dashboard shows this to every role, and
+			// the URL is the user's choice: no probe of the network).
+			closed := httptest.NewServer(http.NotFoundHandler())
+			closedURL := closed.URL
+			closed.Close()
+			unreached, err := tester.Send(ctx, s.Business.ID, verifyd.EnvSandbox, closedURL+"/hook")
+			if err != nil {
+				t.Fatalf("Send to a closed port: %v", err)
+			}
+			if unreached.Delivered() || unreached.Error != "connection refused" {
+				t.Errorf("unreachable receiver's error = %q, want \"connection refused\"", unreached.Error)
+			}
 			list, err := tester.Tests(ctx, s.Business.ID, 0)
-			if err != nil || len(list) != 2 || list[0].ID != failed.ID || list[1].ID != w.ID {
+			if err != nil || len(list) != 3 || list[1].ID != failed.ID || list[2].ID != w.ID {
 				t.Errorf("Tests = %+v, %v", list, err)
 			}
 			entries, _ := s.Store.AuditEntries(ctx, verifyd.AuditFilter{BusinessID: s.Business.ID})
@@ -94,8 +108,8 @@ func TestTesterSend(t *testing.T) {
 					tests++
 				}
 			}
-			if tests != 2 {
-				t.Errorf("%d webhook.test audit entries, want 2", tests)
+			if tests != 3 {
+				t.Errorf("%d webhook.test audit entries, want 3", tests)
 			}
 
 			// Refused before sending.

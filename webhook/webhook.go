@@ -206,7 +206,9 @@ func (s *Sender) Deliver(ctx context.Context, eventID string, attempt int, final
 	state, outcome := verifyd.WebhookPending, "delivered"
 	switch {
 	case sendErr != nil:
-		a.Error = sendErr.Error()
+		a.Error = describe(sendErr)
+		// The business sees a.Error; the operator's log has the details.
+		s.cfg.Logger.InfoContext(ctx, "webhook request failed", "event_id", ev.ID, "attempt", a.Attempt, "err", sendErr)
 		outcome = "network_error"
 		if errors.Is(sendErr, netguard.ErrBlocked) {
 			outcome = "blocked"

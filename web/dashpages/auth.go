@@ -193,24 +193,33 @@ func (p *Pages) renderInvitation(w http.ResponseWriter, r *http.Request, status 
 		p.failure(w, r, ierr)
 		return
 	}
+	p.renderEnrolment(w, r, status, "invitation", inv.Email, func(d *enrolData) {
+		d.Email, d.Name, d.BusinessOfInvitation, d.Role = inv.Email, r.PostFormValue("name"), b.Name, string(inv.Role)
+	}, err)
+}
+
+// renderEnrolment shows page ("invitation", "signup") with a form token,
+// the enrolment of account (the secret the form sent back, or a new one)
+// as fill completes it, and err when an attempt was refused.
+func (p *Pages) renderEnrolment(w http.ResponseWriter, r *http.Request, status int, page, account string, fill func(*enrolData), err error) {
 	form, ferr := p.svc.Sessions.FormToken(w, r)
 	if ferr != nil {
 		p.failure(w, r, ferr)
 		return
 	}
-	d, derr := p.newEnrolment(r, inv.Email)
+	d, derr := p.newEnrolment(r, account)
 	if derr != nil {
 		p.failure(w, r, derr)
 		return
 	}
-	d.Email, d.Name, d.BusinessOfInvitation, d.Role = inv.Email, r.PostFormValue("name"), b.Name, string(inv.Role)
-	v := p.newView(w, r, "invitation_title")
+	fill(&d)
+	v := p.newView(w, r, page+"_title")
 	v.CSRF, v.Data = form, d
 	if err != nil {
-		p.showError(w, r, v, "invitation", err)
+		p.showError(w, r, v, page, err)
 		return
 	}
-	p.render(w, r, status, "invitation", v)
+	p.render(w, r, status, page, v)
 }
 
 // InvitationForm shows an invitation: the person chooses a name and a
@@ -247,25 +256,9 @@ func (p *Pages) AcceptInvitation(w http.ResponseWriter, r *http.Request) {
 var errFormExpired = verifyd.Errorf(verifyd.EForbidden, "form_expired")
 
 func (p *Pages) renderSignUp(w http.ResponseWriter, r *http.Request, status int, err error) {
-	form, ferr := p.svc.Sessions.FormToken(w, r)
-	if ferr != nil {
-		p.failure(w, r, ferr)
-		return
-	}
-	email := strings.TrimSpace(r.PostFormValue("email"))
-	d, derr := p.newEnrolment(r, "new account")
-	if derr != nil {
-		p.failure(w, r, derr)
-		return
-	}
-	d.Email, d.Name, d.BusinessName = email, r.PostFormValue("name"), r.PostFormValue("business")
-	v := p.newView(w, r, "signup_title")
-	v.CSRF, v.Data = form, d
-	if err != nil {
-		p.showError(w, r, v, "signup", err)
-		return
-	}
-	p.render(w, r, status, "signup", v)
+	p.renderEnrolment(w, r, status, "signup", "new account", func(d *enrolData) {
+		d.Email, d.Name, d.BusinessName = strings.TrimSpace(r.PostFormValue("email")), r.PostFormValue("name"), r.PostFormValue("business")
+	}, err)
 }
 
 // SignUpForm shows the sign-up form when sign-up is enabled.

@@ -1,9 +1,11 @@
 package dashpages_test
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"log/slog"
+	"mime/multipart"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
@@ -13,6 +15,7 @@ import (
 	"time"
 
 	"github.com/verifyd/verifyd"
+	"github.com/verifyd/verifyd/branding"
 	"github.com/verifyd/verifyd/dashboard"
 	"github.com/verifyd/verifyd/internal/testdb"
 	"github.com/verifyd/verifyd/internal/testserver"
@@ -77,7 +80,13 @@ func field(t *testing.T, re *regexp.Regexp, page string) string {
 // the session's CSRF token.
 func join(t *testing.T, ts *testserver.Server, role verifyd.Role, email string) (*client, string, string) {
 	t.Helper()
-	_, token, err := ts.App.Dashboard.Invite(context.Background(), ts.Business.ID, email, role)
+	return joinBusiness(t, ts, ts.Business.ID, role, email)
+}
+
+// joinBusiness is join for a business other than the test server's.
+func joinBusiness(t *testing.T, ts *testserver.Server, businessID string, role verifyd.Role, email string) (*client, string, string) {
+	t.Helper()
+	_, token, err := ts.App.Dashboard.Invite(context.Background(), businessID, email, role)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,6 +186,22 @@ func TestHeadersTokensAndRoles(t *testing.T) {
 				{"POST", "/dashboard/redirects/add", url.Values{"list": {"age/sandbox"}, "url": {"https://a.example/"}, "csrf_token": {vcsrf}}},
 				{"GET", "/dashboard/users", nil},
 				{"GET", "/dashboard/audit", nil},
+				// Every other route that needs a permission, by URL: the
+				// pages offer none of these to a viewer, so only the
+				// server's check stands between them. Ids need not exist:
+				// the role is checked first.
+				{"POST", "/dashboard/keys/revoke", url.Values{"key": {"vd_test_x"}, "csrf_token": {vcsrf}}},
+				{"POST", "/dashboard/redirects/remove", url.Values{"list": {"age/sandbox"}, "url": {"https://a.example/"}, "csrf_token": {vcsrf}}},
+				{"POST", "/dashboard/users/invite", url.Values{"email": {"x@example.com"}, "role": {"owner"}, "csrf_token": {vcsrf}}},
+				{"POST", "/dashboard/users/bu_x/remove", url.Values{"csrf_token": {vcsrf}}},
+				{"POST", "/dashboard/users/bu_x/role", url.Values{"role": {"owner"}, "csrf_token": {vcsrf}}},
+				{"POST", "/dashboard/invitations/00/withdraw", url.Values{"csrf_token": {vcsrf}}},
+				{"GET", "/dashboard/verifications/v_x/images/selfie", nil},
+				{"GET", "/dashboard/verifications/v_x/redact", nil},
+				{"POST", "/dashboard/verifications/v_x/redact", url.Values{"confirm": {"yes"}, "csrf_token": {vcsrf}}},
+				{"POST", "/dashboard/webhooks/e_x/resend", url.Values{"csrf_token": {vcsrf}}},
+				{"POST", "/dashboard/webhooks/test", url.Values{"url": {"https://a.example/"}, "environment": {"sandbox"}, "csrf_token": {vcsrf}}},
+				{"POST", "/dashboard/branding", url.Values{"display_name": {"Viewer's"}, "csrf_token": {vcsrf}}},
 			} {
 				if res, _ := viewer.do(c.method, c.path, c.form); res.StatusCode != 403 {
 					t.Errorf("viewer %s %s: %s, want 403", c.method, c.path, res.Status)
@@ -184,6 +209,26 @@ func TestHeadersTokensAndRoles(t *testing.T) {
 			}
 			if n := count(); n != 5 {
 				t.Errorf("%d keys after the viewer's POST, want 5", n)
+			}
+			// A developer manages keys and webhooks, but not the business:
+			// settings, branding, users and the audit log are the owners'.
+			developer, dcsrf, _ := join(t, ts, verifyd.RoleDeveloper, "developer@example.com")
+			for _, c := range []struct {
+				method, path string
+				form         url.Values
+			}{
+				{"POST", "/dashboard/settings", url.Values{"retention_days": {"1"}, "direct_liveness": {"auto"}, "csrf_token": {dcsrf}}},
+				{"POST", "/dashboard/branding", url.Values{"display_name": {"Developer's"}, "csrf_token": {dcsrf}}},
+				{"GET", "/dashboard/users", nil},
+				{"POST", "/dashboard/users/invite", url.Values{"email": {"x@example.com"}, "role": {"owner"}, "csrf_token": {dcsrf}}},
+				{"GET", "/dashboard/audit", nil},
+			} {
+				if res, _ := developer.do(c.method, c.path, c.form); res.StatusCode != 403 {
+					t.Errorf("developer %s %s: %s, want 403", c.method, c.path, res.Status)
+				}
+			}
+			if b, err := ts.Store.Branding(context.Background(), ts.Business.ID); err != nil || b.DisplayName != "" {
+				t.Errorf("branding after refused POSTs: %+v, %v", b, err)
 			}
 			// The owner removes the viewer: the viewer's session ends.
 			u, err := ts.Store.BusinessUserByEmail(context.Background(), "viewer@example.com")
@@ -200,6 +245,81 @@ func TestHeadersTokensAndRoles(t *testing.T) {
 			// log names its route, never the token.
 			if !strings.Contains(logs.String(), "/dashboard/invitations/{token}") || strings.Contains(logs.String(), token) {
 				t.Errorf("the request log and the invitation token:\n%s", logs.String())
+			}
+		})
+	}
+}
+
+// multipartForm encodes fields and one file as multipart/form-data, the
+// csrf_token field first as a browser sends the branding form.
+func multipartForm(t *testing.T, fields map[string]string, fileField string, file []byte) (string, []byte) {
+	t.Helper()
+	var buf bytes.Buffer
+	mw := multipart.NewWriter(&buf)
+	for _, k := range []string{"csrf_token", "display_name"} {
+		if v, ok := fields[k]; ok {
+			if err := mw.WriteField(k, v); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	fw, err := mw.CreateFormFile(fileField, "logo.png")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fw.Write(file); err != nil {
+		t.Fatal(err)
+	}
+	if err := mw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return mw.FormDataContentType(), buf.Bytes()
+}
+
+// TestOversizedUploadIsNamed checks that a form over the route's body
+// limit (a logo far over branding.MaxLogoBytes) is answered 413 with a
+// message saying it is too large, not as a missing security token: the
+// body cannot be read, but the person can act on "too large". Nothing is
+// stored either way.
+func TestOversizedUploadIsNamed(t *testing.T) {
+	t.Parallel()
+	for _, d := range testdb.Dialects {
+		t.Run(d, func(t *testing.T) {
+			t.Parallel()
+			ts := testserver.Start(t, d, testserver.Options{Dev: true})
+			owner, csrf, _ := join(t, ts, verifyd.RoleOwner, "owner@example.com")
+			for _, c := range []struct {
+				name   string
+				size   int
+				status int
+				text   string
+			}{
+				// Within the body limit: the branding service judges the
+				// file and names the field.
+				{"over the logo limit, within the body limit", branding.MaxLogoBytes + 1, http.StatusUnprocessableEntity, "256 KiB"},
+				// Over the body limit: the form cannot be read at all.
+				{"over the body limit", 2 * branding.MaxLogoBytes, http.StatusRequestEntityTooLarge, "too large"},
+			} {
+				ctype, body := multipartForm(t, map[string]string{"csrf_token": csrf, "display_name": "Shop"}, "logo",
+					bytes.Repeat([]byte{0x89}, c.size))
+				req, err := http.NewRequest("POST", owner.base+"/dashboard/branding", bytes.NewReader(body))
+				if err != nil {
+					t.Fatal(err)
+				}
+				req.Header.Set("Content-Type", ctype)
+				res, err := owner.http.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				page, _ := io.ReadAll(res.Body)
+				res.Body.Close()
+				if res.StatusCode != c.status || !strings.Contains(string(page), c.text) {
+					t.Errorf("%s: %s, want %d with %q:\n%s", c.name, res.Status, c.status, c.text, page)
+				}
+			}
+			b, err := ts.Store.Branding(context.Background(), ts.Business.ID)
+			if err != nil || b.DisplayName != "" || b.Logo != nil {
+				t.Errorf("branding after refused uploads: %+v, %v", b, err)
 			}
 		})
 	}

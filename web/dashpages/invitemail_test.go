@@ -1,15 +1,19 @@
 package dashpages_test
 
 import (
+	"context"
 	"crypto/tls"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/verifyd/verifyd"
+	"github.com/verifyd/verifyd/dashboard"
 	"github.com/verifyd/verifyd/internal/smtptest"
 	"github.com/verifyd/verifyd/internal/testdb"
 	"github.com/verifyd/verifyd/internal/testserver"
@@ -104,5 +108,53 @@ func TestInvitationEmailFails(t *testing.T) {
 	if res.StatusCode != http.StatusOK || !strings.Contains(page, `id="invitation-mail-failed"`) ||
 		!invitationLink.MatchString(page) || strings.Contains(page, `id="invitation-mailed"`) {
 		t.Fatalf("invitation page: %s\n%s", res.Status, page)
+	}
+}
+
+// TestNoInvitationEmailsFromSandboxOnlyBusinesses: anyone creates a
+// sandbox-only business when sign-up is open, so its invitations are not
+// e-mailed (else anyone could have the installation mail any address with
+// a business name of their choosing): the owner is shown the link.
+func TestNoInvitationEmailsFromSandboxOnlyBusinesses(t *testing.T) {
+	t.Parallel()
+	srv := smtptest.Start(t)
+	ts := testserver.Start(t, "sqlite", testserver.Options{Dev: true, Mailer: smtpSender(t, srv), DashboardSignUp: true})
+	key, err := ts.App.Dashboard.NewTOTPKey("first@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, err := dashboard.TOTPCode(key.Secret, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _, err := ts.App.Dashboard.SignUp(context.Background(), netip.MustParseAddr("192.0.2.1"), "Free Prizes Ltd",
+		"first@example.com", dashboard.Enrollment{Name: "First", Password: password, TOTPSecret: key.Secret, Code: code})
+	if err != nil || !b.SandboxOnly {
+		t.Fatalf("SignUp = %+v, %v", b, err)
+	}
+	owner, _, _ := joinBusiness(t, ts, b.ID, verifyd.RoleOwner, "owner@example.com")
+	_, page := owner.do("GET", "/dashboard/users?lang=en", nil)
+	res, page := owner.do("POST", "/dashboard/users/invite", url.Values{"csrf_token": {field(t, tokenField, page)},
+		"email": {"victim@example.com"}, "role": {"viewer"}})
+	if res.StatusCode != http.StatusOK || !invitationLink.MatchString(page) || strings.Contains(page, `id="invitation-mailed"`) ||
+		strings.Contains(page, `id="invitation-mail-failed"`) {
+		t.Fatalf("invitation page: %s\n%s", res.Status, page)
+	}
+	if err := ts.App.Dashboard.MailInvitation(context.Background(), verifyd.Invitation{BusinessID: b.ID, Email: "victim@example.com"},
+		"https://x.example/", "en"); err == nil {
+		t.Error("MailInvitation for a sandbox-only business succeeded")
+	}
+	// The server's own business (not sandbox-only) still e-mails.
+	regular, _, _ := join(t, ts, verifyd.RoleOwner, "regular@example.com")
+	_, page = regular.do("GET", "/dashboard/users?lang=en", nil)
+	if res, page := regular.do("POST", "/dashboard/users/invite", url.Values{"csrf_token": {field(t, tokenField, page)},
+		"email": {"colleague@example.com"}, "role": {"viewer"}}); res.StatusCode != http.StatusOK || !strings.Contains(page, `id="invitation-mailed"`) {
+		t.Fatalf("regular business's invitation page: %s\n%s", res.Status, page)
+	}
+	srv.WaitFor(t, "colleague@example.com", 1)
+	for _, m := range srv.Messages() {
+		if strings.Contains(strings.Join(m.To, ","), "victim@example.com") {
+			t.Errorf("an invitation of a sandbox-only business was e-mailed: %+v", m.To)
+		}
 	}
 }

@@ -285,6 +285,14 @@ func (p *Pages) member(need dashboard.Permission, maxBody int64, h func(http.Res
 		}
 		if r.Method == http.MethodPost {
 			r.Body = http.MaxBytesReader(w, r.Body, maxBody)
+			// A body over the limit cannot be read, so it has no token
+			// either; but "too large" is what the person can act on (a
+			// logo far over branding.MaxLogoBytes), so it is said first.
+			// Nothing is done with an unread form.
+			if tooLarge(readForm(r, maxBody)) {
+				p.message(w, r, http.StatusRequestEntityTooLarge, "too_large_title", "too_large_text")
+				return
+			}
 			if !sess.CheckCSRF(r) {
 				p.message(w, r, http.StatusForbidden, "refused_title", "refused_token")
 				return
@@ -296,6 +304,24 @@ func (p *Pages) member(need dashboard.Permission, maxBody int64, h func(http.Res
 		}
 		h(w, &Req{Request: r, Member: *m, Session: sess, Lang: lang(w, r)})
 	}
+}
+
+// readForm parses a posted form, multipart or not, keeping files of up to
+// maxMemory bytes in memory (the body is bounded by then). A body that is
+// neither is left for the handler (the passkeys' JSON).
+func readForm(r *http.Request, maxMemory int64) error {
+	err := r.ParseMultipartForm(maxMemory)
+	if errors.Is(err, http.ErrNotMultipart) {
+		return nil // ParseForm has run and succeeded
+	}
+	return err
+}
+
+// tooLarge reports whether err is the failure of a body over its
+// http.MaxBytesReader limit.
+func tooLarge(err error) bool {
+	var e *http.MaxBytesError
+	return errors.As(err, &e)
 }
 
 // signedIn returns the request's session and member, or a nil member when

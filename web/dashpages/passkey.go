@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/verifyd/verifyd"
 	"github.com/verifyd/verifyd/dashboard"
 	"github.com/verifyd/verifyd/httpapi/request"
 )
@@ -47,20 +48,23 @@ func (p *Pages) takeCeremony(w http.ResponseWriter, r *http.Request) []byte {
 func (p *Pages) passkeyFail(w http.ResponseWriter, r *http.Request, err error) {
 	l := lang(w, r)
 	var limited *dashboard.RateLimitedError
-	status, key := http.StatusUnauthorized, "err_passkey"
+	// The status comes from the one mapping (request.StatusOf); the
+	// message is the page language's.
+	status, key := request.StatusOf(verifyd.ErrorCodeOf(err)), "failure_text"
 	switch {
 	case errors.As(err, &limited):
 		status, key = http.StatusTooManyRequests, "err_limited"
 		w.Header().Set("Retry-After", strconv.Itoa(int(limited.RetryAfter/time.Second)+1))
 	case errors.Is(err, errFormExpired):
-		status, key = http.StatusForbidden, "refused_token"
+		key = "refused_token"
 	case errors.Is(err, dashboard.ErrPasskey):
+		key = "err_passkey"
 		request.Logger(p.log, r).InfoContext(r.Context(), "dashboard passkey refused", "err", err)
 	case errors.Is(err, dashboard.ErrPasskeysOff):
-		status, key = http.StatusConflict, "passkeys_off"
+		key = "passkeys_off"
 	default:
 		request.Logger(p.log, r).ErrorContext(r.Context(), "dashboard passkey failed", "err", err)
-		status, key = http.StatusInternalServerError, "failure_text"
+		status = http.StatusInternalServerError
 	}
 	request.WriteJSON(w, status, request.ErrorBody{Message: texts.Msg(l, key), StatusCode: status})
 }
@@ -84,7 +88,7 @@ func (p *Pages) PasskeyAddBegin(w http.ResponseWriter, r *Req) {
 // PasskeyAddFinish stores the new passkey from the browser's answer.
 func (p *Pages) PasskeyAddFinish(w http.ResponseWriter, r *Req) {
 	r.Body = http.MaxBytesReader(w, r.Body, passkeyLimit)
-	if err := p.svc.FinishPasskeyAdd(r.Context(), r.Member, p.takeCeremony(w, r.Request), r.Request); err != nil {
+	if err := p.svc.FinishPasskeyAdd(r.Context(), r.Member, p.takeCeremony(w, r.Request), r.Body); err != nil {
 		p.passkeyFail(w, r.Request, err)
 		return
 	}
@@ -120,7 +124,7 @@ func (p *Pages) PasskeyLogInFinish(w http.ResponseWriter, r *http.Request) {
 	if !p.loginCeremony(w, r) {
 		return
 	}
-	u, err := p.svc.FinishPasskeyLogIn(r.Context(), p.takeCeremony(w, r), r)
+	u, err := p.svc.FinishPasskeyLogIn(r.Context(), p.takeCeremony(w, r), r.Body)
 	if err != nil {
 		p.passkeyFail(w, r, err)
 		return

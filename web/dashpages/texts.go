@@ -19,6 +19,7 @@ var catalog = layout.Catalog{
 		"nav_keys":            "API keys", "nav_redirects": "Redirect URLs", "nav_settings": "Settings", "nav_users": "Users", "nav_audit": "Audit log",
 
 		"refused_title": "Request refused", "refused_cross_site": "This request came from another site and was refused.",
+		"too_large_title": "Too large", "too_large_text": "What you sent is too large to be read, and nothing was changed. Go back and choose a smaller file.",
 		"refused_token":   "The form's security token is missing or wrong. Go back, reload the page and try again.",
 		"forbidden_title": "Not allowed", "forbidden_text": "Your role does not allow this. Ask an owner of your business.",
 		"failure_title": "Something went wrong", "failure_text": "The request failed. It was logged; try again, and tell the administrator if it keeps failing.",
@@ -89,6 +90,7 @@ var catalog = layout.Catalog{
 		"nav_keys":            "API-Schlüssel", "nav_redirects": "Weiterleitungs-URLs", "nav_settings": "Einstellungen", "nav_users": "Benutzer", "nav_audit": "Protokoll",
 
 		"refused_title": "Anfrage abgelehnt", "refused_cross_site": "Diese Anfrage kam von einer anderen Website und wurde abgelehnt.",
+		"too_large_title": "Zu groß", "too_large_text": "Was Sie gesendet haben, ist zu groß, um gelesen zu werden; nichts wurde geändert. Gehen Sie zurück und wählen Sie eine kleinere Datei.",
 		"refused_token":   "Das Sicherheitstoken des Formulars fehlt oder ist falsch. Gehen Sie zurück, laden Sie die Seite neu und versuchen Sie es erneut.",
 		"forbidden_title": "Nicht erlaubt", "forbidden_text": "Ihre Rolle erlaubt das nicht. Fragen Sie eine Inhaberin oder einen Inhaber Ihres Unternehmens.",
 		"failure_title": "Etwas ist schiefgegangen", "failure_text": "Die Anfrage ist fehlgeschlagen. Sie wurde protokolliert; versuchen Sie es erneut und informieren Sie den Administrator, wenn es weiter fehlschlägt.",
@@ -159,6 +161,7 @@ var catalog = layout.Catalog{
 		"nav_keys":            "Clés d’API", "nav_redirects": "URL de redirection", "nav_settings": "Paramètres", "nav_users": "Utilisateurs", "nav_audit": "Journal d’audit",
 
 		"refused_title": "Requête refusée", "refused_cross_site": "Cette requête venait d’un autre site et a été refusée.",
+		"too_large_title": "Trop volumineux", "too_large_text": "Ce que vous avez envoyé est trop volumineux pour être lu, et rien n’a été modifié. Revenez en arrière et choisissez un fichier plus petit.",
 		"refused_token":   "Le jeton de sécurité du formulaire manque ou est faux. Revenez en arrière, rechargez la page et réessayez.",
 		"forbidden_title": "Non autorisé", "forbidden_text": "Votre rôle ne le permet pas. Demandez à un propriétaire de votre entreprise.",
 		"failure_title": "Une erreur s’est produite", "failure_text": "La requête a échoué. Elle a été journalisée ; réessayez et prévenez l’administrateur si cela continue.",

@@ -97,7 +97,7 @@ func (p *Pages) InviteUser(w http.ResponseWriter, r *Req) {
 		return
 	}
 	d.Link, d.LinkEmail = p.invitationLink(r.Request, token), inv.Email
-	if p.svc.MailOn() {
+	if p.svc.MailsInvitationsOf(r.Member.Business) {
 		// In the inviter's language: the only one the page knows.
 		if err := p.svc.MailInvitation(r.Context(), inv, d.Link, v.Lang); err != nil {
 			p.log.ErrorContext(r.Context(), "dashboard invitation e-mail", "err", err)
@@ -112,15 +112,20 @@ func (p *Pages) InviteUser(w http.ResponseWriter, r *Req) {
 	p.render(w, r.Request, http.StatusOK, "users", v)
 }
 
+// usersError shows the users page with a refused change's error.
+func (p *Pages) usersError(w http.ResponseWriter, r *Req, err error) {
+	v, verr := p.usersView(w, r)
+	if verr != nil {
+		p.failure(w, r.Request, verr)
+		return
+	}
+	p.showError(w, r.Request, v, "users", err)
+}
+
 // RemoveUser removes a user of the business.
 func (p *Pages) RemoveUser(w http.ResponseWriter, r *Req) {
 	if _, err := p.svc.RemoveUser(r.Context(), r.Member, r.PathValue("id")); err != nil {
-		v, verr := p.usersView(w, r)
-		if verr != nil {
-			p.failure(w, r.Request, verr)
-			return
-		}
-		p.showError(w, r.Request, v, "users", err)
+		p.usersError(w, r, err)
 		return
 	}
 	done(w, r, Base+"/users", "user_removed")
@@ -129,12 +134,7 @@ func (p *Pages) RemoveUser(w http.ResponseWriter, r *Req) {
 // WithdrawInvitation deletes an open invitation.
 func (p *Pages) WithdrawInvitation(w http.ResponseWriter, r *Req) {
 	if err := p.svc.WithdrawInvitation(r.Context(), r.Member, r.PathValue("id")); err != nil {
-		v, verr := p.usersView(w, r)
-		if verr != nil {
-			p.failure(w, r.Request, verr)
-			return
-		}
-		p.showError(w, r.Request, v, "users", err)
+		p.usersError(w, r, err)
 		return
 	}
 	done(w, r, Base+"/users", "invitation_withdrawn")
@@ -143,12 +143,7 @@ func (p *Pages) WithdrawInvitation(w http.ResponseWriter, r *Req) {
 // SetRole changes another user's role.
 func (p *Pages) SetRole(w http.ResponseWriter, r *Req) {
 	if _, err := p.svc.SetRole(r.Context(), r.Member, r.PathValue("id"), verifyd.Role(r.PostFormValue("role"))); err != nil {
-		v, verr := p.usersView(w, r)
-		if verr != nil {
-			p.failure(w, r.Request, verr)
-			return
-		}
-		p.showError(w, r.Request, v, "users", err)
+		p.usersError(w, r, err)
 		return
 	}
 	done(w, r, Base+"/users", "role_changed")
