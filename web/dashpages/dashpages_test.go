@@ -324,3 +324,40 @@ func TestOversizedUploadIsNamed(t *testing.T) {
 		})
 	}
 }
+
+// TestLanguageCookieSecure checks that the remembered language is Secure
+// whenever the session cookies are (not --dev), even over plain http as
+// behind a TLS-terminating proxy, and only then.
+func TestLanguageCookieSecure(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		dev    bool
+		header []string
+		secure bool
+	}{
+		{"behind a proxy", false, []string{"X-Forwarded-Proto", "https"}, true},
+		{"no proxy header", false, nil, true},
+		{"dev", true, nil, false},
+	} {
+		for _, d := range testdb.Dialects {
+			t.Run(tc.name+"/"+d, func(t *testing.T) {
+				t.Parallel()
+				ts := testserver.Start(t, d, testserver.Options{Dev: tc.dev})
+				res, _ := newClient(t, ts).do("GET", "/dashboard/login?lang=de", nil, tc.header...)
+				var found *http.Cookie
+				for _, c := range res.Cookies() {
+					if c.Name == "verifyd_dashboard_lang" {
+						found = c
+					}
+				}
+				if found == nil || found.Value != "de" {
+					t.Fatalf("language cookie %v in %v", found, res.Header["Set-Cookie"])
+				}
+				if found.Secure != tc.secure {
+					t.Errorf("language cookie Secure=%v, want %v", found.Secure, tc.secure)
+				}
+			})
+		}
+	}
+}

@@ -154,11 +154,14 @@ const langCookie = "verifyd_dashboard_lang"
 
 // lang picks the page's language: ?lang= (remembered), the remembered
 // choice, then Accept-Language.
-func lang(w http.ResponseWriter, r *http.Request) string {
+func (p *Pages) lang(w http.ResponseWriter, r *http.Request) string {
 	l, explicit := layout.Lang(r)
 	if explicit {
+		// Secure follows the session and passkey cookies (Secure unless
+		// --dev), not r.TLS: behind a TLS-terminating proxy the request
+		// reaching us is plain http while the browser's is https.
 		http.SetCookie(w, &http.Cookie{Name: langCookie, Value: l, Path: Base, MaxAge: 365 * 24 * 3600,
-			HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: r.TLS != nil})
+			HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: !p.dev})
 		return l
 	}
 	if c, err := r.Cookie(langCookie); err == nil {
@@ -172,7 +175,7 @@ func lang(w http.ResponseWriter, r *http.Request) string {
 }
 
 func (p *Pages) newView(w http.ResponseWriter, r *http.Request, title string) view {
-	l := lang(w, r)
+	l := p.lang(w, r)
 	return view{Lang: l, Title: title, CSS: Base + "/static/" + p.assets.Name("dashboard.css"),
 		Langs: layout.LangLinks(l, layout.QueryLink(r.URL.Path))}
 }
@@ -275,7 +278,7 @@ func (p *Pages) member(need dashboard.Permission, maxBody int64, h func(http.Res
 			return
 		}
 		if m == nil {
-			lang(w, r) // remembers a ?lang= for the login page
+			p.lang(w, r) // remembers a ?lang= for the login page
 			next := Base
 			if r.Method == http.MethodGet {
 				next = r.URL.Path
@@ -302,7 +305,7 @@ func (p *Pages) member(need dashboard.Permission, maxBody int64, h func(http.Res
 			p.message(w, r, http.StatusForbidden, "forbidden_title", "forbidden_text")
 			return
 		}
-		h(w, &Req{Request: r, Member: *m, Session: sess, Lang: lang(w, r)})
+		h(w, &Req{Request: r, Member: *m, Session: sess, Lang: p.lang(w, r)})
 	}
 }
 

@@ -46,7 +46,7 @@ func (p *Pages) takeCeremony(w http.ResponseWriter, r *http.Request) []byte {
 
 // passkeyFail answers a refused ceremony as JSON in the page's language.
 func (p *Pages) passkeyFail(w http.ResponseWriter, r *http.Request, err error) {
-	l := lang(w, r)
+	l := p.lang(w, r)
 	var limited *dashboard.RateLimitedError
 	// The status comes from the one mapping (request.StatusOf); the
 	// message is the page language's.
