@@ -291,8 +291,9 @@ func TestServiceSetAndNotice(t *testing.T) {
 				t.Fatal(err)
 			}
 			last := entries[len(entries)-1]
-			if last.Action != verifyd.AuditBrandingSet || last.Actor != actor || !strings.Contains(last.Detail, "logo=png 100x40") {
-				t.Errorf("audit entry = %+v", last)
+			if last.Action != verifyd.AuditBrandingSet || last.Actor != actor || !strings.Contains(last.Detail, "logo=png 100x40") ||
+				!strings.Contains(last.Detail, "support_email=changed") || strings.Contains(last.Detail, "@") {
+				t.Errorf("audit entry = %+v, want the support address's change without the address", last)
 			}
 
 			// A refused change stores nothing.
@@ -305,6 +306,28 @@ func TestServiceSetAndNotice(t *testing.T) {
 			// Removing the logo keeps the rest.
 			if got, err := svc.Set(ctx, biz.ID, branding.Input{DisplayName: "Shop", RemoveLogo: true}); err != nil || got.Logo != nil {
 				t.Errorf("Set(RemoveLogo) = %+v, %v", got, err)
+			}
+			// The audit log says whether the support address changed, never
+			// which it is.
+			for _, step := range []struct{ email, want string }{
+				{"", "support_email=unchanged"}, // it was removed with the logo above
+				{"other@shop.example", "support_email=changed"},
+				{"other@shop.example", "support_email=unchanged"},
+				{"", "support_email=removed"},
+			} {
+				if _, err := svc.Set(ctx, biz.ID, branding.Input{DisplayName: "Shop", SupportEmail: step.email}); err != nil {
+					t.Fatal(err)
+				}
+				entries, err := db.AuditEntries(ctx, verifyd.AuditFilter{BusinessID: biz.ID})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d := entries[len(entries)-1].Detail; !strings.Contains(d, step.want) || strings.Contains(d, "@") {
+					t.Errorf("support e-mail %q: audit detail %q, want %s and no address", step.email, d, step.want)
+				}
+			}
+			if _, err := svc.Set(ctx, "biz_unknown", branding.Input{DisplayName: "Shop"}); !errors.Is(err, verifyd.ErrNotFound) {
+				t.Errorf("Set(unknown business) = %v, want not found", err)
 			}
 			if _, err := svc.Notice(ctx, "biz_unknown"); !errors.Is(err, verifyd.ErrNotFound) {
 				t.Errorf("Notice(unknown) = %v, want not found", err)
