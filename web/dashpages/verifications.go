@@ -212,7 +212,7 @@ func (p *Pages) verificationView(w http.ResponseWriter, r *Req, id string) (view
 		d.History = append(d.History, historyRow{At: showTime(h.At), From: string(h.From), To: string(h.To),
 			Reason: string(h.Reason), Cause: string(h.Cause), Actor: h.Actor})
 	}
-	d.Events = eventRows(det.Webhooks, det.Environment)
+	d.Events = eventRows(det.Webhooks, det.Environment, r.Member.Can(dashboard.ManageWebhooks))
 	for _, c := range det.Checks {
 		line := c.Check + ": " + string(c.Outcome)
 		if c.Reason != "" {
@@ -244,11 +244,13 @@ func (p *Pages) verificationView(w http.ResponseWriter, r *Req, id string) (view
 	return v, nil
 }
 
-func eventRows(events []identity.EventAttempts, env verifyd.Environment) []eventRow {
+// eventRows are events as rows, their URLs whole only when wholeURL
+// (shownURL).
+func eventRows(events []identity.EventAttempts, env verifyd.Environment, wholeURL bool) []eventRow {
 	var out []eventRow
 	for _, ev := range events {
 		row := eventRow{ID: ev.ID, VerificationID: ev.VerificationID, Environment: string(env), State: string(ev.State),
-			URL: ev.URL, Created: showTime(ev.CreatedAt)}
+			URL: shownURL(ev.URL, wholeURL), Created: showTime(ev.CreatedAt)}
 		var payload struct{ Status, Reason string }
 		if err := json.Unmarshal(ev.Payload, &payload); err == nil {
 			row.Status, row.Reason = payload.Status, payload.Reason

@@ -2,6 +2,7 @@ package dashpages
 
 import (
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -56,13 +57,13 @@ func (p *Pages) webhooksView(w http.ResponseWriter, r *Req) (view, error) {
 	}
 	// Each event names its verification; the environment is the filter's
 	// or, unfiltered, left out of the rows.
-	d.Events = eventRows(events, f.Environment)
+	d.Events = eventRows(events, f.Environment, d.CanManage)
 	tests, err := p.data.WebhookTests.Tests(r.Context(), r.Member.Business.ID, 20)
 	if err != nil {
 		return view{}, err
 	}
 	for _, t := range tests {
-		d.Tests = append(d.Tests, showTest(t))
+		d.Tests = append(d.Tests, showTest(t, d.CanManage))
 	}
 	d.TestEnvironment = string(verifyd.EnvSandbox)
 	v := p.memberView(w, r, "webhooks_title")
@@ -70,8 +71,8 @@ func (p *Pages) webhooksView(w http.ResponseWriter, r *Req) (view, error) {
 	return v, nil
 }
 
-func showTest(t verifyd.WebhookTest) testRow {
-	return testRow{ID: t.ID, Environment: string(t.Environment), URL: t.URL, Error: t.Error,
+func showTest(t verifyd.WebhookTest, wholeURL bool) testRow {
+	return testRow{ID: t.ID, Environment: string(t.Environment), URL: shownURL(t.URL, wholeURL), Error: t.Error,
 		Latency: t.Latency.Round(time.Millisecond).String(), At: showTime(t.At), StatusCode: t.StatusCode, Delivered: t.Delivered()}
 }
 
@@ -118,8 +119,23 @@ func (p *Pages) TestWebhook(w http.ResponseWriter, r *Req) {
 		p.showError(w, r.Request, v, "webhooks", err)
 		return
 	}
-	row := showTest(sent)
+	row := showTest(sent, true) // only who manages webhooks sends tests
 	d.Sent = &row
 	v.Data = d
 	p.render(w, r.Request, http.StatusOK, "webhooks", v)
+}
+
+// shownURL is a webhook URL as a page shows it: whole to who manages
+// webhooks (wholeURL), else only its scheme, host and path, because a
+// receiver's query (or, in URLs stored before credentials were refused,
+// its userinfo) may carry the token that lets anyone post to it.
+func shownURL(raw string, wholeURL bool) string {
+	if wholeURL {
+		return raw
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "" // stored URLs were parsed when accepted; show nothing rather than the raw text
+	}
+	return (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path, RawPath: u.RawPath}).String()
 }
