@@ -670,17 +670,8 @@ func (ap *Pages) LogOut(w http.ResponseWriter, r *http.Request) {
 // older. Share?": yes goes on with the flow, no sends the person back at
 // once with a code saying age_verified false (agehosted.Service.Consent).
 func (ap *Pages) Consent(w http.ResponseWriter, r *http.Request) {
-	a, ok := ap.flowHandler(w, r)
-	if !ok || !ap.ageForm(w, r, a, true) {
-		return
-	}
-	var share bool
-	switch r.PostFormValue("share") {
-	case "yes":
-		share = true
-	case "no":
-	default:
-		ap.ageRefuse(w, r, a, http.StatusUnprocessableEntity, "err_generic")
+	a, share, ok := ap.yesNoForm(w, r, "share")
+	if !ok {
 		return
 	}
 	to, err := ap.Flow.Consent(r.Context(), a.request, a.visitor, share)
@@ -697,22 +688,31 @@ func (ap *Pages) Consent(w http.ResponseWriter, r *http.Request) {
 	ageRedirect(w, r, to)
 }
 
+// yesNoForm reads a signed-in flow form whose field is answered "yes" or
+// "no"; any other answer is refused with 422. ok is false when the answer
+// has been written.
+func (ap *Pages) yesNoForm(w http.ResponseWriter, r *http.Request, field string) (a *ageReq, yes, ok bool) {
+	a, ok = ap.flowHandler(w, r)
+	if !ok || !ap.ageForm(w, r, a, true) {
+		return nil, false, false
+	}
+	switch r.PostFormValue(field) {
+	case "yes":
+		return a, true, true
+	case "no":
+		return a, false, true
+	}
+	ap.ageRefuse(w, r, a, http.StatusUnprocessableEntity, "err_generic")
+	return nil, false, false
+}
+
 // Biometric records the answer to the document method's question "Do you
 // agree to this processing of your face?" (consent=yes|no, the session's
 // CSRF token): yes leads to the capture form, no back to the methods with
 // why (agehosted.Service.BiometricConsent).
 func (ap *Pages) Biometric(w http.ResponseWriter, r *http.Request) {
-	a, ok := ap.flowHandler(w, r)
-	if !ok || !ap.ageForm(w, r, a, true) {
-		return
-	}
-	var yes bool
-	switch r.PostFormValue("consent") {
-	case "yes":
-		yes = true
-	case "no":
-	default:
-		ap.ageRefuse(w, r, a, http.StatusUnprocessableEntity, "err_generic")
+	a, yes, ok := ap.yesNoForm(w, r, "consent")
+	if !ok {
 		return
 	}
 	st, err := ap.Flow.BiometricConsent(r.Context(), a.request, a.visitor, yes)
