@@ -245,11 +245,17 @@ func (p *Pages) AcceptInvitation(w http.ResponseWriter, r *http.Request) {
 		p.renderInvitation(w, r, http.StatusOK, token, err)
 		return
 	}
+	p.enter(w, r, u, "dashboard invitation accepted")
+}
+
+// enter signs in a person who has just joined (an accepted invitation or a
+// sign-up) and takes them to their keys.
+func (p *Pages) enter(w http.ResponseWriter, r *http.Request, u verifyd.BusinessUser, event string) {
 	if _, err := p.svc.Sessions.Start(r.Context(), w, r, u.ID); err != nil {
 		p.failure(w, r, err)
 		return
 	}
-	request.Logger(p.log, r).InfoContext(r.Context(), "dashboard invitation accepted", "user", u.ID, "business", u.BusinessID)
+	request.Logger(p.log, r).InfoContext(r.Context(), event, "user", u.ID, "business", u.BusinessID)
 	redirect(w, r, Base+"/keys")
 }
 
@@ -295,12 +301,7 @@ func (p *Pages) SignUp(w http.ResponseWriter, r *http.Request) {
 		p.renderSignUp(w, r, http.StatusOK, err)
 		return
 	}
-	if _, err := p.svc.Sessions.Start(r.Context(), w, r, u.ID); err != nil {
-		p.failure(w, r, err)
-		return
-	}
-	request.Logger(p.log, r).InfoContext(r.Context(), "dashboard sign-up", "user", u.ID, "business", u.BusinessID)
-	redirect(w, r, Base+"/keys")
+	p.enter(w, r, u, "dashboard sign-up")
 }
 
 var errLimited = verifyd.Errorf(verifyd.ETooManyRequests, "limited")

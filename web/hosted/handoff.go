@@ -80,14 +80,8 @@ func qrPNG(text string) ([]byte, error) {
 // QR serves the QR code of the page's link while the page takes
 // photos; a finished or unknown verification has none (404).
 func (hp *Pages) QR(w http.ResponseWriter, r *http.Request) {
-	h := hp.hostedRequest(r)
-	if err := hp.hostedLookup(r, h); err != nil {
-		hp.writeError(w, r, err)
-		return
-	}
-	st, err := hp.Identity.HostedState(r.Context(), h.token)
-	if err != nil {
-		hp.writeError(w, r, err)
+	h, st, ok := hp.stateOrError(w, r)
+	if !ok {
 		return
 	}
 	if !st.CanSubmit() {

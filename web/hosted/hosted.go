@@ -436,17 +436,28 @@ func statusBody(h hostedReq, st identity.HostedState) hostedStatusBody {
 
 // Status answers the page's polling with a small JSON document.
 func (hp *Pages) Status(w http.ResponseWriter, r *http.Request) {
+	h, st, ok := hp.stateOrError(w, r)
+	if !ok {
+		return
+	}
+	request.WriteJSON(w, http.StatusOK, statusBody(h, st))
+}
+
+// stateOrError finds the page's verification and its state for the
+// page's script endpoints, answering SPEC's JSON error when it cannot (ok
+// false).
+func (hp *Pages) stateOrError(w http.ResponseWriter, r *http.Request) (hostedReq, identity.HostedState, bool) {
 	h := hp.hostedRequest(r)
 	if err := hp.hostedLookup(r, h); err != nil {
 		hp.writeError(w, r, err)
-		return
+		return h, identity.HostedState{}, false
 	}
 	st, err := hp.Identity.HostedState(r.Context(), h.token)
 	if err != nil {
 		hp.writeError(w, r, err)
-		return
+		return h, identity.HostedState{}, false
 	}
-	request.WriteJSON(w, http.StatusOK, statusBody(h, st))
+	return h, st, true
 }
 
 // Sandbox applies the outcome chosen in the sandbox panel. The route
