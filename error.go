@@ -62,6 +62,11 @@ const (
 type FieldError struct {
 	Field   string `json:"field"`
 	Problem string `json:"problem"`
+	// Code names the problem for pages that show it in the reader's
+	// language (their catalogs' "problem_"+Code, with Arg for its one
+	// %s); the API sends Problem, in English. Empty: Problem only.
+	Code string `json:"-"`
+	Arg  string `json:"-"`
 }
 
 // Error is the error type every layer returns for conditions a client may

@@ -30,6 +30,13 @@ func (p *Problems) Add(field, problem string) {
 	*p = append(*p, FieldError{Field: field, Problem: problem})
 }
 
+// AddCode records a problem with field that pages can translate: code
+// and arg name it for their catalogs (see FieldError.Code), problem is
+// the English text the API sends.
+func (p *Problems) AddCode(field, code, arg, problem string) {
+	*p = append(*p, FieldError{Field: field, Problem: problem, Code: code, Arg: arg})
+}
+
 // Err returns the SPEC 422 error when problems were recorded, else nil.
 func (p Problems) Err() error {
 	if len(p) == 0 {

@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/hex"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -60,6 +61,11 @@ type Input struct {
 	RemoveLogo   bool
 }
 
+// Problem is what is wrong with a branding field: Text in English, as the
+// API and the CLI say it; Code and Arg name it for pages that say it in
+// the reader's language (verifyd.FieldError.Code).
+type Problem struct{ Code, Arg, Text string }
+
 // Validate checks every field and returns the normalised branding text
 // and the re-encoded logo (nil when Logo is empty), or the SPEC's 422 error
 // listing each bad field.
@@ -69,18 +75,18 @@ func (in Input) Validate() (verifyd.Branding, *verifyd.Logo, error) {
 	b.DisplayName = strings.TrimSpace(in.DisplayName)
 	switch {
 	case utf8.RuneCountInString(b.DisplayName) > MaxDisplayName:
-		p.Add("display_name", fmt.Sprintf("is longer than %d characters", MaxDisplayName))
+		p.AddCode("display_name", "name_long", strconv.Itoa(MaxDisplayName), fmt.Sprintf("is longer than %d characters", MaxDisplayName))
 	case !utf8.ValidString(b.DisplayName) || strings.IndexFunc(b.DisplayName, unicode.IsControl) >= 0:
-		p.Add("display_name", "must be text without control characters")
+		p.AddCode("display_name", "name_control", "", "must be text without control characters")
 	}
 	colour, problem := ParseAccentColour(in.AccentColour)
-	if problem != "" {
-		p.Add("accent_colour", problem)
+	if problem.Text != "" {
+		p.AddCode("accent_colour", problem.Code, problem.Arg, problem.Text)
 	}
 	b.AccentColour = colour
 	b.SupportEmail = strings.TrimSpace(in.SupportEmail)
 	if b.SupportEmail != "" && !verifyd.ValidEmail(b.SupportEmail) {
-		p.Add("support_email", "must be an e-mail address")
+		p.AddCode("support_email", "email", "", "must be an e-mail address")
 	}
 	b.PrivacyURL = strings.TrimSpace(in.PrivacyURL)
 	if b.PrivacyURL != "" {
@@ -91,11 +97,11 @@ func (in Input) Validate() (verifyd.Branding, *verifyd.Logo, error) {
 	var logo *verifyd.Logo
 	switch {
 	case len(in.Logo) > 0 && in.RemoveLogo:
-		p.Add("logo", "cannot be replaced and removed at once")
+		p.AddCode("logo", "logo_both", "", "cannot be replaced and removed at once")
 	case len(in.Logo) > 0:
 		l, problem := CheckLogo(in.Logo)
-		if problem != "" {
-			p.Add("logo", problem)
+		if problem.Text != "" {
+			p.AddCode("logo", problem.Code, problem.Arg, problem.Text)
 		} else {
 			logo = &l
 		}

@@ -119,8 +119,8 @@ func TestCheckLogo(t *testing.T) {
 			t.Parallel()
 			logo, problem := branding.CheckLogo(c.raw)
 			if c.problem == "" {
-				if problem != "" {
-					t.Fatalf("CheckLogo refused a good logo: %s", problem)
+				if problem.Text != "" {
+					t.Fatalf("CheckLogo refused a good logo: %s", problem.Text)
 				}
 				if logo.Format != c.format || logo.Width != c.w || logo.Height != c.h {
 					t.Errorf("CheckLogo = %s %d×%d, want %s %d×%d", logo.Format, logo.Width, logo.Height, c.format, c.w, c.h)
@@ -139,8 +139,8 @@ func TestCheckLogo(t *testing.T) {
 				}
 				return
 			}
-			if !strings.Contains(problem, c.problem) {
-				t.Errorf("CheckLogo problem = %q, want one containing %q", problem, c.problem)
+			if !strings.Contains(problem.Text, c.problem) || problem.Code == "" {
+				t.Errorf("CheckLogo problem = %+v, want one containing %q, with a code", problem, c.problem)
 			}
 			if logo.Bytes != nil {
 				t.Errorf("a refused logo came with bytes")
@@ -171,7 +171,7 @@ func TestParseAccentColour(t *testing.T) {
 		{"red", "", "#rrggbb"},
 	} {
 		got, problem := branding.ParseAccentColour(c.in)
-		if got != c.want || (c.problem == "") != (problem == "") || !strings.Contains(problem, c.problem) {
+		if got != c.want || (c.problem == "") != (problem.Text == "") || !strings.Contains(problem.Text, c.problem) {
 			t.Errorf("ParseAccentColour(%q) = %q, %q; want %q, a problem containing %q", c.in, got, problem, c.want, c.problem)
 		}
 	}

@@ -12,24 +12,26 @@ import (
 const MinAccentContrast = 4.5
 
 // ParseAccentColour normalises "#RRGGBB" to lower case and checks it
-// against white text. It returns the colour and "" or a problem for the
-// person who typed it; "" is accepted (the pages' default colour).
-func ParseAccentColour(s string) (string, string) {
+// against white text. It returns the colour and no Problem, or the
+// problem for the person who typed it; "" is accepted (the pages'
+// default colour).
+func ParseAccentColour(s string) (string, Problem) {
 	s = strings.ToLower(strings.TrimSpace(s))
 	if s == "" {
-		return "", ""
+		return "", Problem{}
 	}
 	if len(s) != 7 || s[0] != '#' {
-		return "", "must be a colour written #rrggbb"
+		return "", Problem{Code: "colour_format", Text: "must be a colour written #rrggbb"}
 	}
 	if _, err := strconv.ParseUint(s[1:], 16, 32); err != nil {
-		return "", "must be a colour written #rrggbb"
+		return "", Problem{Code: "colour_format", Text: "must be a colour written #rrggbb"}
 	}
 	if c := ContrastWithWhite(s); c < MinAccentContrast {
-		return "", "is too light: white text on it has a contrast of " +
-			strconv.FormatFloat(math.Floor(c*100)/100, 'f', 2, 64) + ":1, at least 4.5:1 is needed"
+		ratio := strconv.FormatFloat(math.Floor(c*100)/100, 'f', 2, 64)
+		return "", Problem{Code: "colour_light", Arg: ratio,
+			Text: "is too light: white text on it has a contrast of " + ratio + ":1, at least 4.5:1 is needed"}
 	}
-	return s, ""
+	return s, Problem{}
 }
 
 // ContrastWithWhite returns the WCAG 2.x contrast ratio of white against

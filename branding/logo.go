@@ -8,6 +8,7 @@ import (
 	"image"
 	"image/jpeg"
 	"image/png"
+	"strconv"
 
 	"github.com/verifyd/verifyd"
 )
@@ -34,39 +35,39 @@ const (
 // only, at most MaxLogoBytes, MinLogoSide to MaxLogoSide pixels on a side,
 // complete, and cheap to decode; the header is judged with the service's
 // bounded decoder before any pixel is decoded. A PNG stays PNG (it may be
-// transparent), a JPEG stays JPEG at quality 90. It returns a problem
-// description for the person who uploaded it instead of an error.
-func CheckLogo(raw []byte) (verifyd.Logo, string) {
+// transparent), a JPEG stays JPEG at quality 90. It returns the problem
+// for the person who uploaded it instead of an error.
+func CheckLogo(raw []byte) (verifyd.Logo, Problem) {
 	switch {
 	case len(raw) == 0:
-		return verifyd.Logo{}, "is empty"
+		return verifyd.Logo{}, Problem{Code: "logo_empty", Text: "is empty"}
 	case len(raw) > MaxLogoBytes:
-		return verifyd.Logo{}, fmt.Sprintf("is larger than %d KiB", MaxLogoBytes>>10)
+		return verifyd.Logo{}, Problem{Code: "logo_bytes", Arg: strconv.Itoa(MaxLogoBytes >> 10), Text: fmt.Sprintf("is larger than %d KiB", MaxLogoBytes>>10)}
 	}
 	cfg, format, err := image.DecodeConfig(bytes.NewReader(raw))
 	// Formats other packages registered (WebP, GIF, …) are refused too.
 	if err != nil || (format != "png" && format != "jpeg") {
-		return verifyd.Logo{}, "must be a PNG or JPEG image"
+		return verifyd.Logo{}, Problem{Code: "logo_format", Text: "must be a PNG or JPEG image"}
 	}
 	switch {
 	case cfg.Width < MinLogoSide || cfg.Height < MinLogoSide:
-		return verifyd.Logo{}, fmt.Sprintf("is smaller than %d pixels on a side", MinLogoSide)
+		return verifyd.Logo{}, Problem{Code: "logo_small", Arg: strconv.Itoa(MinLogoSide), Text: fmt.Sprintf("is smaller than %d pixels on a side", MinLogoSide)}
 	case cfg.Width > MaxLogoSide || cfg.Height > MaxLogoSide:
-		return verifyd.Logo{}, fmt.Sprintf("is larger than %d×%d pixels", MaxLogoSide, MaxLogoSide)
+		return verifyd.Logo{}, Problem{Code: "logo_large", Arg: fmt.Sprintf("%d×%d", MaxLogoSide, MaxLogoSide), Text: fmt.Sprintf("is larger than %d×%d pixels", MaxLogoSide, MaxLogoSide)}
 	}
 	cost, err := verifyd.DecodeCost(raw)
 	switch {
 	case errors.Is(err, verifyd.ErrTruncated):
-		return verifyd.Logo{}, "is incomplete: the image data ends early"
+		return verifyd.Logo{}, Problem{Code: "logo_incomplete", Text: "is incomplete: the image data ends early"}
 	case err != nil:
-		return verifyd.Logo{}, "must be a PNG or JPEG image"
+		return verifyd.Logo{}, Problem{Code: "logo_format", Text: "must be a PNG or JPEG image"}
 	case cost > MaxLogoDecodeBytes:
-		return verifyd.Logo{}, "is too costly to decode (save it as an 8-bit PNG or a baseline JPEG)"
+		return verifyd.Logo{}, Problem{Code: "logo_costly", Text: "is too costly to decode (save it as an 8-bit PNG or a baseline JPEG)"}
 	}
 	img, _, err := image.Decode(bytes.NewReader(raw))
 	if err != nil {
 		// DecodeCost checks structure, not every byte of compressed data.
-		return verifyd.Logo{}, "could not be decoded: the image data is damaged"
+		return verifyd.Logo{}, Problem{Code: "logo_damaged", Text: "could not be decoded: the image data is damaged"}
 	}
 	var out bytes.Buffer
 	switch format {
@@ -76,12 +77,12 @@ func CheckLogo(raw []byte) (verifyd.Logo, string) {
 		err = jpeg.Encode(&out, img, &jpeg.Options{Quality: 90})
 	}
 	if err != nil {
-		return verifyd.Logo{}, "could not be re-encoded"
+		return verifyd.Logo{}, Problem{Code: "logo_reencode", Text: "could not be re-encoded"}
 	}
 	if out.Len() > MaxStoredLogoBytes {
-		return verifyd.Logo{}, fmt.Sprintf("is too detailed: re-encoded it takes more than %d KiB", MaxStoredLogoBytes>>10)
+		return verifyd.Logo{}, Problem{Code: "logo_detailed", Arg: strconv.Itoa(MaxStoredLogoBytes >> 10), Text: fmt.Sprintf("is too detailed: re-encoded it takes more than %d KiB", MaxStoredLogoBytes>>10)}
 	}
 	sum := sha256.Sum256(out.Bytes())
 	b := img.Bounds()
-	return verifyd.Logo{Format: format, Width: b.Dx(), Height: b.Dy(), SHA256: sum[:], Bytes: out.Bytes()}, ""
+	return verifyd.Logo{Format: format, Width: b.Dx(), Height: b.Dy(), SHA256: sum[:], Bytes: out.Bytes()}, Problem{}
 }

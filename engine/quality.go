@@ -40,6 +40,16 @@ type QualityCheck struct {
 	// 235 almost nothing but clipped white is left (a card's printing and
 	// photo keep a correctly exposed region's mean well below it).
 	MinMean, MaxMean float64
+	// ExposedContrast is the spread of the luminance
+	// (quality.Metrics.Contrast, 2nd to 98th percentile) of a correctly
+	// exposed document photo: docgen's mild photos span 188–197 levels.
+	// The Laplacian's variance falls with the square of the contrast, so
+	// an under-exposed but sharp photo measures as blurred; a dim photo
+	// (mean under 128) whose sharpness, scaled to this contrast, would
+	// be at least twice MinSharpness is reported as too dark, not as
+	// blurred, so that the person is asked for light rather than a
+	// steadier hand.
+	ExposedContrast float64
 	// MaxDark and MaxBright bound the fractions of crushed-black
 	// (≤ quality.NearBlack) and clipped-white (≥ quality.NearWhite)
 	// pixels. Phone photos of light cards often clip the blank card
@@ -67,13 +77,14 @@ type QualityCheck struct {
 // NewQualityCheck returns a QualityCheck with the default thresholds.
 func NewQualityCheck() *QualityCheck {
 	return &QualityCheck{
-		MinSharpness: 16,
-		MinMean:      50,
-		MaxMean:      235,
-		MaxDark:      0.4,
-		MaxBright:    0.7,
-		MaxGlareBlob: 0.03,
-		MaxGlare:     0.10,
+		MinSharpness:    16,
+		MinMean:         50,
+		ExposedContrast: 180,
+		MaxMean:         235,
+		MaxDark:         0.4,
+		MaxBright:       0.7,
+		MaxGlareBlob:    0.03,
+		MaxGlare:        0.10,
 	}
 }
 
@@ -128,7 +139,23 @@ func (c *QualityCheck) judge(m quality.Metrics) []string {
 		p = append(p, fmt.Sprintf("overexposed (%.0f%% clipped white > %.0f%%)", 100*m.Bright, 100*c.MaxBright))
 	}
 	if m.Sharpness < c.MinSharpness {
-		p = append(p, fmt.Sprintf("too blurry (sharpness %.1f < %.1f)", m.Sharpness, c.MinSharpness))
+		scaled := m.Sharpness
+		if m.Contrast > 0 && m.Contrast < c.ExposedContrast {
+			scaled *= (c.ExposedContrast / m.Contrast) * (c.ExposedContrast / m.Contrast)
+		}
+		// Blur lowers the spread a little too, so the scaled sharpness
+		// also makes up for some blur: only a photo that would be
+		// clearly sharp (twice the threshold) at a proper exposure is
+		// called dark rather than blurred.
+		switch {
+		case m.Mean < 128 && scaled >= 2*c.MinSharpness:
+			if len(p) == 0 {
+				p = append(p, fmt.Sprintf("too dark (the document spans %.0f grey levels; sharpness %.1f, %.1f at %.0f levels)",
+					m.Contrast, m.Sharpness, scaled, c.ExposedContrast))
+			}
+		default:
+			p = append(p, fmt.Sprintf("too blurry (sharpness %.1f < %.1f)", m.Sharpness, c.MinSharpness))
+		}
 	}
 	switch {
 	case m.LargestGlare > c.MaxGlareBlob:
@@ -141,13 +168,14 @@ func (c *QualityCheck) judge(m quality.Metrics) []string {
 
 func (c *QualityCheck) thresholds() map[string]any {
 	return map[string]any{
-		"min_sharpness":  c.MinSharpness,
-		"min_mean":       c.MinMean,
-		"max_mean":       c.MaxMean,
-		"max_dark":       c.MaxDark,
-		"max_bright":     c.MaxBright,
-		"max_glare_blob": c.MaxGlareBlob,
-		"max_glare":      c.MaxGlare,
+		"min_sharpness":    c.MinSharpness,
+		"min_mean":         c.MinMean,
+		"exposed_contrast": c.ExposedContrast,
+		"max_mean":         c.MaxMean,
+		"max_dark":         c.MaxDark,
+		"max_bright":       c.MaxBright,
+		"max_glare_blob":   c.MaxGlareBlob,
+		"max_glare":        c.MaxGlare,
 	}
 }
 
@@ -162,6 +190,7 @@ func metricsEvidence(m quality.Metrics, found bool) map[string]any {
 		"sharpness":      r(m.Sharpness),
 		"raw_sharpness":  r(m.RawSharpness),
 		"mean":           r(m.Mean),
+		"contrast":       r(m.Contrast),
 		"stddev":         r(m.StdDev),
 		"dark":           r(m.Dark),
 		"bright":         r(m.Bright),

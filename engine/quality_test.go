@@ -84,6 +84,38 @@ func TestQualityCheckRejects(t *testing.T) {
 	}
 }
 
+// TestQualityCheckDimIsNotBlur checks that an under-exposed but sharp
+// photo is reported as too dark, not as blurred (its Laplacian's variance
+// falls with the square of its contrast), and that a dim photo that is
+// also blurred is still reported as blurred.
+func TestQualityCheckDimIsNotBlur(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, want, not string
+		img             func() image.Image
+	}{
+		{"sharp, 0.3× exposure", "too dark", "blurry", func() image.Image { return qualitytest.Expose(card(31, 0), 0.3) }},
+		{"sharp, 0.3× exposure, noise 2, JPEG q80", "too dark", "blurry", func() image.Image {
+			return jpeg(qualitytest.Noise(qualitytest.Expose(card(32, 3), 0.3), 2, 4), 80)
+		}},
+		{"blur σ 3, 0.3× exposure", "blurry", "", func() image.Image { return qualitytest.Expose(qualitytest.Blur(card(33, 0), 3), 0.3) }},
+		// Near the blur threshold (σ 2 measures 9.3 exposed), dimming
+		// must not turn blur into darkness.
+		{"blur σ 2, 0.6× exposure", "blurry", "too dark", func() image.Image { return qualitytest.Expose(qualitytest.Blur(card(34, 0), 2), 0.6) }},
+		{"blur σ 2, 0.45× exposure", "blurry", "too dark", func() image.Image { return qualitytest.Expose(qualitytest.Blur(card(35, 0), 2), 0.45) }},
+	}
+	check := engine.NewQualityCheck()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r := check.Run(context.Background(), front(tt.img()))
+			if r.Outcome != engine.Fail || !strings.Contains(r.Detail, tt.want) || tt.not != "" && strings.Contains(r.Detail, tt.not) {
+				t.Fatalf("%s: %s (want %q, not %q)\nevidence %v", r.Outcome, r.Detail, tt.want, tt.not, r.Evidence)
+			}
+		})
+	}
+}
+
 func TestQualityCheckBackAndEvidence(t *testing.T) {
 	t.Parallel()
 	good, bad := card(21, 1), qualitytest.Blur(card(22, 0), 3)
@@ -102,7 +134,7 @@ func TestQualityCheckBackAndEvidence(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, side := range []string{"document_front", "document_back"} {
-		for _, k := range []string{"region", "document_found", "sharpness", "raw_sharpness", "mean", "dark", "bright", "glare", "largest_glare", "glare_blobs"} {
+		for _, k := range []string{"region", "document_found", "sharpness", "raw_sharpness", "mean", "contrast", "dark", "bright", "glare", "largest_glare", "glare_blobs"} {
 			if _, ok := ev[side][k]; !ok {
 				t.Errorf("evidence %s lacks %s: %s", side, k, b)
 			}
@@ -111,7 +143,7 @@ func TestQualityCheckBackAndEvidence(t *testing.T) {
 			t.Errorf("%s: document not found: %s", side, b)
 		}
 	}
-	if ev["thresholds"]["min_sharpness"] != 16.0 || len(ev["thresholds"]) != 7 {
+	if ev["thresholds"]["min_sharpness"] != 16.0 || len(ev["thresholds"]) != 8 {
 		t.Errorf("thresholds %v", ev["thresholds"])
 	}
 

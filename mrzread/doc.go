@@ -12,11 +12,16 @@
 //  1. Grey levels; for detection, images larger than ~1700 pixels are
 //     shrunk by an integer factor.
 //  2. Adaptive threshold (dark against the mean of a window about 1/25 of
-//     the image), connected components (union-find over runs).
+//     the image by 15 % of it, or by 1.5 local standard deviations when
+//     connected to such a pixel; at least a floor set by the image's
+//     range and noise, a noisy image smoothed first), connected
+//     components (union-find over runs).
 //  3. Text lines: every glyph-sized component is linked to its nearest
 //     right neighbour of similar height on the same row; chains are
 //     extended over gaps by collinear pieces a whole number of pitches
-//     away (the parts of a line on either side of a finger).
+//     away (the parts of a line on either side of a finger), and by
+//     nearby pieces whose own baseline meets the line's at the break
+//     (a bowed line broken in two).
 //  4. The zone: 1–3 parallel lines, 1.2–2.4 glyph heights apart, of many
 //     glyphs at a regular pitch close to their height, preferring lines of
 //     30, 36 or 44 characters. The ends of each line are followed over

@@ -333,15 +333,28 @@ func collinear(cs []comp, a, b *textLine) bool {
 		r := math.Abs(d) / pitch
 		return r > 0.6 && math.Abs(r-math.Round(r)) < 0.2+0.01*r
 	}
-	// A few odd components (a glyph half lost in glare) are tolerated.
+	// The baseline b's components must sit on: a's, extended. A line
+	// bows (a bent page, lens distortion, perspective on a turned card),
+	// and a piece beyond a break in it (merged glyphs, a blot) then
+	// leaves a's straight extension: a piece close by, of several
+	// glyphs, may follow its own baseline if that meets a's at the
+	// break at a similar angle.
+	if !onBaseline(cs, a, b, a.baseY) {
+		xj := (b.x0 + a.x1) / 2
+		if !right {
+			xj = (b.x1 + a.x0) / 2
+		}
+		if gap > 3*a.h || len(b.comps) < 3 || math.Abs(a.slope-b.slope) > 0.1 ||
+			math.Abs(a.baseY(xj)-b.baseY(xj)) > 0.2*a.h+1 || !onBaseline(cs, a, b, b.baseY) {
+			return false
+		}
+	}
+	// Every component sits on a baseline (onBaseline above); a few odd
+	// ones (a glyph half lost in glare) are tolerated.
 	prev, bad := from, 0
 	for _, i := range b.comps {
 		c := &cs[i]
 		h := float64(c.h())
-		if math.Abs(c.bottom()-a.baseY(c.cx())) > 0.3*a.h+1 ||
-			math.Abs(c.centreY()-(a.baseY(c.cx())-a.h/2)) > 0.35*a.h+1 {
-			return false
-		}
 		if h < 0.7*a.h || h > 1.4*a.h || float64(c.w()) > 1.3*h+1 || !whole(c.cx()-prev) {
 			bad++
 			continue
@@ -351,6 +364,19 @@ func collinear(cs []comp, a, b *textLine) bool {
 		}
 	}
 	return bad <= len(b.comps)/4
+}
+
+// onBaseline reports whether every component of b sits on the baseline
+// base, as glyphs of a's height would.
+func onBaseline(cs []comp, a, b *textLine, base func(float64) float64) bool {
+	for _, i := range b.comps {
+		c := &cs[i]
+		if math.Abs(c.bottom()-base(c.cx())) > 0.3*a.h+1 ||
+			math.Abs(c.centreY()-(base(c.cx())-a.h/2)) > 0.35*a.h+1 {
+			return false
+		}
+	}
+	return true
 }
 
 // endPitch is the median distance between neighbouring glyphs among the

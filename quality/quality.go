@@ -90,6 +90,12 @@ type Metrics struct {
 	// Mean and StdDev of the luminance (0–255).
 	Mean   float64 `json:"mean"`
 	StdDev float64 `json:"stddev"`
+	// Contrast is the spread of the luminance between its 2nd and 98th
+	// percentiles (grey levels): from the print to the paper, whatever
+	// the exposure. An under-exposed photo keeps its sharp edges but
+	// loses this spread, and the Laplacian's variance, which grows with
+	// the square of the contrast, then reads it as blurred.
+	Contrast float64 `json:"contrast"`
 	// Dark and Bright are the fractions of pixels at or below NearBlack
 	// and at or above NearWhite.
 	Dark   float64 `json:"dark"`
@@ -167,6 +173,21 @@ func (m *Metrics) exposure(p plane) {
 	m.StdDev = math.Sqrt(math.Max(0, sum2/n-m.Mean*m.Mean))
 	m.Dark = float64(dark) / n
 	m.Bright = float64(bright) / n
+	var hist [256]int
+	for _, v := range p.pix {
+		hist[int(math.Max(0, math.Min(255, float64(v))))]++
+	}
+	lo, hi, c := -1, -1, 0
+	for k, h := range hist {
+		c += h
+		if lo < 0 && float64(c) >= 0.02*n {
+			lo = k
+		}
+		if hi < 0 && float64(c) >= 0.98*n {
+			hi = k
+		}
+	}
+	m.Contrast = float64(hi - lo)
 }
 
 // glare labels the 8-connected blobs of pixels whose min(R,G,B) reaches

@@ -14,11 +14,12 @@ import (
 // client's id to attempted_by. When the process dies (SIGKILL, out of
 // memory, a lost machine) the job stays running until River's rescuer, which
 // runs on the elected leader every 30 s (not configurable in River
-// v0.31) and only takes jobs running for longer than RescueAfter, which may
+// v0.31, for which this was written) and only takes jobs running for longer than RescueAfter, which may
 // not be shorter than the job timeout; the rescued job is then retried
 // after its backoff. That adds up to minutes, against a target of 45 s.
 //
-// River v0.31 has no client heartbeat, so each working replica holds a
+// River v0.31 had no client heartbeat (not re-examined for v0.51), so
+// each working replica holds a
 // PostgreSQL session-level advisory lock named after its River client id
 // for as long as it runs, on a connection of its own. PostgreSQL releases
 // the lock the moment the session ends, which a killed process's closed

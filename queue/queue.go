@@ -7,9 +7,10 @@
 // a status change is never committed without its notification, nor the
 // reverse, and nothing is lost when the process dies.
 //
-// River's SQLite driver exists up to v0.31.0, so every River module is
-// pinned to that version. Both drivers used here take database/sql, which
-// has no LISTEN/NOTIFY: workers poll (Config.PollInterval).
+// Every River module is pinned to one version (v0.51.2; v0.31.0 until
+// 2026-11-25, when it was believed to be the last with an SQLite driver).
+// Both drivers used here take database/sql, which has no LISTEN/NOTIFY:
+// workers poll (Config.PollInterval).
 package queue
 
 import (
@@ -266,11 +267,27 @@ func (q *Queue) Start(ctx context.Context) error {
 	return q.client.Start(ctx)
 }
 
-// Stop waits for running jobs to finish, or until ctx is done.
+// stopAndCancelGrace bounds how long Stop waits, after ctx is done, for
+// cancelled jobs to return. A job that ignores its cancellation, or River
+// itself (its leader elector deadlocked on shutdown once in v0.31: a
+// leadership notification sent, under the elector's lock, to a
+// subscriber that was unsubscribing), would otherwise keep the process
+// from exiting forever. Jobs left running are rescued at the next start
+// (SQLite) or by another replica (PostgreSQL, liveness.go).
+const stopAndCancelGrace = 5 * time.Second
+
+// Stop waits for running jobs to finish, or until ctx is done; then it
+// cancels them and waits stopAndCancelGrace more at most.
 func (q *Queue) Stop(ctx context.Context) error {
 	err := q.client.Stop(ctx)
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
-		err = q.client.StopAndCancel(context.WithoutCancel(ctx))
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopAndCancelGrace)
+		err = q.client.StopAndCancel(cctx)
+		cancel()
+		if errors.Is(err, context.DeadlineExceeded) {
+			q.cfg.Logger.WarnContext(ctx, "the job queue did not stop in time; jobs still running are run again after the restart",
+				"grace", stopAndCancelGrace)
+		}
 	}
 	if q.live != nil {
 		q.live.stop()

@@ -65,6 +65,61 @@ func TestSQLiteRescuesAtStart(t *testing.T) {
 	jobState(t, db, "webhook_delivery", "completed", 10*time.Second)
 }
 
+// TestStopIsBounded: a job that ignores its cancellation does not keep
+// Stop (and so the process's shutdown) waiting forever: Stop returns
+// about stopAndCancelGrace (5 s) after its context is done.
+func TestStopIsBounded(t *testing.T) {
+	t.Parallel()
+	db := openDB(t, "sqlite")
+	release := make(chan struct{})
+	started := make(chan struct{}, 1)
+	h := &queue.Handlers{
+		Deliver: func(context.Context, string, int, bool) error {
+			started <- struct{}{}
+			<-release // ignores the context, as a stuck job would
+			return nil
+		},
+		Expire: func(context.Context, string) error { return nil },
+	}
+	cfg := fast
+	cfg.Logger = logger
+	q, err := queue.New(db, cfg, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.SetEnqueuer(q)
+	if err := q.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	// Let the stuck job go after the test, so that the database closes.
+	t.Cleanup(func() { close(release) })
+	v := seed(t, db, "vrf_stuck", time.Now().Add(time.Hour))
+	if _, err := db.TransitionVerification(bounded(t), start(v.ID), "evt_stuck"); err != nil {
+		t.Fatalf("TransitionVerification: %v", err)
+	}
+	select {
+	case <-started:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the delivery job did not start")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	done := make(chan time.Duration, 1)
+	begin := time.Now()
+	go func() {
+		_ = q.Stop(ctx)
+		done <- time.Since(begin)
+	}()
+	select {
+	case took := <-done:
+		if took < 4*time.Second {
+			t.Errorf("Stop returned after %s: it did not wait for the cancelled job at all", took)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Stop did not return 30 s after its context was done")
+	}
+}
+
 // runOnDialects runs every test on both dialects, each on a fresh database
 // (openDB), in parallel.
 func runOnDialects(t *testing.T, tests map[string]func(*testing.T, *sqlstore.DB)) {
@@ -171,7 +226,13 @@ type riverJob struct {
 // riverJobs reads River's job table, oldest first.
 func riverJobs(t *testing.T, db *sqlstore.DB, kind string) []riverJob {
 	t.Helper()
-	rows, err := db.SQL().QueryContext(t.Context(), `SELECT kind, queue, state, CAST(args AS TEXT), attempt,
+	// River's SQLite driver stores args as JSONB, which json() turns back
+	// into text; PostgreSQL's jsonb casts to text.
+	args := "CAST(args AS TEXT)"
+	if db.Dialect() == sqlstore.SQLite {
+		args = "json(args)"
+	}
+	rows, err := db.SQL().QueryContext(t.Context(), `SELECT kind, queue, state, `+args+`, attempt,
 		max_attempts, errors IS NOT NULL FROM river_job WHERE kind = $1 ORDER BY id`, kind)
 	if err != nil {
 		t.Fatalf("read river_job: %v", err)

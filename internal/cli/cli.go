@@ -175,17 +175,32 @@ func (e *env) flags(name, synopsis, description string) *flag.FlagSet {
 
 // parse parses flags; --help prints usage to stdout and succeeds.
 func (e *env) parse(fs *flag.FlagSet, args []string) (help bool, err error) {
-	err = fs.Parse(args)
-	if errors.Is(err, flag.ErrHelp) {
-		fs.SetOutput(e.stdout)
-		fs.Usage()
-		return true, nil
-	}
-	if err != nil {
-		return false, ErrUsage
+	if help, err := e.parseFlags(fs, args); help || err != nil {
+		return help, err
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(e.stderr, "verifyd %s: unexpected argument %q\n", fs.Name(), fs.Arg(0))
+		return false, ErrUsage
+	}
+	return false, nil
+}
+
+// parseFlags runs fs.Parse once. The flag package prints the usage itself
+// on --help and on errors, to the flag set's output; that is held back so
+// that --help prints it once, to stdout, and an error once, to stderr
+// after the error.
+func (e *env) parseFlags(fs *flag.FlagSet, args []string) (help bool, err error) {
+	usage := fs.Usage
+	fs.Usage = func() {}
+	err = fs.Parse(args)
+	fs.Usage = usage
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		fs.SetOutput(e.stdout)
+		fs.Usage()
+		return true, nil
+	case err != nil:
+		fs.Usage()
 		return false, ErrUsage
 	}
 	return false, nil

@@ -152,9 +152,13 @@ func TestUsageAndHelp(t *testing.T) {
 		{"verification", "show"}, {"webhooks", "list"}, {"webhooks", "resend"}, {"webhooks", "receive"},
 		{"sandbox", "simulate"}, {"sandbox", "advance-time"}, {"audit", "list"}, {"identity", "redact"}}
 	for _, c := range cmds {
-		stdout, _, err := run(t, nil, append(c, "--help")...)
-		if err != nil || !strings.Contains(stdout, "Usage: verifyd "+strings.Join(c, " ")) {
+		stdout, stderr, err := run(t, nil, append(c, "--help")...)
+		if err != nil || strings.Count(stdout, "Usage: verifyd "+strings.Join(c, " ")) != 1 {
 			t.Errorf("%v --help: %v\n%s", c, err, stdout)
+		}
+		// The usage once, on stdout: not a second copy on stderr.
+		if strings.Contains(stderr, "Usage:") {
+			t.Errorf("%v --help also printed the usage to stderr:\n%s", c, stderr)
 		}
 	}
 	for _, args := range [][]string{{}, {"frobnicate"}, {"business"}, {"business", "create"}, {"key", "create", "--business", "b"}, {"serve", "--nope"}} {
@@ -162,6 +166,10 @@ func TestUsageAndHelp(t *testing.T) {
 		if !errors.Is(err, cli.ErrUsage) || cli.ExitCode(err) != 2 {
 			t.Errorf("%v: err %v, want a usage error", args, err)
 		}
+	}
+	// A wrong option still shows what is wrong and the usage, on stderr.
+	if _, stderr, _ := run(t, nil, "serve", "--nope"); !strings.Contains(stderr, "flag provided but not defined: -nope") || !strings.Contains(stderr, "Usage: verifyd serve") {
+		t.Errorf("serve --nope: stderr\n%s", stderr)
 	}
 }
 

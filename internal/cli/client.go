@@ -109,14 +109,8 @@ func requestFailed(err error) error {
 // positional.
 func (e *env) parseArgs(fs *flag.FlagSet, args []string) (pos []string, help bool, err error) {
 	for {
-		err := fs.Parse(args)
-		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(e.stdout)
-			fs.Usage()
-			return nil, true, nil
-		}
-		if err != nil {
-			return nil, false, ErrUsage
+		if help, err := e.parseFlags(fs, args); help || err != nil {
+			return nil, help, err
 		}
 		rest := fs.Args()
 		if consumed := args[:len(args)-len(rest)]; len(consumed) > 0 && consumed[len(consumed)-1] == "--" {

@@ -48,8 +48,9 @@ func (p *Pages) Branding(w http.ResponseWriter, r *Req) {
 	p.render(w, r.Request, http.StatusOK, "branding", v)
 }
 
-// errLogoRead is a logo upload that could not be read.
-var errLogoRead = verifyd.Errorf(verifyd.EInvalid, "the logo could not be read")
+// errLogoRead is a logo upload that could not be read (the form is not
+// multipart, or the upload broke off).
+var errLogoRead = verifyd.Problems{{Field: "logo", Problem: "could not be read", Code: "logo_read"}}.Err()
 
 // SaveBranding validates and stores the branding form (multipart: the
 // text fields, an optional logo file, remove_logo).
@@ -97,13 +98,26 @@ func (p *Pages) brandingError(w http.ResponseWriter, r *Req, in branding.Input, 
 			if n > 0 {
 				msg += " "
 			}
-			msg += texts.Msg(r.Lang, "field_"+f.Field) + ": " + f.Problem + "."
+			msg += texts.Msg(r.Lang, "field_"+f.Field) + ": " + problemText(r.Lang, f) + "."
 		}
 		v.Error = msg
 		p.render(w, r.Request, http.StatusUnprocessableEntity, "branding", v)
 		return
 	}
 	p.showError(w, r.Request, v, "branding", err)
+}
+
+// problemText is a field's problem in lang: its catalog text when it has
+// a code, else the English text the API sends (the privacy URL's rules
+// are shared with the API's URL checks and have no codes).
+func problemText(lang string, f verifyd.FieldError) string {
+	switch {
+	case f.Code == "":
+		return f.Problem
+	case f.Arg == "":
+		return texts.Msg(lang, "problem_"+f.Code)
+	}
+	return texts.Msg(lang, "problem_"+f.Code, f.Arg)
 }
 
 // Logo serves the business's logo as the hosted pages serve it.

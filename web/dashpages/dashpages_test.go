@@ -3,6 +3,7 @@ package dashpages_test
 import (
 	"bytes"
 	"context"
+	"html"
 	"io"
 	"log/slog"
 	"mime/multipart"
@@ -256,7 +257,7 @@ func multipartForm(t *testing.T, fields map[string]string, fileField string, fil
 	t.Helper()
 	var buf bytes.Buffer
 	mw := multipart.NewWriter(&buf)
-	for _, k := range []string{"csrf_token", "display_name"} {
+	for _, k := range []string{"csrf_token", "display_name", "accent_colour"} {
 		if v, ok := fields[k]; ok {
 			if err := mw.WriteField(k, v); err != nil {
 				t.Fatal(err)
@@ -274,6 +275,25 @@ func multipartForm(t *testing.T, fields map[string]string, fileField string, fil
 		t.Fatal(err)
 	}
 	return mw.FormDataContentType(), buf.Bytes()
+}
+
+// postBranding posts the branding form as a browser does (multipart,
+// fields and a logo file) and returns the answer and its body.
+func (c *client) postBranding(fields map[string]string, logo []byte) (*http.Response, string) {
+	c.t.Helper()
+	ctype, body := multipartForm(c.t, fields, "logo", logo)
+	req, err := http.NewRequest("POST", c.base+"/dashboard/branding", bytes.NewReader(body))
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", ctype)
+	res, err := c.http.Do(req)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	page, _ := io.ReadAll(res.Body)
+	return res, string(page)
 }
 
 // TestOversizedUploadIsNamed checks that a form over the route's body
@@ -300,20 +320,9 @@ func TestOversizedUploadIsNamed(t *testing.T) {
 				// Over the body limit: the form cannot be read at all.
 				{"over the body limit", 2 * branding.MaxLogoBytes, http.StatusRequestEntityTooLarge, "too large"},
 			} {
-				ctype, body := multipartForm(t, map[string]string{"csrf_token": csrf, "display_name": "Shop"}, "logo",
+				res, page := owner.postBranding(map[string]string{"csrf_token": csrf, "display_name": "Shop"},
 					bytes.Repeat([]byte{0x89}, c.size))
-				req, err := http.NewRequest("POST", owner.base+"/dashboard/branding", bytes.NewReader(body))
-				if err != nil {
-					t.Fatal(err)
-				}
-				req.Header.Set("Content-Type", ctype)
-				res, err := owner.http.Do(req)
-				if err != nil {
-					t.Fatal(err)
-				}
-				page, _ := io.ReadAll(res.Body)
-				res.Body.Close()
-				if res.StatusCode != c.status || !strings.Contains(string(page), c.text) {
+				if res.StatusCode != c.status || !strings.Contains(page, c.text) {
 					t.Errorf("%s: %s, want %d with %q:\n%s", c.name, res.Status, c.status, c.text, page)
 				}
 			}
@@ -360,4 +369,25 @@ func TestLanguageCookieSecure(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestBrandingProblemsTranslated checks that the branding page names a
+// refused value's problem in the reader's language, as the rest of the
+// page (TestProblemTexts checks that every problem has its texts).
+func TestBrandingProblemsTranslated(t *testing.T) {
+	t.Parallel()
+	ts := testserver.Start(t, "sqlite", testserver.Options{Dev: true})
+	owner, csrf, _ := join(t, ts, verifyd.RoleOwner, "owner@example.com")
+	for _, c := range []struct{ lang, want string }{
+		{"fr", "est trop claire : un texte blanc dessus a un contraste de 1.04:1"},
+		{"de", "ist zu hell: weißer Text darauf hat einen Kontrast von 1.04:1"},
+		{"en", "is too light: white text on it has a contrast of 1.04:1"},
+	} {
+		owner.do("GET", "/dashboard/branding?lang="+c.lang, nil)
+		res, page := owner.postBranding(map[string]string{"csrf_token": csrf, "accent_colour": "#fafafa"}, nil)
+		if res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(html.UnescapeString(page), c.want) {
+			t.Errorf("%s: %s, want 422 with %q:\n%s", c.lang, res.Status, c.want, page)
+		}
+	}
+
 }
