@@ -82,6 +82,9 @@ func TestAgeMailResetAndDelete(t *testing.T) {
 	do(t, ctx, "delete by e-mail", chromedp.Click(chromedp.ID("delete-by-mail")))
 	waitJS(t, ctx, "the request form", `!!document.getElementById('m-email')`)
 	do(t, ctx, "ask for the link", chromedp.SendKeys(chromedp.ID("m-email"), email), chromedp.Click(chromedp.ID("mail-submit")))
+	// The mail leaves before the answer page arrives: navigating away
+	// while the form's navigation is still pending aborts one of them.
+	waitJS(t, ctx, "the answer", `document.querySelector('main').dataset.phase === 'account_mail_sent'`)
 	_, body = srv.WaitFor(t, email, 3).Parsed(t)
 	do(t, ctx, "open the deletion link", chromedp.Navigate(mailLink.FindString(body)))
 	waitJS(t, ctx, "the deletion page", `!!document.getElementById('delete-what')`)
