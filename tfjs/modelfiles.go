@@ -29,6 +29,10 @@ type PinnedFiles struct {
 	// the <Package> <Version> <Noun>" and "<Models> in DIR are not
 	// <Package> <Version>".
 	Noun, Models string
+	// FetchDir, when not empty, is the models directory the hint names
+	// (`verifyd models fetch --dir FetchDir`) for files kept in one of its
+	// subdirectories.
+	FetchDir string
 }
 
 // Check verifies that dir holds every file with its pinned size and
@@ -55,15 +59,19 @@ func (p PinnedFiles) Check(dir string) error {
 			bad = append(bad, f.Name+" (SHA-256 differs)")
 		}
 	}
+	fetchDir := dir
+	if p.FetchDir != "" {
+		fetchDir = p.FetchDir
+	}
 	switch {
 	case len(missing) == len(p.Files):
 		return fmt.Errorf("%w: %s has none of the %s %s %s (run `verifyd models fetch --dir %s`)",
-			p.ErrMissing, dir, p.Package, p.Version, p.Noun, dir)
+			p.ErrMissing, dir, p.Package, p.Version, p.Noun, fetchDir)
 	case len(missing) > 0:
-		return fmt.Errorf("%w: %s lacks %s (run `verifyd models fetch --dir %s`)", p.ErrMissing, dir, strings.Join(missing, ", "), dir)
+		return fmt.Errorf("%w: %s lacks %s (run `verifyd models fetch --dir %s`)", p.ErrMissing, dir, strings.Join(missing, ", "), fetchDir)
 	case len(bad) > 0:
 		return fmt.Errorf("%s in %s are not %s %s: %s (run `verifyd models fetch --force --dir %s`)",
-			p.Models, dir, p.Package, p.Version, strings.Join(bad, ", "), dir)
+			p.Models, dir, p.Package, p.Version, strings.Join(bad, ", "), fetchDir)
 	}
 	return nil
 }

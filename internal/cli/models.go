@@ -12,8 +12,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/verifyd/verifyd/ocr"
-	"github.com/verifyd/verifyd/ocr/tesswasm"
 	"io"
 	"log/slog"
 	"net/http"
@@ -26,6 +24,8 @@ import (
 	"time"
 
 	"github.com/verifyd/verifyd/internal/app"
+	"github.com/verifyd/verifyd/ocr"
+	"github.com/verifyd/verifyd/ocr/tesswasm"
 	"github.com/verifyd/verifyd/tfjs"
 	"github.com/verifyd/verifyd/tfjs/faceapi"
 	"github.com/verifyd/verifyd/tfjs/human"
@@ -53,13 +53,34 @@ type modelSource struct {
 	version   string
 	integrity string
 	tarDir    string // directory inside the tarball, e.g. "package/model/"
-	files     []modelFile
-	check     func(dir string) error
+	// subdir, when not empty, is the directory under the models directory
+	// the files go to (Tesseract's files: "tesseract").
+	subdir string
+	files  []modelFile
+	check  func(dir string) error
+	// ocr marks Tesseract's WebAssembly build: serve fetches it only when
+	// it would use it (no tesseract program, --ocr auto or wasm).
+	ocr bool
 }
 
+// pinned converts tesswasm's pinned files to model files.
+func pinned(files []tesswasm.File) []modelFile {
+	out := make([]modelFile, len(files))
+	for i, f := range files {
+		out[i] = modelFile(f)
+	}
+	return out
+}
+
+// into is the directory src's files go to in the models directory dir.
+func (src modelSource) into(dir string) string { return filepath.Join(dir, src.subdir) }
+
 // modelSources lists the pinned packages `models fetch` installs into one
-// models directory: face-api's networks (face detection and matching) and
-// human's anti-spoofing and liveness models.
+// models directory: face-api's networks (face detection and matching),
+// human's anti-spoofing and liveness models, and Tesseract's WebAssembly
+// build with its English data (package ocr/tesswasm; the OCR engine when
+// the tesseract program is not installed), so that one integrity-checked
+// fetch gives a pure-Go binary everything the decisions need.
 func modelSources(registry string) []modelSource {
 	face := modelSource{
 		label: "face models", registry: registry, pkg: faceapi.Package, version: faceapi.Version,
@@ -69,7 +90,23 @@ func modelSources(registry string) []modelSource {
 		label: "liveness models", registry: registry, pkg: human.Package, version: human.Version,
 		integrity: human.TarballIntegrity, tarDir: human.TarballDir, files: human.ModelFiles, check: human.Check,
 	}
-	return []modelSource{face, live}
+	ocrCheck := func(pkg, version string, files []modelFile) func(string) error {
+		return func(dir string) error {
+			return tfjs.PinnedFiles{Package: pkg, Version: version, Files: files, ErrMissing: ocr.ErrUnavailable,
+				Noun: "OCR files", Models: "OCR files", FetchDir: filepath.Dir(dir)}.Check(dir)
+		}
+	}
+	core := modelSource{
+		label: "OCR engine", registry: registry, pkg: tesswasm.CorePackage, version: tesswasm.CoreRelease,
+		integrity: tesswasm.CoreIntegrity, tarDir: "package/", subdir: tesswasm.Subdir, files: pinned(tesswasm.CoreFiles), ocr: true,
+	}
+	core.check = ocrCheck(core.pkg, core.version, core.files)
+	data := modelSource{
+		label: "OCR trained data", registry: registry, pkg: tesswasm.DataPackage, version: tesswasm.DataRelease,
+		integrity: tesswasm.DataIntegrity, tarDir: "package/4.0.0_best_int/", subdir: tesswasm.Subdir, files: pinned(tesswasm.DataFiles), ocr: true,
+	}
+	data.check = ocrCheck(data.pkg, data.version, data.files)
+	return []modelSource{face, live, core, data}
 }
 
 func (e *env) modelsDirFlag(fs *flag.FlagSet, name string) *string {
@@ -86,6 +123,9 @@ func (e *env) modelsFetch(ctx context.Context, args []string) error {
 			fmt.Sprintf("Then the same for the liveness models: %s@%s, integrity", human.Package, human.Version),
 			"  "+human.TarballIntegrity,
 			"of whose models/ directory only antispoof.{json,bin} and liveness.{json,bin} (1.5 MB) are extracted.",
+			fmt.Sprintf("Then Tesseract's WebAssembly build, %s@%s (integrity %s),", tesswasm.CorePackage, tesswasm.CoreRelease, tesswasm.CoreIntegrity),
+			fmt.Sprintf("and its English data, %s@%s (integrity %s),", tesswasm.DataPackage, tesswasm.DataRelease, tesswasm.DataIntegrity),
+			"into DIR/tesseract (8.7 MB): the OCR engine of serve and inspect when the tesseract program is not installed.",
 			"Does nothing for a package whose files DIR already holds (unless --force). The files are not part of",
 			"the repository; without them verifyd serve routes face checks to manual review."))
 	dir := e.modelsDirFlag(fs, "dir")
@@ -102,23 +142,24 @@ func (e *env) modelsFetch(ctx context.Context, args []string) error {
 // of them with force), one output line per source.
 func (e *env) fetchSources(ctx context.Context, client *http.Client, srcs []modelSource, dir string, force bool) error {
 	for _, src := range srcs {
-		if !force && src.check(dir) == nil {
-			fmt.Fprintf(e.stdout, "%s %s@%s already present in %s\n", src.label, src.pkg, src.version, dir)
+		to := src.into(dir)
+		if !force && src.check(to) == nil {
+			fmt.Fprintf(e.stdout, "%s %s@%s already present in %s\n", src.label, src.pkg, src.version, to)
 			continue
 		}
-		n, err := fetchModels(ctx, client, src, dir, nil)
+		n, err := fetchModels(ctx, client, src, to, nil)
 		if err != nil {
 			return fmt.Errorf("models fetch: %s@%s: %w", src.pkg, src.version, err)
 		}
-		fmt.Fprintf(e.stdout, "fetched %s@%s (integrity verified): %d model files in %s\n", src.pkg, src.version, n, dir)
+		fmt.Fprintf(e.stdout, "fetched %s@%s (integrity verified): %d model files in %s\n", src.pkg, src.version, n, to)
 	}
 	return nil
 }
 
 func (e *env) modelsCheck(_ context.Context, args []string) error {
 	fs := e.flags("models check", "models check [--dir DIR]",
-		fmt.Sprintf("Checks that DIR holds the face model files of %s@%s and the liveness model files of %s@%s (sizes and SHA-256).",
-			faceapi.Package, faceapi.Version, human.Package, human.Version))
+		fmt.Sprintf("Checks that DIR holds the face model files of %s@%s, the liveness model files of %s@%s and, in DIR/tesseract, "+
+			"Tesseract's WebAssembly build and data (sizes and SHA-256).", faceapi.Package, faceapi.Version, human.Package, human.Version))
 	dir := e.modelsDirFlag(fs, "dir")
 	if help, err := e.parse(fs, args); help || err != nil {
 		return err
@@ -131,11 +172,11 @@ func (e *env) modelsCheck(_ context.Context, args []string) error {
 func (e *env) checkSources(srcs []modelSource, dir string) error {
 	var errs []error
 	for _, src := range srcs {
-		if err := src.check(dir); err != nil {
+		if err := src.check(src.into(dir)); err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		fmt.Fprintf(e.stdout, "%s %s@%s present in %s\n", src.label, src.pkg, src.version, dir)
+		fmt.Fprintf(e.stdout, "%s %s@%s present in %s\n", src.label, src.pkg, src.version, src.into(dir))
 	}
 	return errors.Join(errs...)
 }
@@ -301,14 +342,14 @@ func (p *progressWriter) Write(b []byte) (int, error) {
 // goes on: loadFaceModels then says what goes to review.
 func fetchMissingModels(ctx context.Context, logger *slog.Logger, client *http.Client, srcs []modelSource, dir string) {
 	for _, src := range srcs {
-		if src.check(dir) == nil {
+		if src.check(src.into(dir)) == nil {
 			continue
 		}
 		pkg := src.pkg + "@" + src.version
 		logger.Info(src.label+" absent: fetching them (serve --models-fetch=false forbids this)",
 			"package", pkg, "registry", src.registry, "models_dir", dir)
 		start := time.Now()
-		n, err := fetchModels(ctx, client, src, dir, downloadProgress(logger, src.label, pkg))
+		n, err := fetchModels(ctx, client, src, src.into(dir), downloadProgress(logger, src.label, pkg))
 		if err != nil {
 			logger.Error(src.label+" could not be fetched", "package", pkg, "models_dir", dir, "error", err.Error())
 			continue
@@ -431,8 +472,26 @@ const (
 func (e *env) ocrFlag(fs *flag.FlagSet) *string {
 	return fs.String("ocr", e.envOr("VERIFYD_OCR", ocrAuto),
 		"OCR engine for documents' printed data: tesseract (the program of Debian's tesseract-ocr), wasm "+
-			"(Tesseract's WebAssembly build in process, files from scripts/tesseract-wasm-fetch in MODELS_DIR/tesseract), "+
+			"(Tesseract's WebAssembly build in process, files from `verifyd models fetch` in MODELS_DIR/tesseract), "+
 			"auto (tesseract if installed, else wasm if its files are there) or off (env VERIFYD_OCR)")
+}
+
+// serveSources is what serve fetches at its first start: every source but
+// Tesseract's WebAssembly build when it would not be used (--ocr off or
+// tesseract, or auto with the tesseract program installed).
+func serveSources(ctx context.Context, ocrMode, registry string) []modelSource {
+	wasm := ocrMode == ocrWasm
+	if ocrMode == ocrAuto {
+		_, err := (&ocr.Tesseract{}).Available(ctx)
+		wasm = err != nil
+	}
+	var srcs []modelSource
+	for _, src := range modelSources(registry) {
+		if !src.ocr || wasm {
+			srcs = append(srcs, src)
+		}
+	}
+	return srcs
 }
 
 // loadOCR returns the OCR engine mode names. Without one, documents with
@@ -468,7 +527,7 @@ func loadOCR(ctx context.Context, logger *slog.Logger, mode, modelsDir string) (
 		return nil, err
 	}
 	logger.Warn("OCR unavailable: printed data is not compared with the MRZ, so documents go to manual review "+
-		"and driver licences are not read; install Debian's tesseract-ocr, or run scripts/tesseract-wasm-fetch",
+		"and driver licences are not read; install Debian's tesseract-ocr, or run `verifyd models fetch`",
 		"error", err.Error())
 	return nil, nil
 }

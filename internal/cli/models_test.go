@@ -19,6 +19,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/verifyd/verifyd/ocr"
+	"github.com/verifyd/verifyd/tfjs"
 	"github.com/verifyd/verifyd/tfjs/faceapi"
 )
 
@@ -169,10 +171,28 @@ func TestModelsCheckCommand(t *testing.T) {
 // models/ directory.
 func TestModelSourcesPinned(t *testing.T) {
 	srcs := modelSources("https://registry.example")
-	if len(srcs) != 2 {
-		t.Fatalf("%d model sources, want 2", len(srcs))
+	if len(srcs) != 4 {
+		t.Fatalf("%d model sources, want 4", len(srcs))
 	}
 	face, live := srcs[0], srcs[1]
+	// Tesseract's WebAssembly build and data, into models/tesseract where
+	// tesswasm.Load looks: exactly the builds tesswasm accepts.
+	for i, want := range []struct{ pkg, version, integrity, tarDir, files string }{
+		{"tesseract.js-core", "7.0.0", "sha512-WnNH518NzmbSq9zgTPeoF8c+xmilS8rFIl1YKbk/ptuuc7p6cLNELNuPAzcmsYw450ca6bLa8j3t0VAtq435Vw==",
+			"package/", "tesseract-core-simd-lstm.wasm tesseract-core-lstm.wasm LICENSE"},
+		{"@tesseract.js-data/eng", "1.0.0", "sha512-mbTumm6KQPUHyzTPQaF3ObXYnx0SqqfV2nabqFVQBwD6Kl7PhGSLSzOlfFTWy0P3BjghaSKA2W9GB19Jk+ZcTg==",
+			"package/4.0.0_best_int/", "eng.traineddata.gz"},
+	} {
+		src := srcs[2+i]
+		var names []string
+		for _, f := range src.files {
+			names = append(names, f.Name)
+		}
+		if src.pkg != want.pkg || src.version != want.version || src.integrity != want.integrity || src.tarDir != want.tarDir ||
+			src.subdir != "tesseract" || !src.ocr || strings.Join(names, " ") != want.files {
+			t.Errorf("OCR source %d: %s@%s %s %s into %q (ocr %v): %v", i, src.pkg, src.version, src.integrity, src.tarDir, src.subdir, src.ocr, names)
+		}
+	}
 	if face.pkg != faceapi.Package || face.version != faceapi.Version || face.integrity != faceapi.TarballIntegrity ||
 		face.tarDir != "package/model/" || len(face.files) != len(faceapi.ModelFiles) {
 		t.Errorf("face source: %s@%s %s, %d files", face.pkg, face.version, face.tarDir, len(face.files))
@@ -307,5 +327,69 @@ func TestLogFaceModels(t *testing.T) {
 	out := buf.String()
 	if !strings.Contains(out, "level=WARN msg=\"face models unavailable") {
 		t.Errorf("log for an empty models directory:\n%s", out)
+	}
+}
+
+// TestFetchSourcesIntoSubdir: a source with a subdirectory (Tesseract's
+// files) is fetched into, checked in and reported from DIR/SUBDIR, and a
+// missing file's hint names DIR, the directory to pass to models fetch.
+func TestFetchSourcesIntoSubdir(t *testing.T) {
+	ctx := context.Background()
+	tgz, files := fakePackageIn(t, "package/", map[string]string{"engine.wasm": "\x00asm", "LICENSE": "Apache-2.0"})
+	srv := fakeRegistryOf(t, map[string]fakeDist{"core": {tgz, sri(tgz)}})
+	src := modelSource{label: "OCR engine", registry: srv.URL, pkg: "@scope/core", version: "1.2.3", integrity: sri(tgz),
+		tarDir: "package/", subdir: "tesseract", files: files, ocr: true}
+	src.check = func(dir string) error {
+		return tfjs.PinnedFiles{Package: src.pkg, Version: src.version, Files: files, ErrMissing: ocr.ErrUnavailable,
+			Noun: "OCR files", Models: "OCR files", FetchDir: filepath.Dir(dir)}.Check(dir)
+	}
+	dir := filepath.Join(t.TempDir(), "models")
+	if err := src.check(src.into(dir)); err == nil || !strings.Contains(err.Error(), "models fetch --dir "+dir+"`") {
+		t.Errorf("check before the fetch: %v", err)
+	}
+	var out bytes.Buffer
+	e := &env{stdout: &out}
+	if err := e.fetchSources(ctx, srv.Client(), []modelSource{src}, dir, false); err != nil {
+		t.Fatal(err)
+	}
+	sub := filepath.Join(dir, "tesseract")
+	if want := "fetched @scope/core@1.2.3 (integrity verified): 2 model files in " + sub + "\n"; out.String() != want {
+		t.Errorf("output %q, want %q", out.String(), want)
+	}
+	if b, err := os.ReadFile(filepath.Join(sub, "engine.wasm")); err != nil || string(b) != "\x00asm" {
+		t.Errorf("engine.wasm: %q, %v", b, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "engine.wasm")); err == nil {
+		t.Error("the file was also written to the models directory itself")
+	}
+	out.Reset()
+	if err := e.checkSources([]modelSource{src}, dir); err != nil || !strings.Contains(out.String(), "present in "+sub) {
+		t.Errorf("check after the fetch: %v, %q", err, out.String())
+	}
+}
+
+// TestServeSources: serve's first start fetches Tesseract's WebAssembly
+// build only when it would use it.
+func TestServeSources(t *testing.T) {
+	ctx := context.Background()
+	_, programErr := (&ocr.Tesseract{}).Available(ctx)
+	for _, tt := range []struct {
+		mode    string
+		withOCR bool
+	}{
+		{ocrOff, false},
+		{ocrTesseract, false},
+		{ocrWasm, true},
+		{ocrAuto, programErr != nil}, // the program, when installed, is the engine
+	} {
+		var pkgs []string
+		hasOCR := false
+		for _, src := range serveSources(ctx, tt.mode, "https://registry.example") {
+			pkgs = append(pkgs, src.pkg)
+			hasOCR = hasOCR || src.ocr
+		}
+		if hasOCR != tt.withOCR || pkgs[0] != "@vladmandic/face-api" || pkgs[1] != "@vladmandic/human" {
+			t.Errorf("--ocr %s: fetches %v, want OCR files %v", tt.mode, pkgs, tt.withOCR)
+		}
 	}
 }

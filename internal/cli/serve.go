@@ -147,7 +147,7 @@ func (e *env) serve(ctx context.Context, args []string) error {
 		tlsConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 	}
 	if *modelsFetch {
-		fetchMissingModels(ctx, logger, &http.Client{Timeout: 10 * time.Minute}, modelSources(*modelsRegistry), *modelsDir)
+		fetchMissingModels(ctx, logger, &http.Client{Timeout: 10 * time.Minute}, serveSources(ctx, *ocrMode, *modelsRegistry), *modelsDir)
 	}
 	faces, err := loadFaceModels(logger, *modelsDir)
 	if err != nil {
