@@ -472,7 +472,7 @@ const (
 func (e *env) ocrFlag(fs *flag.FlagSet) *string {
 	return fs.String("ocr", e.envOr("VERIFYD_OCR", ocrAuto),
 		"OCR engine for documents' printed data: tesseract (the program of Debian's tesseract-ocr), wasm "+
-			"(Tesseract's WebAssembly build in process, files from `verifyd models fetch` in MODELS_DIR/tesseract), "+
+			"(Tesseract's WebAssembly build in process, files from verifyd models fetch in MODELS_DIR/tesseract), "+
 			"auto (tesseract if installed, else wasm if its files are there) or off (env VERIFYD_OCR)")
 }
 
