@@ -90,6 +90,13 @@ type placed struct {
 // ok is false when words overlap or run beyond the grid by more than a
 // cell, or when a word's length cannot be reconciled with its span.
 func place(l textLine, x0, pitch float64, width int) (placed, bool) {
+	return placeOn(l, x0, pitch, width, true)
+}
+
+// placeOn is place; anchored says that x0 is the line's own first
+// character, so its first word must start there (else x0 is the zone's
+// left edge, known from elsewhere, and the line may start further right).
+func placeOn(l textLine, x0, pitch float64, width int, anchored bool) (placed, bool) {
 	p := placed{chars: make([]byte, width), filled: make([]bool, width)}
 	for i := range p.chars {
 		p.chars[i] = 0
@@ -100,7 +107,7 @@ func place(l textLine, x0, pitch float64, width int) (placed, bool) {
 		start := int(math.Round((float64(w.Box.Min.X) - x0) / pitch))
 		cells := int(math.Round(float64(w.Box.Dx()) / pitch))
 		text := w.Text
-		if wi == 0 && start != 0 {
+		if wi == 0 && start < 0 || anchored && wi == 0 && start != 0 {
 			if start < -1 || start > 1 {
 				return p, false
 			}
@@ -111,6 +118,9 @@ func place(l textLine, x0, pitch float64, width int) (placed, bool) {
 				return p, false
 			}
 			start = next
+		}
+		if start >= width {
+			return p, false
 		}
 		if d := cells - len(text); d != 0 {
 			if adj, ok := adjustFiller(text, d); ok {
@@ -132,7 +142,7 @@ func place(l textLine, x0, pitch float64, width int) (placed, bool) {
 		if start+len(text) > width {
 			// Trailing fillers beyond the line: read too long.
 			over := start + len(text) - width
-			if over > 2 || strings.Trim(text[len(text)-over:], "<") != "" {
+			if over > 2 || over > len(text) || strings.Trim(text[len(text)-over:], "<") != "" {
 				return p, false
 			}
 			text = text[:len(text)-over]

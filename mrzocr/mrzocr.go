@@ -48,6 +48,9 @@ type Zone struct {
 	Quad [4]image.Point
 	// Format is the layout the other reader took the zone for.
 	Format mrz.Format
+	// Lines is the other reader's reading, '?' where it could not read
+	// a character (optional).
+	Lines []string
 }
 
 // Result is a reading whose check digits all verify.
@@ -83,6 +86,8 @@ type attempt struct {
 	mu, mv float64
 	w, h   int
 	pitch  float64 // the expected pitch in the crop, pixels (0: unknown)
+	// zone: q is the other reader's zone, so its cells are known.
+	zone bool
 }
 
 // Pitches are the character pitches, in pixels, the zone is sampled at:
@@ -112,9 +117,21 @@ func (r Reader) Read(ctx context.Context, img image.Image, hint mrz.Format, z Zo
 		if err != nil {
 			return Result{}, err
 		}
-		res, ok := assemble(textLines(words), hint)
+		lines := textLines(words)
+		res, ok := Result{}, false
+		if a.zone {
+			res, ok = fillHoles(z, lines, float64(a.w)*a.mu/(1+2*a.mu), float64(a.w)/(1+2*a.mu)/float64(z.Format.Width()))
+		}
+		if !ok {
+			res, ok = assemble(lines, hint)
+		}
 		if !ok {
 			continue
+		}
+		if res.Attempt == "holes" {
+			res.Attempt = "holes in the zone@" + strings.TrimPrefix(a.name, "zone@")
+			res.Quad = z.Quad
+			return res, nil
 		}
 		res.Attempt = a.name
 		m := newSquareToQuad(a.q)
@@ -156,7 +173,7 @@ func attempts(img image.Image, hint mrz.Format, z Zone) []attempt {
 				// across its lines by the quad's errors stays readable.
 				s := p * float64(z.Format.Width()) / length
 				const mu, mv = 0.06, 0.45
-				out = append(out, attempt{name: fmt.Sprintf("zone@%g", p), q: q, mu: mu, mv: mv,
+				out = append(out, attempt{name: fmt.Sprintf("zone@%g", p), q: q, mu: mu, mv: mv, zone: true,
 					w: int(length * s * (1 + 2*mu)), h: int(height * s * (1 + 2*mv)), pitch: p})
 			}
 			return out
@@ -210,11 +227,15 @@ func assemble(lines []textLine, hint mrz.Format) (Result, bool) {
 			// The pitch from the lines read to their last character:
 			// every MRZ line is as long as the others, and a line whose
 			// trailing fillers were not seen would give too short a one.
+			// (Lines with gaps, where the engine saw no glyph, hold fewer
+			// characters than cells; none can hold many more.)
 			pitch := 0.0
 			for _, l := range win {
-				if abs(len(l.text)-w) <= 2 {
-					pitch = math.Max(pitch, float64(l.box.Dx())/float64(w))
+				if len(l.text) > w+2 || 2*len(l.text) < w {
+					pitch = 0
+					break
 				}
+				pitch = math.Max(pitch, float64(l.box.Dx())/float64(w))
 			}
 			if pitch == 0 {
 				continue
@@ -364,3 +385,58 @@ var letterFields = map[mrz.Format][]field{
 
 // digitLetter maps the digits Tesseract reads for letters of OCR-B.
 var digitLetter = map[byte]byte{'0': 'O', '1': 'I'}
+
+// fillHoles completes the other reader's reading where it could not read
+// a character ('?'): each line with such holes takes the characters the
+// engine read there from the engine's line that lies on the same cells
+// (the zone's grid in the crop: x0 and pitch) and agrees with the other
+// reader everywhere else but for at most two cells. Only the holes are
+// filled, with what the engine read in them (never a filler it did not
+// read); the result must then verify like any other reading.
+func fillHoles(z Zone, lines []textLine, x0, pitch float64) (Result, bool) {
+	f := z.Format
+	if len(z.Lines) != f.Lines() || pitch <= 0 {
+		return Result{}, false
+	}
+	out := slices.Clone(z.Lines)
+	holes := 0
+	for li, l := range z.Lines {
+		if len(l) != f.Width() || !strings.Contains(l, "?") {
+			continue
+		}
+		done := false
+		for _, tl := range lines {
+			p, ok := placeOn(tl, x0, pitch, f.Width(), false)
+			if !ok {
+				continue
+			}
+			diff, fill := 0, []byte(l)
+			for i := range fill {
+				switch {
+				case l[i] == '?' && p.filled[i]:
+					diff = 99 // nothing read there
+				case l[i] == '?':
+					fill[i] = p.chars[i]
+				case p.chars[i] != l[i] && !p.filled[i]:
+					diff++
+				}
+			}
+			if diff <= 2 {
+				out[li] = string(fill)
+				holes += strings.Count(l, "?")
+				done = true
+				break
+			}
+		}
+		if !done {
+			return Result{}, false
+		}
+	}
+	if holes == 0 {
+		return Result{}, false
+	}
+	if _, err := mrz.Parse(out); err != nil {
+		return Result{}, false
+	}
+	return Result{Format: f, Lines: out, Filled: holes, Attempt: "holes"}, true
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"image"
+	"math/rand/v2"
 	"os/exec"
 	"slices"
 	"testing"
@@ -157,5 +158,52 @@ func TestReadMonospaced(t *testing.T) {
 	}
 	if !slices.Equal(res.Lines, lines) {
 		t.Fatalf("read %q, want %q", res.Lines, lines)
+	}
+}
+
+func TestFillHoles(t *testing.T) {
+	lines := composeTD1(t)
+	first := slices.Clone(lines)
+	first[2] = "ERIKSSON<<AN?A<MARIA<<<<<<<<<<" // mrzread could not read one letter
+	z := Zone{Found: true, Format: mrz.TD1, Lines: first}
+	// The engine's reading of the line, with two fillers read as K.
+	read := textLines(wordsAt([]string{"", "", "ERIKSSON<<ANNA<MARIA<<<<<<KK<<"}, 50, 24))
+	res, ok := fillHoles(z, read, 50, 24)
+	if !ok || !slices.Equal(res.Lines, lines) || res.Filled != 1 {
+		t.Fatalf("filled %q (%v, %d), want %q", res.Lines, ok, res.Filled, lines)
+	}
+	// A line that differs in three more cells is another line, or a
+	// misreading: nothing is taken from it.
+	read = textLines(wordsAt([]string{"", "", "ERIKSSON<<ANNA<MARIA<<<<<KKK<<"}, 50, 24))
+	if res, ok := fillHoles(z, read, 50, 24); ok {
+		t.Fatalf("filled %q from a line differing in three cells", res.Lines)
+	}
+	// A hole the engine read nothing in stays a hole.
+	read = textLines(wordsAt([]string{"", "", "ERIKSSON<<AN_A<MARIA<<<<<<<<<<"}, 50, 24))
+	if res, ok := fillHoles(z, read, 50, 24); ok {
+		t.Fatalf("filled %q where the engine read nothing", res.Lines)
+	}
+}
+
+// TestAssembleAnyWords feeds random words, boxes and grids: whatever the
+// engine returns, the reader must not panic.
+func TestAssembleAnyWords(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	lines := composeTD1(t)
+	for range 3000 {
+		var ws []ocr.Word
+		for range rng.IntN(8) {
+			n := rng.IntN(50)
+			b := make([]byte, n)
+			for i := range b {
+				b[i] = Alphabet[rng.IntN(len(Alphabet))]
+			}
+			x := rng.IntN(1200) - 100
+			ws = append(ws, ocr.Word{Text: string(b), Line: rng.IntN(4), Box: image.Rect(x, rng.IntN(300), x+rng.IntN(1500), 0)})
+		}
+		tl := textLines(ws)
+		assemble(tl, 0)
+		z := Zone{Found: true, Format: mrz.TD1, Lines: []string{lines[0], "?" + lines[1][1:], lines[2]}}
+		fillHoles(z, tl, float64(rng.IntN(200)-50), float64(rng.IntN(40)))
 	}
 }

@@ -19,10 +19,12 @@ import (
 //
 // mrzread's reading is kept whenever its check digits all verify (with
 // or without corrections); only otherwise does the second reader run,
-// on mrzread's located zone when it found one, and its reading, which
-// it returns only when every check digit verifies, is marked Secondary:
-// it decides nothing alone (engine.DocumentCheck). A zone neither reads
-// is reported as mrzread saw it (cut off, covered, found or not).
+// on mrzread's located zone when it found one (first filling the
+// characters mrzread could not read, then reading the whole zone), and
+// its reading, which it returns only when every check digit verifies, is
+// marked Secondary: it decides nothing alone (engine.DocumentCheck). A
+// zone neither reads is reported as mrzread saw it (cut off, covered,
+// found or not).
 func MRZReader(text ocr.Engine) engine.MRZReader {
 	r := combinedReader{}
 	if text != nil {
@@ -59,7 +61,7 @@ func (c combinedReader) ReadMRZ(ctx context.Context, img image.Image, hint mrz.F
 	}
 	zone := mrzocr.Zone{}
 	if err == nil {
-		zone = mrzocr.Zone{Found: true, Quad: r.Quad, Format: r.Format}
+		zone = mrzocr.Zone{Found: true, Quad: r.Quad, Format: r.Format, Lines: r.Lines}
 	}
 	s, serr := c.second.Read(ctx, img, hint, zone)
 	switch {
@@ -75,7 +77,10 @@ func (c combinedReader) ReadMRZ(ctx context.Context, img image.Image, hint mrz.F
 	ev := map[string]any{"reader": "tesseract", "format": s.Format.String(), "attempt": s.Attempt,
 		"filled_fillers": s.Filled, "mapped_fillers": s.Mapped, "first_reader": first.Evidence}
 	q := s.Quad
-	angle := math.Atan2(float64(q[1].Y-q[0].Y), float64(q[1].X-q[0].X)) * 180 / math.Pi
+	angle := first.Angle
+	if !zone.Found {
+		angle = math.Atan2(float64(q[1].Y-q[0].Y), float64(q[1].X-q[0].X)) * 180 / math.Pi
+	}
 	return engine.MRZRead{Lines: s.Lines, Confidence: s.Confidence, Secondary: true,
 		Doubtful: s.Filled > 0 || s.Mapped > 0, Quad: q, Angle: angle, Evidence: ev}, nil
 }
