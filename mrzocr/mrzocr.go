@@ -156,8 +156,8 @@ func (r Reader) Read(ctx context.Context, img image.Image, hint mrz.Format, z Zo
 }
 
 // attempts lists the crops to read, in order: the located zone at each
-// scale; without one, the lower half of the document, levelled by its
-// text lines' angle, scaled for each line width.
+// scale, then the lower half of the document, levelled by its text
+// lines' angle, scaled for each line width.
 func attempts(img image.Image, hint mrz.Format, z Zone) []attempt {
 	var out []attempt
 	if z.Found && z.Format != 0 {
@@ -176,12 +176,13 @@ func attempts(img image.Image, hint mrz.Format, z Zone) []attempt {
 				out = append(out, attempt{name: fmt.Sprintf("zone@%g", p), q: q, mu: mu, mv: mv, zone: true,
 					w: int(length * s * (1 + 2*mu)), h: int(height * s * (1 + 2*mv)), pitch: p})
 			}
-			return out
 		}
 	}
 	// The lower half of the document (where every MRZ is), or the whole
 	// photo when no document stands out from a background, turned level
-	// about its centre.
+	// about its centre; after the zone, if there was one: the zone of a
+	// reading that failed may be the wrong one (part of the zone, a line
+	// of the visual zone).
 	lower := img.Bounds()
 	rect, found := quality.FindDocument(img)
 	if found && !rect.Empty() {

@@ -1,10 +1,10 @@
 package app_test
 
 import (
+	"fmt"
 	"image"
 	"image/color"
 	"image/draw"
-	"fmt"
 	"math/rand/v2"
 	"os"
 	"testing"
