@@ -7,6 +7,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"syscall"
@@ -197,4 +198,63 @@ func formatOf(r engine.MRZRead) mrz.Format {
 		}
 	}
 	return 0
+}
+
+// TestMRZFallbackCPU12MP measures what the fallback adds on the failure
+// paths of 12 MP photos (4000×3000, the document 55–85 % of the width):
+// the zone cut by the frame or covered by a finger, which mrzread does
+// not read, so the fallback runs on every one.
+//
+//	go test -count=1 -run TestMRZFallbackCPU12MP -v ./internal/app -args -mrz.eval -mrz.n 10
+func TestMRZFallbackCPU12MP(t *testing.T) {
+	if !*mrzEval {
+		t.Skip("run with -mrz.eval")
+	}
+	if _, err := docgen.OCRB(); err != nil {
+		testdb.Skip(t, err.Error())
+	}
+	tess := &ocr.Tesseract{}
+	if _, err := tess.Available(context.Background()); err != nil {
+		testdb.Skip(t, err.Error())
+	}
+	first, both := app.MRZReader(nil), app.MRZReader(tess)
+	ctx := context.Background()
+	for _, v := range mrzVariants {
+		if v.name != "cut" && v.name != "covered" {
+			continue
+		}
+		big := mrzVariant{name: v.name, degrade: func(r *rand.Rand) docgen.Degrade {
+			d := v.degrade(r)
+			d.Width, d.Height = 4000, 3000
+			d.Blur *= 2.5 // the same optics at 2.5× the resolution
+			return d
+		}}
+		var firsts, adds []time.Duration
+		read := 0
+		for i := *mrzEvalFrom; i < *mrzEvalFrom+*mrzEvalN; i++ {
+			ph, _, _ := mrzPhoto(t, big, i)
+			c0 := processCPUAll()
+			r1, err := first.ReadMRZ(ctx, ph.Image, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c1 := processCPUAll()
+			if verifiesLines(r1.Lines) {
+				continue
+			}
+			r2, err := both.ReadMRZ(ctx, ph.Image, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c2 := processCPUAll()
+			if r2.Secondary {
+				read++
+			}
+			firsts, adds = append(firsts, c1-c0), append(adds, (c2-c1)-(c1-c0))
+		}
+		fm, fp := meanP95(firsts)
+		am, ap := meanP95(adds)
+		t.Logf("%s at 12 MP: %d photos not read by mrzread (%d read by the fallback); mrzread CPU mean %v p95 %v; the fallback adds mean %v p95 %v",
+			v.name, len(adds), read, fm.Round(time.Millisecond), fp.Round(time.Millisecond), am.Round(time.Millisecond), ap.Round(time.Millisecond))
+	}
 }
