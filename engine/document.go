@@ -44,12 +44,6 @@ type MRZRead struct {
 	// digits verify: names and filler carry no check digit, so its name
 	// (and a number with compensating O/0 swaps) may be misread.
 	Doubtful bool
-	// Secondary reports a reading by the second reader, which reads only
-	// the zones the first could not (internal/app): a general OCR engine
-	// whose readings are accepted only when every check digit verifies,
-	// but which was never measured on real photos. Like a corrected
-	// reading, it decides nothing alone (see DocumentCheck).
-	Secondary bool
 	// Quad is the zone's corners (top-left, top-right, bottom-right,
 	// bottom-left) in the photo; Angle the document's rotation in degrees,
 	// clockwise as displayed, as the zone's lines show it.
@@ -67,8 +61,6 @@ type Located struct {
 	Angle       float64
 	Corrections int
 	Doubtful    bool
-	// Secondary: the second reader read the zone (MRZRead.Secondary).
-	Secondary bool
 }
 
 // MRZReader finds and reads the machine-readable zone of a document photo.
@@ -89,8 +81,7 @@ type MRZReader interface {
 // not a forgery): otherwise a person looks. A read zone whose document type
 // or issuing country disagrees with the declared one → invalid_id;
 // expired → expired_id; under 18 → minor; when the reading needed
-// corrections, or came from the second reader (MRZRead.Secondary), those
-// verdicts wait for the visual zone (FactPending).
+// corrections those verdicts wait for the visual zone (FactPending).
 //
 // Driver licences carry no MRZ: their dates are read from the visual zone
 // (see DriverLicence).
@@ -176,23 +167,15 @@ func (c DocumentCheck) Run(ctx context.Context, in *Input) Result {
 	}
 	ev["mrz"] = fieldsEvidence(fields)
 	in.Facts[FactMRZ] = fields
-	in.Facts[FactMRZRead] = Located{Side: side, Quad: read.Quad, Angle: read.Angle, Corrections: read.Corrections, Doubtful: read.Doubtful, Secondary: read.Secondary}
+	in.Facts[FactMRZRead] = Located{Side: side, Quad: read.Quad, Angle: read.Angle, Corrections: read.Corrections, Doubtful: read.Doubtful}
 	in.Facts[FactDocumentKey] = string(in.DocumentType) + "|" + fields.IssuingState + "|" + fields.DocumentNumber
-	if read.Secondary {
-		ev["secondary_reader"] = true
-	}
 	verdict := func(reason verifyd.Reason, detail string) Result {
-		if read.Corrections == 0 && !read.Secondary {
+		if read.Corrections == 0 {
 			return Failed(reason, detail, ev)
 		}
-		// A reading that needed corrections, or that only the second
-		// reader made, decides nothing alone.
+		// A reading that needed corrections decides nothing alone.
 		in.Facts[FactPending] = Failed(reason, detail, ev)
-		why := "the reading needed corrections"
-		if read.Secondary {
-			why = "only the second reader could read the zone"
-		}
-		return NeedsReview(detail+"; "+why+", so the printed data must confirm it", ev)
+		return NeedsReview(detail+"; the reading needed corrections, so the printed data must confirm it", ev)
 	}
 	if problem := typeMismatch(in.DocumentType, fields); problem != "" {
 		return verdict(verifyd.ReasonInvalidID, problem)

@@ -28,9 +28,7 @@ import (
 // it. A difference that one misread character explains, a
 // low-confidence reading, or a field that could not be read also sends
 // the verification to a person (never to approval). Only when every field is found as the MRZ
-// says does the check pass. A zone only the second reader could read
-// (Located.Secondary) never fails here: whatever differs goes to a
-// person, and it passes only when every field confirms it.
+// says does the check pass.
 type VisualZoneCheck struct {
 	// OCR reads the printed text; nil sends every verification to review.
 	OCR ocr.Engine
@@ -58,17 +56,12 @@ func (c VisualZoneCheck) Run(ctx context.Context, in *Input) Result {
 	for i, f := range cmp {
 		// The MRZ's name is never protected by a check digit; its number
 		// is, except in a reading already doubtful: a difference there is
-		// only uncertain (dates carry their own check digits). A reading
-		// by the second reader decides nothing alone, fraud included: any
-		// difference from it goes to a person.
-		if f.Status == viz.Mismatch && (f.Name == "surname" || (loc.Doubtful && f.Name == "document_number") || loc.Secondary) {
+		// only uncertain (dates carry their own check digits).
+		if f.Status == viz.Mismatch && (f.Name == "surname" || (loc.Doubtful && f.Name == "document_number")) {
 			cmp[i].Status = viz.Uncertain
 		}
 	}
 	ev := map[string]any{"printed": cmp, "text": zoneText(z), "mrz_doubtful": loc.Doubtful}
-	if loc.Secondary {
-		ev["mrz_secondary_reader"] = true
-	}
 	if bad := cmp.Mismatches(); len(bad) > 0 {
 		return Failed(verifyd.ReasonPotentialFraud, "the printed data contradicts the machine-readable zone: "+cmp.Describe(viz.Mismatch), ev)
 	}
@@ -81,11 +74,7 @@ func (c VisualZoneCheck) Run(ctx context.Context, in *Input) Result {
 				return pending
 			}
 		}
-		how := "read with corrections"
-		if loc.Secondary {
-			how = "read by the second reader"
-		}
-		return NeedsReview("the machine-readable zone, "+how+", says "+pending.Detail+
+		return NeedsReview("the machine-readable zone, read with corrections, says "+pending.Detail+
 			", and the printed data does not confirm it", ev)
 	}
 	if cmp.AllMatch() {

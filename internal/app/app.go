@@ -224,7 +224,7 @@ func ProductionChecks(db *sqlstore.DB, sealer *seal.Sealer, faces *FaceModels, t
 	}
 	checks := []engine.Check{
 		engine.DecodeCheck{Budget: engine.NewDecodeBudget(engine.DefaultDecodeBudget)},
-		engine.DocumentCheck{Reader: MRZReader(text), Quality: engine.NewQualityCheck(), Licence: licence},
+		engine.DocumentCheck{Reader: mrzReader(), Quality: engine.NewQualityCheck(), Licence: licence},
 		engine.VisualZoneCheck{OCR: text},
 	}
 	if db != nil {

@@ -28,10 +28,6 @@ var (
 	docEvalDump = flag.Bool("docs.dump", false, "TestDocumentDecisions: log what was read for every wrong or review decision")
 	docEvalOnly = flag.String("docs.case", "", "TestDocumentDecisions: run only the cases whose name contains this")
 	docEvalSave = flag.String("docs.save", "", "TestDocumentDecisions: log as -docs.dump does and write the photos of every wrong or review decision into this directory")
-	// docEvalFirst measures the decisions without the MRZ reader's
-	// Tesseract fallback (mrzread alone, as before issue 14's second
-	// reader), for a before/after comparison on the same photos.
-	docEvalFirst = flag.Bool("docs.first-reader-only", false, "TestDocumentDecisions: read the MRZ with mrzread alone (no Tesseract fallback)")
 )
 
 // docNow is "today" of the document evaluation, fixed so the data set does
@@ -205,11 +201,6 @@ func TestDocumentDecisions(t *testing.T) {
 		}
 	}
 	checks := app.ProductionChecks(nil, nil, nil, engine.FaceThresholds{}, tess)[:3] // decode, document, visual zone
-	if *docEvalFirst {
-		dc := checks[1].(engine.DocumentCheck)
-		dc.Reader = app.MRZReader(nil)
-		checks[1] = dc
-	}
 	p := engine.NewPipeline(checks...)
 	formats := []mrz.Format{mrz.TD3, mrz.TD1, mrz.TD2}
 	type tally struct {
