@@ -156,7 +156,7 @@ func (e *env) fetchSources(ctx context.Context, client *http.Client, srcs []mode
 	return nil
 }
 
-func (e *env) modelsCheck(_ context.Context, args []string) error {
+func (e *env) modelsCheck(ctx context.Context, args []string) error {
 	fs := e.flags("models check", "models check [--dir DIR]",
 		fmt.Sprintf("Checks that DIR holds the face model files of %s@%s, the liveness model files of %s@%s and, in DIR/tesseract, "+
 			"Tesseract's WebAssembly build and data (sizes and SHA-256).", faceapi.Package, faceapi.Version, human.Package, human.Version))
@@ -164,15 +164,40 @@ func (e *env) modelsCheck(_ context.Context, args []string) error {
 	if help, err := e.parse(fs, args); help || err != nil {
 		return err
 	}
-	return e.checkSources(modelSources(""), *dir)
+	srcs := modelSources("")
+	if _, err := (&ocr.Tesseract{}).Available(ctx); err == nil {
+		// The program is the OCR engine (--ocr auto): missing WebAssembly
+		// files are not a problem then, altered ones still are.
+		for i, src := range srcs {
+			if !src.ocr {
+				continue
+			}
+			check := src.check
+			srcs[i].check = func(dir string) error {
+				err := check(dir)
+				if errors.Is(err, ocr.ErrUnavailable) {
+					fmt.Fprintf(e.stdout, "%s %s@%s absent from %s: not needed, the tesseract program is installed\n", src.label, src.pkg, src.version, dir)
+					return errOptionalAbsent
+				}
+				return err
+			}
+		}
+	}
+	return e.checkSources(srcs, *dir)
 }
+
+// errOptionalAbsent is a check's answer for files not needed on this
+// machine: checkSources neither reports them present nor fails.
+var errOptionalAbsent = errors.New("absent, not needed")
 
 // checkSources checks every source, printing a line for each one present
 // and returning the errors of the others.
 func (e *env) checkSources(srcs []modelSource, dir string) error {
 	var errs []error
 	for _, src := range srcs {
-		if err := src.check(src.into(dir)); err != nil {
+		if err := src.check(src.into(dir)); errors.Is(err, errOptionalAbsent) {
+			continue
+		} else if err != nil {
 			errs = append(errs, err)
 			continue
 		}
