@@ -221,12 +221,18 @@ func (z Zone) findNumber(target string) (string, bool) {
 				cands = append(cands, w.Text+" "+l.Words[i+1].Text)
 			}
 			for _, c := range cands {
+				// '<' is the MRZ's filler, never printed in a number: a word
+				// holding one is a piece of the zone that escaped the mask,
+				// and the MRZ cannot confirm itself.
+				if strings.Contains(c, "<") {
+					continue
+				}
 				if sc := shape(c); strings.Contains(sc, target) || len(target) >= 7 && distance(sc, target) <= 1 {
 					return c, true
 				}
 			}
 		}
-		if strings.Contains(shape(l.Text), target) {
+		if !strings.Contains(l.Text, "<") && strings.Contains(shape(l.Text), target) {
 			return l.Text, true
 		}
 	}

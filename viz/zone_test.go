@@ -107,3 +107,29 @@ func TestRealLabelWords(t *testing.T) {
 		t.Errorf("10 MAA/MAR 1965: %+v", d)
 	}
 }
+
+// TestMaskTurnedClockwise: on a photo turned clockwise the MRZ's top-left
+// corner is its topmost point; the mask must cover the zone there too.
+func TestMaskTurnedClockwise(t *testing.T) {
+	img := image.NewRGBA(image.Rect(0, 0, 400, 300))
+	for i := range img.Pix {
+		img.Pix[i] = 0
+	}
+	quad := [4]image.Point{{50, 100}, {350, 140}, {345, 180}, {45, 140}} // TL topmost
+	out := masked(img, [][4]image.Point{quad})
+	for _, p := range []image.Point{{60, 110}, {200, 130}, {340, 165}, {55, 135}} {
+		if r, _, _, _ := out.At(p.X, p.Y).RGBA(); r != 0xffff {
+			t.Errorf("(%d,%d) inside the zone is not masked", p.X, p.Y)
+		}
+	}
+	if r, _, _, _ := out.At(200, 60).RGBA(); r != 0 {
+		t.Error("a point above the zone was masked")
+	}
+}
+
+func TestNumberNotFromTheMRZ(t *testing.T) {
+	z := NewZone(words("DOCUMENT NO.", "K8730641", "IDESPK8737911<"), DMY)
+	if f := z.compareNumber("K8737911"); f.Status == Match {
+		t.Errorf("a piece of the MRZ confirmed the number: %+v", f)
+	}
+}
