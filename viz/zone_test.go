@@ -133,3 +133,19 @@ func TestNumberNotFromTheMRZ(t *testing.T) {
 		t.Errorf("a piece of the MRZ confirmed the number: %+v", f)
 	}
 }
+
+// TestValueRightOfLabel: a number printed right of its label, read as a
+// line of its own, is the labelled value; so is a surname.
+func TestValueRightOfLabel(t *testing.T) {
+	var w []ocr.Word
+	w = append(w, row(10, 10, "DOCUMENT NO.:", 300, "Y1842956")...)
+	w = append(w, row(60, 10, "SURNAME:", 300, "KARLSSON")...) // a column of values
+	w = append(w, row(110, 10, "GIVEN NAMES:", 300, "ANNA")...)
+	z := NewZone(w, DMY)
+	if f := z.compareNumber("Y1849411"); f.Status != Mismatch || f.Printed != "Y1842956" {
+		t.Errorf("number: %+v", f)
+	}
+	if f := z.compareSurname("ROSSI"); f.Status != Mismatch || f.Printed != "KARLSSON" {
+		t.Errorf("surname: %+v", f)
+	}
+}

@@ -39,9 +39,7 @@ func TestRender(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		t0 := time.Now()
 		doc, err := r.Render(htmldoc.Spec{Layout: name, Fields: fields, Seed: g.Uint64()})
-		t.Logf("%s: %v", name, time.Since(t0))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -65,8 +63,11 @@ func TestRender(t *testing.T) {
 				t.Errorf("%s: MRZ %d px wide, want %.0f", name, withMRZ.MRZ.Dx(), want)
 			}
 		}
-		if _, err := docgen.Photograph(withMRZ, docgen.Mild(), 1); err != nil {
-			t.Fatal(err)
+		if name == htmldoc.Layouts[0] {
+			// What the evaluation does with every document, once here.
+			if _, err := docgen.Photograph(withMRZ, docgen.Mild(), 1); err != nil {
+				t.Fatal(err)
+			}
 		}
 		if *out != "" {
 			os.MkdirAll(*out, 0o755)
