@@ -415,6 +415,11 @@ func (z Zone) valueRight(i int, isLabel func([]string) bool, isValue func(string
 		parts = append(parts, fold(w.Text))
 	}
 	v := strings.Join(parts, " ")
+	// A field's reference number ("(1)" after "Surname/Nom") is part of
+	// the label, not its value.
+	if a := shape(v); len(a) < 2 || len(a) <= 2 && strings.Trim(a, "0123456789") == "" {
+		return "", 0, false
+	}
 	if roleOfText(v) != RoleNone || isLabelLine(v) || isLabel([]string{strings.TrimSuffix(v, ".")}) || !isValue(v) {
 		return "", 0, false
 	}

@@ -90,8 +90,11 @@ var (
 	}
 	// 1990-03-12, 1990.03.12.
 	isoDate = regexp.MustCompile(`([0-9]{4}) ?[./\-] ?([0-9]{1,2}) ?[./\-] ?([0-9]{1,2})`)
-	// 12 JAN 1990, 12 JANV/JAN 1990, 12JAN90, 12 MAR /MAR 90.
-	namedDate = regexp.MustCompile(`([0-9]{1,2}) ?\.? ?([A-Z]{3,9})\.?(?: ?/ ?[A-Z]{3,9}\.?)? ?([0-9]{4}|[0-9]{2})`)
+	// 12 JAN 1990, 12 JANV/JAN 1990, 12JAN90, 12 MAR /MAR 90, and the
+	// second language's month after a slash OCR misread as a letter or
+	// dropped ("25 AUG IAOUT 24" for "25 AUG /AOÛT 24"): the first month
+	// decides, the second is only skipped.
+	namedDate = regexp.MustCompile(`([0-9]{1,2}) ?\.? ?([A-Z]{3,9})\.?(?: ?[/|]? ?[A-Z]{3,10}\.?)? ?([0-9]{4}|[0-9]{2})`)
 )
 
 // matches returns every match of re in s, overlapping ones included,

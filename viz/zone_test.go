@@ -149,3 +149,15 @@ func TestValueRightOfLabel(t *testing.T) {
 		t.Errorf("surname: %+v", f)
 	}
 }
+
+// TestFieldNumberIsNotAValue: "Surname/Nom (1)" read as two lines leaves
+// "(1)" right of the label; the value is the line below.
+func TestFieldNumberIsNotAValue(t *testing.T) {
+	var w []ocr.Word
+	w = append(w, row(10, 10, "SURNAME/NOM", 260, "(1)")...)
+	w = append(w, row(50, 10, "WINTERBOTTOM")...)
+	z := NewZone(w, DMY)
+	if f := z.compareSurname("KIM"); f.Printed != "WINTERBOTTOM" {
+		t.Errorf("surname: %+v", f)
+	}
+}
