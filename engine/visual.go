@@ -231,6 +231,20 @@ func (d *DriverLicence) Run(ctx context.Context, in *Input) Result {
 	if len(missing) > 0 {
 		return NeedsReview("driver licence: the "+strings.Join(missing, " and ")+" could not be read: a person must read the licence", ev)
 	}
+	// A date found only by its place among the dates, or read once with
+	// low confidence, decided nothing above: say so rather than call the
+	// holder an adult and the licence current.
+	var unsure []string
+	if !trusted(birth) || birth.Role != viz.RoleBirth {
+		unsure = append(unsure, "birth date ("+birth.Text+")")
+	}
+	if !trusted(expiry) || expiry.Role != viz.RoleExpiry {
+		unsure = append(unsure, "expiry date ("+expiry.Text+")")
+	}
+	if len(unsure) > 0 {
+		return NeedsReview("driver licence: the "+strings.Join(unsure, " and ")+" was read but neither its label nor a second "+
+			"reading confirms what it is: a person must read the licence", ev)
+	}
 	return NeedsReview(fmt.Sprintf("driver licence of an adult (born %s), current (expires %s): it has no machine-readable zone "+
 		"to check it against, so a person must judge its authenticity", birth.Text, expiry.Text), ev)
 }

@@ -221,12 +221,18 @@ func (z Zone) findNumber(target string) (string, bool) {
 				cands = append(cands, w.Text+" "+l.Words[i+1].Text)
 			}
 			for _, c := range cands {
+				// '<' is the MRZ's filler, never printed in a number: a word
+				// holding one is a piece of the zone that escaped the mask,
+				// and the MRZ cannot confirm itself.
+				if strings.Contains(c, "<") {
+					continue
+				}
 				if sc := shape(c); strings.Contains(sc, target) || len(target) >= 7 && distance(sc, target) <= 1 {
 					return c, true
 				}
 			}
 		}
-		if strings.Contains(shape(l.Text), target) {
+		if !strings.Contains(l.Text, "<") && strings.Contains(shape(l.Text), target) {
 			return l.Text, true
 		}
 	}
@@ -344,6 +350,12 @@ func (z Zone) valueFor(isLabel func([]string) bool, isValue func(string) bool) (
 				}
 			}
 		}
+		// Right: the value after its label on the same row, read by OCR as
+		// a line of its own because of the gap between them (labels left
+		// of values: residence permits, licences).
+		if v, conf, ok := z.valueRight(i, isLabel, isValue); ok {
+			return v, conf, true
+		}
 		// Below: the first line under the label that overlaps it, within
 		// two of its heights; another label there means the value was not
 		// read (the next field's value is never taken for it).
@@ -366,6 +378,52 @@ func (z Zone) valueFor(isLabel func([]string) bool, isValue func(string) bool) (
 		}
 	}
 	return "", 0, false
+}
+
+// valueRight returns the words nearest to the right of label line i on
+// its row, within six of its heights (values may stand in a column of
+// their own), up to the next wide gap, when they
+// are a value (isValue) and not another label.
+func (z Zone) valueRight(i int, isLabel func([]string) bool, isValue func(string) bool) (string, float64, bool) {
+	l := z.Lines[i]
+	h := max(l.Box.Dy(), 1)
+	bestLine, bestWord, bestX := -1, -1, 1<<30
+	for j, a := range z.Lines {
+		if j == i || a.MRZ {
+			continue
+		}
+		for k, w := range a.Words {
+			overlap := min(w.Box.Max.Y, l.Box.Max.Y) - max(w.Box.Min.Y, l.Box.Min.Y)
+			if 2*overlap < h || w.Box.Min.X < l.Box.Max.X-h/4 || w.Box.Min.X-l.Box.Max.X > 6*h {
+				continue
+			}
+			if w.Box.Min.X < bestX {
+				bestLine, bestWord, bestX = j, k, w.Box.Min.X
+			}
+		}
+	}
+	if bestLine < 0 {
+		return "", 0, false
+	}
+	words := z.Lines[bestLine].Words
+	to := bestWord + 1
+	for to < len(words) && words[to].Box.Min.X-words[to-1].Box.Max.X <= 2*h {
+		to++
+	}
+	var parts []string
+	for _, w := range words[bestWord:to] {
+		parts = append(parts, fold(w.Text))
+	}
+	v := strings.Join(parts, " ")
+	// A field's reference number ("(1)" after "Surname/Nom") is part of
+	// the label, not its value.
+	if a := shape(v); len(a) < 2 || len(a) <= 2 && strings.Trim(a, "0123456789") == "" {
+		return "", 0, false
+	}
+	if roleOfText(v) != RoleNone || isLabelLine(v) || isLabel([]string{strings.TrimSuffix(v, ".")}) || !isValue(v) {
+		return "", 0, false
+	}
+	return v, z.Lines[bestLine].Conf, true
 }
 
 // isLabelLine reports a line made only of label words (of any field).

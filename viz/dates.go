@@ -12,11 +12,12 @@ import (
 // monthNames maps the month abbreviations printed on documents (English,
 // French, German, Spanish, Italian, Dutch, Portuguese, Polish, Nordic;
 // folded to ASCII capitals) to months. Documents print
-// "12 JAN 1990", "12 JANV/JAN 1990" (France) or "12 MAR/MAR 90".
+// "12 JAN 1990", "12 JANV/JAN 1990" (France), "12 MAR/MAR 90", or
+// "12 MAA/MAR 1990" (Dutch passports abbreviate maart as MAA).
 var monthNames = map[string]time.Month{
 	"JAN": 1, "JANV": 1, "JANVIER": 1, "JANUARY": 1, "JANUAR": 1, "ENE": 1, "GEN": 1, "JANEIRO": 1, "STY": 1,
 	"FEB": 2, "FEV": 2, "FEVR": 2, "FEBRUARY": 2, "FEBRUAR": 2, "FEBR": 2, "LUT": 2,
-	"MAR": 3, "MARS": 3, "MARCH": 3, "MAERZ": 3, "MARZ": 3, "MRZ": 3, "MAART": 3, "MARZO": 3,
+	"MAR": 3, "MARS": 3, "MARCH": 3, "MAERZ": 3, "MARZ": 3, "MRZ": 3, "MAART": 3, "MAA": 3, "MRT": 3, "MARZO": 3,
 	"APR": 4, "AVR": 4, "AVRIL": 4, "APRIL": 4, "ABR": 4, "KWI": 4,
 	"MAY": 5, "MAI": 5, "MAG": 5, "MEI": 5, "MAJ": 5, "MAIO": 5, "MAYO": 5,
 	"JUN": 6, "JUIN": 6, "JUNE": 6, "JUNI": 6, "GIU": 6, "CZE": 6, "JUNIO": 6,
@@ -89,8 +90,11 @@ var (
 	}
 	// 1990-03-12, 1990.03.12.
 	isoDate = regexp.MustCompile(`([0-9]{4}) ?[./\-] ?([0-9]{1,2}) ?[./\-] ?([0-9]{1,2})`)
-	// 12 JAN 1990, 12 JANV/JAN 1990, 12JAN90, 12 MAR /MAR 90.
-	namedDate = regexp.MustCompile(`([0-9]{1,2}) ?\.? ?([A-Z]{3,9})\.?(?: ?/ ?[A-Z]{3,9}\.?)? ?([0-9]{4}|[0-9]{2})`)
+	// 12 JAN 1990, 12 JANV/JAN 1990, 12JAN90, 12 MAR /MAR 90, and the
+	// second language's month after a slash OCR misread as a letter or
+	// dropped ("25 AUG IAOUT 24" for "25 AUG /AOÛT 24"): the first month
+	// decides, the second is only skipped.
+	namedDate = regexp.MustCompile(`([0-9]{1,2}) ?\.? ?([A-Z]{3,9})\.?(?: ?[/|]? ?[A-Z]{3,10}\.?)? ?([0-9]{4}|[0-9]{2})`)
 )
 
 // matches returns every match of re in s, overlapping ones included,

@@ -79,7 +79,11 @@ func masked(img image.Image, polys [][4]image.Point) image.Image {
 	out := image.NewRGBA(b)
 	draw.Draw(out, b, img, b.Min, draw.Src)
 	for _, p := range polys {
-		bb := image.Rectangle{p[0], p[0]}
+		// A one-pixel rectangle at the first corner: an empty one would be
+		// dropped by Union, and with it the first corner's extent (the
+		// top-left corner is the zone's topmost point on a photo turned
+		// clockwise, and the MRZ's first characters then escaped the mask).
+		bb := image.Rectangle{p[0], p[0].Add(image.Pt(1, 1))}
 		for _, q := range p[1:] {
 			bb = bb.Union(image.Rectangle{q, q.Add(image.Pt(1, 1))})
 		}

@@ -21,6 +21,9 @@ func TestParseDates(t *testing.T) {
 		{"12/03/1990", MDY, []string{"19901203"}},
 		{"1990-03-12", DMY, []string{"19900312"}},
 		{"12 MARS/MAR 90", DMY, []string{"__900312"}},
+		{"25 AUG IAOUT 34", DMY, []string{"__340825"}}, // the slash read as I
+		{"25 AUG AOUT 34", DMY, []string{"__340825"}},  // or dropped
+		{"10 MAA/MAR 1965", DMY, []string{"19650310"}},
 		{"O4 JUL 2O31", DMY, []string{"20310704"}},
 		{"12 03 1990", DMY, []string{"19900312"}},
 		{"DATE OF ISSUE 11 JUN 2025 DATE OF EXPIRY 11 JUN 2035", DMY, []string{"20250611", "20350611"}},

@@ -160,9 +160,9 @@ var labels = []struct {
 		"DOGUM", "NASTERII", "NAC", "NASC", "GEB", "3"}},
 	{RoleExpiry, []string{"EXPIRY", "EXPIRATION", "EXPIRES", "EXP", "GULTIG", "VALABLE", "VALID", "VALIDITE", "CADUCIDAD",
 		"SCADENZA", "GELDIG", "VALIDADE", "WAZNOSCI", "GILTIG", "VOIMASSA", "UTLOPER", "EXPIR", "PLATNOST", "ERVENYES",
-		"VALABIL", "GECERLILIK", "UDLOB", "UDLOEB", "CAD", "4B", "4B."}},
+		"VALABIL", "GECERLILIK", "UDLOB", "UDLOEB", "CAD", "VALIDEZ", "4B", "4B."}},
 	{RoleIssue, []string{"ISSUE", "ISSUED", "DELIVRANCE", "DELIVRE", "AUSSTELLUNG", "AUSSTELLUNGSDATUM", "EXPEDICION",
-		"RILASCIO", "AFGIFTE", "EMISSAO", "EMISION", "WYDANIA", "UTFARDANDE", "DELIV", "ISS", "4A", "4A."}},
+		"RILASCIO", "EMISSIONE", "ISSUING", "AFGIFTE", "EMISSAO", "EMISION", "WYDANIA", "UTFARDANDE", "DELIV", "ISS", "4A", "4A."}},
 }
 
 // roleOfText returns the role a label text names (RoleNone if none).
@@ -170,6 +170,11 @@ var labels = []struct {
 // bilingual "Date of expiry / Date d'expiration").
 func roleOfText(s string) Role {
 	tokens := strings.FieldsFunc(s, func(r rune) bool { return !(r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.') })
+	// "Valid from" is the first day of validity, the date of issue's
+	// role, although "valid" alone names the expiry ("valid until").
+	if slices.Contains(tokens, "FROM") {
+		return RoleIssue
+	}
 	for _, want := range labels {
 		for _, t := range tokens {
 			t = strings.TrimSuffix(t, ".")
@@ -204,12 +209,21 @@ func (z *Zone) labelOf(i int, value string) Role {
 	if !found {
 		box = l.Box
 	}
+	// Left: a label printed before its value on the same row (the EU
+	// licence's "3.", the AAMVA licence's "4b EXP", a residence permit's
+	// "Valid until") that Tesseract read as a line of its own because of
+	// the gap between them. Only the nearest words to the value's left on
+	// its row count, and only when they end within four of its heights of
+	// it: anything further is another field of the row.
+	h := max(box.Dy(), 1)
+	if r, ok := z.labelLeft(i, box, h); ok {
+		return r
+	}
 	// Above: the nearest line whose words overlap the value horizontally
 	// is its label line; only its words over the value count (a label
 	// line holds several fields' labels side by side). When that line
 	// names no field (a label OCR garbled, or another value), the value
 	// has no label: a label further up belongs to another row.
-	h := max(box.Dy(), 1)
 	nearest, nearestDy := -1, 1<<30
 	for j, a := range z.Lines {
 		if j == i || a.MRZ {
@@ -238,4 +252,44 @@ func (z *Zone) labelOf(i int, value string) Role {
 		}
 	}
 	return RoleNone
+}
+
+// labelLeft returns the role named by the label nearest to the left of
+// box on its row, outside line i: the word ending nearest before the
+// value, within four of its heights, together with the words before it on
+// its line that follow each other closely ("4B EXP", "VALID UNTIL").
+// found is false when no such word exists or it names no field.
+func (z *Zone) labelLeft(i int, box image.Rectangle, h int) (role Role, found bool) {
+	bestLine, bestWord, bestX := -1, -1, -1<<30
+	for j, a := range z.Lines {
+		if j == i || a.MRZ {
+			continue
+		}
+		for k, w := range a.Words {
+			// On the row: the word overlaps at least half the value's height.
+			overlap := min(w.Box.Max.Y, box.Max.Y) - max(w.Box.Min.Y, box.Min.Y)
+			if 2*overlap < h || w.Box.Max.X > box.Min.X+h/4 || box.Min.X-w.Box.Max.X > 4*h {
+				continue
+			}
+			if w.Box.Max.X > bestX {
+				bestLine, bestWord, bestX = j, k, w.Box.Max.X
+			}
+		}
+	}
+	if bestLine < 0 {
+		return RoleNone, false
+	}
+	words := z.Lines[bestLine].Words
+	from := bestWord
+	for from > 0 && words[from].Box.Min.X-words[from-1].Box.Max.X <= 2*h {
+		from--
+	}
+	var parts []string
+	for _, w := range words[from : bestWord+1] {
+		parts = append(parts, fold(w.Text))
+	}
+	if r := roleOfText(strings.Join(parts, " ")); r != RoleNone {
+		return r, true
+	}
+	return RoleNone, false
 }

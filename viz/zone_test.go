@@ -40,3 +40,124 @@ func TestLicenceLabels(t *testing.T) {
 		t.Errorf("expiry: %+v %v", e, ok)
 	}
 }
+
+// row lays out one row of a card as OCR reads it in sparse-text mode:
+// each segment a line of its own (its own block), starting at the given x,
+// 30 px tall at y.
+func row(y int, segs ...any) []ocr.Word {
+	var out []ocr.Word
+	for i := 0; i+1 < len(segs); i += 2 {
+		x := segs[i].(int)
+		for _, w := range strings.Fields(segs[i+1].(string)) {
+			out = append(out, ocr.Word{Text: w, Conf: 0.95, Box: image.Rect(x, y, x+20*len(w), y+30), Block: 100*y + i, Line: 0})
+			x += 20*len(w) + 15
+		}
+	}
+	return out
+}
+
+// TestLabelLeftOfValue: labels printed before their values on the same
+// row (EU and AAMVA licences, residence permits) that OCR reads as lines
+// of their own, apart from the value, still name it; a label further left
+// belongs to another field, and text before a date on its own line that
+// names no field leaves it unlabelled.
+func TestLabelLeftOfValue(t *testing.T) {
+	var w []ocr.Word
+	w = append(w, row(10, 10, "1.", 80, "OKAFOR")...)
+	w = append(w, row(60, 10, "3.", 80, "02.10.2009 KOLN")...)
+	w = append(w, row(110, 10, "4A.", 80, "16.03.2015", 400, "4C.", 470, "STADT KOLN")...)
+	w = append(w, row(160, 10, "4B.", 80, "16.03.2030")...)
+	z := NewZone(w, DMY)
+	for _, d := range z.Dates {
+		t.Logf("%+v", d)
+	}
+	if b, ok := z.DateFor(RoleBirth); !ok || b.Role != RoleBirth || b.Date.Year != 2009 {
+		t.Errorf("birth: %+v %v", b, ok)
+	}
+	if e, ok := z.DateFor(RoleExpiry); !ok || e.Role != RoleExpiry || e.Date.Year != 2030 {
+		t.Errorf("expiry: %+v %v", e, ok)
+	}
+
+	w = nil
+	w = append(w, row(10, 10, "4B EXP", 150, "12/31/2034")...)
+	w = append(w, row(60, 10, "3 DOB", 150, "10/02/2009")...)
+	w = append(w, row(110, 10, "VALID FROM", 250, "01/02/2020")...)
+	w = append(w, row(200, 10, "UNDER 18 UNTIL 10/02/2027")...)
+	w = append(w, row(250, 10, "EXP", 600, "01/01/2001")...) // too far apart
+	z = NewZone(w, MDY)
+	want := map[string]Role{"20341231": RoleExpiry, "20091002": RoleBirth, "20200102": RoleIssue, "20271002": RoleNone, "20010101": RoleNone}
+	for _, d := range z.Dates {
+		if r, ok := want[d.Digits]; !ok || r != d.Role {
+			t.Errorf("%s: role %q, want %q", d.Text, d.Role, r)
+		}
+	}
+	if len(z.Dates) != len(want) {
+		t.Errorf("%d dates, want %d", len(z.Dates), len(want))
+	}
+}
+
+func TestRealLabelWords(t *testing.T) {
+	for s, want := range map[string]Role{"VALIDEZ": RoleExpiry, "VALID FROM": RoleIssue, "VALID UNTIL": RoleExpiry,
+		"EMISSIONE / ISSUING": RoleIssue, "SCADENZA / EXPIRY": RoleExpiry} {
+		if got := roleOfText(s); got != want {
+			t.Errorf("%q: %q, want %q", s, got, want)
+		}
+	}
+	if d := parseDates(fold("10 MAA/MAR 1965"), DMY); len(d) != 1 || d[0].Digits != "19650310" {
+		t.Errorf("10 MAA/MAR 1965: %+v", d)
+	}
+}
+
+// TestMaskTurnedClockwise: on a photo turned clockwise the MRZ's top-left
+// corner is its topmost point; the mask must cover the zone there too.
+func TestMaskTurnedClockwise(t *testing.T) {
+	img := image.NewRGBA(image.Rect(0, 0, 400, 300))
+	for i := range img.Pix {
+		img.Pix[i] = 0
+	}
+	quad := [4]image.Point{{50, 100}, {350, 140}, {345, 180}, {45, 140}} // TL topmost
+	out := masked(img, [][4]image.Point{quad})
+	for _, p := range []image.Point{{60, 110}, {200, 130}, {340, 165}, {55, 135}} {
+		if r, _, _, _ := out.At(p.X, p.Y).RGBA(); r != 0xffff {
+			t.Errorf("(%d,%d) inside the zone is not masked", p.X, p.Y)
+		}
+	}
+	if r, _, _, _ := out.At(200, 60).RGBA(); r != 0 {
+		t.Error("a point above the zone was masked")
+	}
+}
+
+func TestNumberNotFromTheMRZ(t *testing.T) {
+	z := NewZone(words("DOCUMENT NO.", "K8730641", "IDESPK8737911<"), DMY)
+	if f := z.compareNumber("K8737911"); f.Status == Match {
+		t.Errorf("a piece of the MRZ confirmed the number: %+v", f)
+	}
+}
+
+// TestValueRightOfLabel: a number printed right of its label, read as a
+// line of its own, is the labelled value; so is a surname.
+func TestValueRightOfLabel(t *testing.T) {
+	var w []ocr.Word
+	w = append(w, row(10, 10, "DOCUMENT NO.:", 300, "Y1842956")...)
+	w = append(w, row(60, 10, "SURNAME:", 300, "KARLSSON")...) // a column of values
+	w = append(w, row(110, 10, "GIVEN NAMES:", 300, "ANNA")...)
+	z := NewZone(w, DMY)
+	if f := z.compareNumber("Y1849411"); f.Status != Mismatch || f.Printed != "Y1842956" {
+		t.Errorf("number: %+v", f)
+	}
+	if f := z.compareSurname("ROSSI"); f.Status != Mismatch || f.Printed != "KARLSSON" {
+		t.Errorf("surname: %+v", f)
+	}
+}
+
+// TestFieldNumberIsNotAValue: "Surname/Nom (1)" read as two lines leaves
+// "(1)" right of the label; the value is the line below.
+func TestFieldNumberIsNotAValue(t *testing.T) {
+	var w []ocr.Word
+	w = append(w, row(10, 10, "SURNAME/NOM", 260, "(1)")...)
+	w = append(w, row(50, 10, "WINTERBOTTOM")...)
+	z := NewZone(w, DMY)
+	if f := z.compareSurname("KIM"); f.Printed != "WINTERBOTTOM" {
+		t.Errorf("surname: %+v", f)
+	}
+}

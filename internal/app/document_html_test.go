@@ -1,0 +1,271 @@
+package app_test
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/verifyd/verifyd"
+	"github.com/verifyd/verifyd/engine"
+	"github.com/verifyd/verifyd/internal/app"
+	"github.com/verifyd/verifyd/internal/docgen"
+	"github.com/verifyd/verifyd/internal/htmldoc"
+	"github.com/verifyd/verifyd/internal/testdb"
+	"github.com/verifyd/verifyd/mrz"
+	"github.com/verifyd/verifyd/ocr"
+)
+
+var (
+	htmlEvalN    = flag.Int("html.n", 0, "TestDocumentDecisionsHTML: documents per case (default: the quick subset)")
+	htmlEvalSeed = flag.Int("html.seed", 0, "TestDocumentDecisionsHTML: seed range (another range gives other documents and layouts per case)")
+	htmlEvalDump = flag.Bool("html.dump", false, "TestDocumentDecisionsHTML: log what was read for every wrong or review decision")
+	htmlEvalOnly = flag.String("html.case", "", "TestDocumentDecisionsHTML: run only the cases whose name contains this")
+	htmlEvalSave = flag.String("html.save", "", "TestDocumentDecisionsHTML: log as -html.dump does and write the photos and HTML of every wrong or review decision into this directory")
+)
+
+// htmlCase is one kind of document of the HTML evaluation.
+type htmlCase struct {
+	name    string
+	want    []verifyd.Reason
+	forge   func(f *mrz.Fields, r *rand.Rand)
+	fields  func(f *mrz.Fields)
+	degrade func(r *rand.Rand) docgen.Degrade
+	licence bool
+	// quick marks the cases of the default run (one document each): the
+	// ones that must never be approved, and one genuine document.
+	quick bool
+}
+
+func forgeMinorBirth(f *mrz.Fields, r *rand.Rand) {
+	f.BirthDate = mrz.Date{Year: docNow.Year() - 15, Month: time.Month(1 + r.IntN(12)), Day: 1 + r.IntN(28)}
+}
+
+func forgeExpiry(f *mrz.Fields, r *rand.Rand) {
+	f.ExpiryDate = mrz.Date{Year: docNow.Year() - 1 - r.IntN(3), Month: time.Month(1 + r.IntN(12)), Day: 1 + r.IntN(28)}
+}
+
+var htmlCases = []htmlCase{
+	{name: "genuine, mild", want: approved, degrade: mild, quick: true},
+	{name: "genuine, tilted 12–20°", want: approved, degrade: func(r *rand.Rand) docgen.Degrade {
+		d := docgen.Mild()
+		d.Rotate = 20
+		return d
+	}},
+	{name: "genuine, phone processing", want: approved, degrade: func(r *rand.Rand) docgen.Degrade {
+		d := docgen.Mild()
+		d.Denoise, d.Sharpen, d.JPEGQuality = 0.6, 1.2, 50+r.IntN(46)
+		return d
+	}},
+	{name: "genuine, low light", want: approved, degrade: func(r *rand.Rand) docgen.Degrade {
+		d := docgen.Mild()
+		d.LowLight = true
+		return d
+	}},
+	{name: "forged: printed minor birth date", want: []verifyd.Reason{verifyd.ReasonPotentialFraud}, degrade: mild, forge: forgeMinorBirth, quick: true},
+	{name: "forged: another printed expiry date", want: []verifyd.Reason{verifyd.ReasonPotentialFraud}, degrade: mild, forge: forgeExpiry, quick: true},
+	{name: "forged: another printed number", want: []verifyd.Reason{verifyd.ReasonPotentialFraud}, degrade: mild,
+		forge: func(f *mrz.Fields, r *rand.Rand) {
+			b := []byte(f.DocumentNumber)
+			for _, i := range []int{len(b) - 1, len(b) - 3, len(b) - 4} {
+				b[i] = '0' + byte((int(b[i])+3+r.IntN(5))%10)
+			}
+			f.DocumentNumber = string(b)
+		}},
+	{name: "forged: another printed surname", want: []verifyd.Reason{verifyd.ReasonPotentialFraud}, degrade: mild,
+		forge: func(f *mrz.Fields, r *rand.Rand) {
+			for _, s := range []string{"WINTERBOTTOM", "KARLSSON", "BERNARDI", "OYELOWO", "DRAGOMIR"} {
+				if !strings.Contains(f.Surname, s[:4]) {
+					f.Surname = s
+					return
+				}
+			}
+		}},
+	{name: "minor", want: []verifyd.Reason{verifyd.ReasonMinor}, degrade: mild, quick: true, fields: func(f *mrz.Fields) {
+		f.BirthDate = mrz.Date{Year: docNow.Year() - 16, Month: 3, Day: 9}
+	}},
+	{name: "expired", want: []verifyd.Reason{verifyd.ReasonExpiredID}, degrade: mild, quick: true, fields: func(f *mrz.Fields) {
+		f.ExpiryDate = mrz.Date{Year: docNow.Year() - 1, Month: 2, Day: 11}
+	}},
+	{name: "driving licence, adult, current", want: []verifyd.Reason{"review"}, degrade: mild, licence: true},
+	{name: "driving licence, minor", want: []verifyd.Reason{verifyd.ReasonMinor}, degrade: mild, licence: true, quick: true, fields: func(f *mrz.Fields) {
+		f.BirthDate = mrz.Date{Year: docNow.Year() - 17, Month: 10, Day: 2}
+	}},
+	{name: "driving licence, expired", want: []verifyd.Reason{verifyd.ReasonExpiredID}, degrade: mild, licence: true, fields: func(f *mrz.Fields) {
+		f.ExpiryDate = mrz.Date{Year: docNow.Year() - 2, Month: 7, Day: 19}
+	}},
+}
+
+// TestDocumentDecisionsHTML runs the document checks of the production
+// pipeline, as TestDocumentDecisions does, on documents of another
+// renderer (internal/htmldoc: layouts after real designs, drawn by
+// Chromium), which nothing in the readers was fitted to. By default one
+// document of the cases that must never be approved, and one genuine;
+// `go test -count=1 -run TestDocumentDecisionsHTML -v ./internal/app -args
+// -html.n 10` prints the table of docs/accuracy.md ("Documents from
+// another renderer"), and -html.seed 1 the same on other documents.
+func TestDocumentDecisionsHTML(t *testing.T) {
+	tess := &ocr.Tesseract{}
+	if _, err := tess.Available(context.Background()); err != nil {
+		if errors.Is(err, ocr.ErrUnavailable) {
+			testdb.Skip(t, err.Error())
+		}
+		t.Fatal(err)
+	}
+	rd, err := htmldoc.Start()
+	if errors.Is(err, htmldoc.ErrNoBrowser) {
+		testdb.Skip(t, err.Error())
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rd.Close()
+	n, quick := *htmlEvalN, false
+	if n == 0 {
+		n, quick = 1, true
+	}
+	seed := *htmlEvalSeed
+	checks := app.ProductionChecks(nil, nil, nil, engine.FaceThresholds{}, tess)[:3] // decode, document, visual zone
+	p := engine.NewPipeline(checks...)
+	type tally struct {
+		n, right, review, wrong int
+		approvedWrongly         int
+		notes                   map[string]int
+	}
+	results := make([]tally, len(htmlCases))
+	ctx := context.Background()
+	for ci, c := range htmlCases {
+		if quick && !c.quick || *htmlEvalOnly != "" && !strings.Contains(c.name, *htmlEvalOnly) {
+			continue
+		}
+		g := docgen.NewGenerator(uint64(7000+100*seed+ci), docNow)
+		g.MinorRate, g.ExpiredRate = 0, 0
+		r := rand.New(rand.NewPCG(uint64(ci), uint64(11+seed)))
+		tl := &results[ci]
+		tl.notes = map[string]int{}
+		names := htmldoc.Layouts
+		if c.licence {
+			names = htmldoc.LicenceLayouts
+		}
+		for i := range n {
+			layout := names[(i+3*ci+7*seed)%len(names)]
+			format := htmldoc.Format(layout)
+			if format == 0 {
+				format = mrz.TD1
+			}
+			fields, err := htmldoc.Normalize(layout, g.Fields(format))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.fields != nil {
+				c.fields(&fields)
+			}
+			spec := htmldoc.Spec{Layout: layout, Fields: fields, Seed: g.Uint64()}
+			genuine := fields
+			if c.forge != nil {
+				if spec.Lines, err = mrz.Compose(fields); err != nil {
+					t.Fatal(err)
+				}
+				c.forge(&spec.Fields, r)
+			}
+			doc, err := rd.Render(spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := c.degrade(r)
+			front, err := docgen.Photograph(doc.Front, d, spec.Seed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			declared := docType(genuine)
+			if c.licence {
+				declared = verifyd.DocDriverLicense
+			}
+			in := &engine.Input{DocumentType: declared, Country: alpha3Lower(genuine.IssuingState),
+				Now: docNow, Environment: verifyd.EnvProduction, Facts: map[string]any{},
+				Front: &engine.Image{Kind: verifyd.ImageDocumentFront, Bytes: front.JPEG}}
+			if doc.Back != nil {
+				back, err := docgen.Photograph(doc.Back, d, spec.Seed+1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				in.Back = &engine.Image{Kind: verifyd.ImageDocumentBack, Bytes: back.JPEG}
+			}
+			dec, err := p.Run(ctx, in)
+			if err != nil {
+				t.Fatalf("%s #%d: %v", c.name, i, err)
+			}
+			got := verifyd.Reason("approved")
+			switch {
+			case dec.Review:
+				got = "review"
+			case dec.Status == verifyd.StatusFailed:
+				got = dec.Reason
+			}
+			tl.n++
+			miss := !slices.Contains(c.want, got)
+			if (*htmlEvalDump || *htmlEvalSave != "") && miss {
+				t.Logf("%s #%d [%s] (%s): %s", c.name, i, layout, got, lastDetail(dec))
+				if *htmlEvalSave != "" {
+					name := fmt.Sprintf("html%d-case%02d-%d-%s", seed, ci, i, layout)
+					saveMiss(t, *htmlEvalSave, name, in)
+					if err := os.WriteFile(filepath.Join(*htmlEvalSave, name+".html"), []byte(doc.HTML), 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+				for _, r := range dec.Results {
+					if r.Check == "visual_zone" || r.Check == "document" {
+						t.Logf("    %s: %v", r.Check, r.Evidence["text"])
+					}
+				}
+			}
+			switch {
+			case got == "review" && slices.Contains(c.want, "review"):
+				tl.right++
+			case got == "review":
+				tl.review++
+				tl.notes["review ["+layout+"]: "+lastDetail(dec)]++
+			case slices.Contains(c.want, got):
+				tl.right++
+			default:
+				tl.wrong++
+				if got == "approved" {
+					tl.approvedWrongly++
+				}
+				tl.notes[string(got)+" ["+layout+"]: "+lastDetail(dec)]++
+			}
+		}
+	}
+	t.Logf("| case | n | right | review | wrong |")
+	t.Logf("|---|---:|---:|---:|---:|")
+	var wrongApprovals int
+	for ci, c := range htmlCases {
+		tl := results[ci]
+		if tl.n == 0 {
+			continue
+		}
+		t.Logf("| %s | %d | %d | %d | %d |", c.name, tl.n, tl.right, tl.review, tl.wrong)
+		keys := make([]string, 0, len(tl.notes))
+		for k := range tl.notes {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			t.Logf("    %d× %s", tl.notes[k], k)
+		}
+		wrongApprovals += tl.approvedWrongly
+	}
+	// The one floor: whatever the layout, a document whose printed or
+	// encoded data says minor, expired or altered is never approved.
+	if wrongApprovals > 0 {
+		t.Errorf("%d forged, minor or expired documents were approved", wrongApprovals)
+	}
+}
