@@ -64,14 +64,15 @@ func (p PinnedFiles) Check(dir string) error {
 		fetchDir = p.FetchDir
 	}
 	switch {
+	case len(bad) > 0:
+		// Altered files first: a missing one must not hide them.
+		return fmt.Errorf("%s in %s are not %s %s: %s (run `verifyd models fetch --force --dir %s`)",
+			p.Models, dir, p.Package, p.Version, strings.Join(bad, ", "), fetchDir)
 	case len(missing) == len(p.Files):
 		return fmt.Errorf("%w: %s has none of the %s %s %s (run `verifyd models fetch --dir %s`)",
 			p.ErrMissing, dir, p.Package, p.Version, p.Noun, fetchDir)
 	case len(missing) > 0:
 		return fmt.Errorf("%w: %s lacks %s (run `verifyd models fetch --dir %s`)", p.ErrMissing, dir, strings.Join(missing, ", "), fetchDir)
-	case len(bad) > 0:
-		return fmt.Errorf("%s in %s are not %s %s: %s (run `verifyd models fetch --force --dir %s`)",
-			p.Models, dir, p.Package, p.Version, strings.Join(bad, ", "), fetchDir)
 	}
 	return nil
 }

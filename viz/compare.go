@@ -188,7 +188,10 @@ func (z Zone) compareNumber(want string) Field {
 				digits++
 			}
 		}
-		return len(s) >= 5 && len(s) <= 14 && digits >= 2
+		// Neither a date nor a piece of the MRZ (its filler '<') is a
+		// printed number that could contradict it.
+		return len(s) >= 5 && len(s) <= 14 && digits >= 2 && !strings.ContainsAny(s, "<«‹") &&
+			len(parseDates(s, DMY)) == 0 && len(parseDates(s, MDY)) == 0
 	})
 	if !ok {
 		return fd
@@ -224,7 +227,7 @@ func (z Zone) findNumber(target string) (string, bool) {
 				// '<' is the MRZ's filler, never printed in a number: a word
 				// holding one is a piece of the zone that escaped the mask,
 				// and the MRZ cannot confirm itself.
-				if strings.Contains(c, "<") {
+				if strings.ContainsAny(c, "<«‹") {
 					continue
 				}
 				if sc := shape(c); strings.Contains(sc, target) || len(target) >= 7 && distance(sc, target) <= 1 {
@@ -232,7 +235,7 @@ func (z Zone) findNumber(target string) (string, bool) {
 				}
 			}
 		}
-		if !strings.Contains(l.Text, "<") && strings.Contains(shape(l.Text), target) {
+		if !strings.ContainsAny(l.Text, "<«‹") && strings.Contains(shape(l.Text), target) {
 			return l.Text, true
 		}
 	}
@@ -353,28 +356,42 @@ func (z Zone) valueFor(isLabel func([]string) bool, isValue func(string) bool) (
 		// Right: the value after its label on the same row, read by OCR as
 		// a line of its own because of the gap between them (labels left
 		// of values: residence permits, licences).
+		below, belowConf, hasBelow := z.valueBelow(i, isValue)
 		if v, conf, ok := z.valueRight(i, isLabel, isValue); ok {
+			if hasBelow && below != v {
+				// Two candidates for one label: neither is read with the
+				// confidence a verdict needs.
+				conf = 0
+			}
 			return v, conf, true
 		}
-		// Below: the first line under the label that overlaps it, within
-		// two of its heights; another label there means the value was not
-		// read (the next field's value is never taken for it).
-		h := max(l.Box.Dy(), 1)
-		for j := i + 1; j < len(z.Lines); j++ {
-			b := z.Lines[j]
-			dy := b.Box.Min.Y - l.Box.Max.Y
-			if dy > 2*h {
-				break
-			}
-			if b.MRZ || dy < -h/2 || b.Box.Max.X < l.Box.Min.X || b.Box.Min.X > l.Box.Max.X {
-				continue
-			}
-			if roleOfText(b.Text) != RoleNone || isLabelLine(b.Text) {
-				break
-			}
-			if isValue(b.Text) {
-				return b.Text, b.Conf, true
-			}
+		if hasBelow {
+			return below, belowConf, true
+		}
+	}
+	return "", 0, false
+}
+
+// valueBelow returns the value under label line i: the first line under it
+// that overlaps it, within two of its heights; another label there means
+// the value was not read (the next field's value is never taken for it).
+func (z Zone) valueBelow(i int, isValue func(string) bool) (string, float64, bool) {
+	l := z.Lines[i]
+	h := max(l.Box.Dy(), 1)
+	for j := i + 1; j < len(z.Lines); j++ {
+		b := z.Lines[j]
+		dy := b.Box.Min.Y - l.Box.Max.Y
+		if dy > 2*h {
+			break
+		}
+		if b.MRZ || dy < -h/2 || b.Box.Max.X < l.Box.Min.X || b.Box.Min.X > l.Box.Max.X {
+			continue
+		}
+		if roleOfText(b.Text) != RoleNone || isLabelLine(b.Text) {
+			break
+		}
+		if isValue(b.Text) {
+			return b.Text, b.Conf, true
 		}
 	}
 	return "", 0, false

@@ -94,7 +94,7 @@ var (
 	// second language's month after a slash OCR misread as a letter or
 	// dropped ("25 AUG IAOUT 24" for "25 AUG /AOÛT 24"): the first month
 	// decides, the second is only skipped.
-	namedDate = regexp.MustCompile(`([0-9]{1,2}) ?\.? ?([A-Z]{3,9})\.?(?: ?[/|]? ?[A-Z]{3,10}\.?)? ?([0-9]{4}|[0-9]{2})`)
+	namedDate = regexp.MustCompile(`([0-9]{1,2}) ?\.? ?([A-Z]{3,9})\.?(?: ?([/|]?) ?([A-Z]{3,10})\.?)? ?([0-9]{4}|[0-9]{2})`)
 )
 
 // matches returns every match of re in s, overlapping ones included,
@@ -150,6 +150,16 @@ func fixDigitRuns(s string) string {
 		}
 	}
 	return strings.Join(fields, " ")
+}
+
+// month reads a month name as printed (JAN, JANV, MARS, MAA, …): the
+// whole word, else its first three letters.
+func month(name string) (time.Month, bool) {
+	mon, ok := monthNames[name]
+	if !ok && len(name) > 3 {
+		mon, ok = monthNames[name[:3]]
+	}
+	return mon, ok
 }
 
 // parseDates finds the dates in one line of folded text. Where two
@@ -210,13 +220,21 @@ func parseDates(line string, order Order) []Date {
 			continue
 		}
 		for _, loc := range matches(namedDate, fixed) {
-			name := sub(loc, 2)
-			mon, ok := monthNames[name]
-			if !ok && len(name) > 3 {
-				mon, ok = monthNames[name[:3]]
+			mon, ok := month(sub(loc, 2))
+			if loc[8] >= 0 && sub(loc, 3) == "" {
+				// A second word with no slash before it is the second
+				// language's month only if it reads as one once the
+				// slash misread as I, L or | is dropped: "12 MAY CLOSE
+				// 22" in an address is no date.
+				second := sub(loc, 4)
+				_, isMonth := month(second)
+				if !isMonth && len(second) > 3 && strings.ContainsRune("IL", rune(second[0])) {
+					_, isMonth = month(second[1:])
+				}
+				ok = ok && isMonth
 			}
 			if ok {
-				add(loc, sub(loc, 3), strconv.Itoa(int(mon)), sub(loc, 1), false)
+				add(loc, sub(loc, 5), strconv.Itoa(int(mon)), sub(loc, 1), false)
 			}
 		}
 	}

@@ -165,15 +165,22 @@ var labels = []struct {
 		"RILASCIO", "EMISSIONE", "ISSUING", "AFGIFTE", "EMISSAO", "EMISION", "WYDANIA", "UTFARDANDE", "DELIV", "ISS", "4A", "4A."}},
 }
 
-// roleOfText returns the role a label text names (RoleNone if none).
-// Expiry wins over issue and birth when a line names several (a
-// bilingual "Date of expiry / Date d'expiration").
+// roleOfText returns the role a label text names (RoleNone if none): the
+// first of birth, expiry and issue, in that order, that one of its words
+// names.
 func roleOfText(s string) Role {
 	tokens := strings.FieldsFunc(s, func(r rune) bool { return !(r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.') })
 	// "Valid from" is the first day of validity, the date of issue's
-	// role, although "valid" alone names the expiry ("valid until").
-	if slices.Contains(tokens, "FROM") {
-		return RoleIssue
+	// role, although "valid" alone names the expiry ("valid until"); in
+	// "valid from … until …" read as one line the last of the two words
+	// names what follows it.
+	for k := len(tokens) - 1; k >= 0; k-- {
+		if tokens[k] == "FROM" {
+			return RoleIssue
+		}
+		if tokens[k] == "UNTIL" || tokens[k] == "TO" {
+			break
+		}
 	}
 	for _, want := range labels {
 		for _, t := range tokens {
@@ -189,13 +196,35 @@ func roleOfText(s string) Role {
 	return RoleNone
 }
 
+// labelBefore is the part of the text before a value on its line that can
+// be its label: what follows the last date in it, since the words before
+// that date are that date's label ("EXP 12/31/2024 10/02/2009" does not
+// make the second date an expiry) — unless what follows reads "until" or
+// "to", which carries the label over ("valid from D1 until D2").
+func labelBefore(prefix string) string {
+	cut := -1
+	for _, d := range append(parseDates(prefix, DMY), parseDates(prefix, MDY)...) {
+		if k := strings.LastIndex(prefix, d.Text); k >= 0 {
+			cut = max(cut, k+len(d.Text))
+		}
+	}
+	if cut < 0 {
+		return prefix
+	}
+	rest := prefix[cut:]
+	if words := strings.Fields(rest); slices.Contains(words, "UNTIL") || slices.Contains(words, "TO") {
+		return prefix
+	}
+	return rest
+}
+
 // labelOf finds the label of the value text on line i: the text before it
 // on the same line, else the nearest line above that overlaps it
 // horizontally and lies within two of its heights.
 func (z *Zone) labelOf(i int, value string) Role {
 	l := z.Lines[i]
 	if pos := strings.Index(l.Text, value); pos > 0 {
-		if r := roleOfText(l.Text[:pos]); r != RoleNone {
+		if r := roleOfText(labelBefore(l.Text[:pos])); r != RoleNone {
 			return r
 		}
 	}
@@ -288,7 +317,13 @@ func (z *Zone) labelLeft(i int, box image.Rectangle, h int) (role Role, found bo
 	for _, w := range words[from : bestWord+1] {
 		parts = append(parts, fold(w.Text))
 	}
-	if r := roleOfText(strings.Join(parts, " ")); r != RoleNone {
+	label := strings.Join(parts, " ")
+	// A date between the label and this value is the label's own value:
+	// "EXP 12/31/2024   10/02/2009" does not make the second an expiry.
+	if len(parseDates(label, DMY)) > 0 || len(parseDates(label, MDY)) > 0 {
+		return RoleNone, false
+	}
+	if r := roleOfText(label); r != RoleNone {
 		return r, true
 	}
 	return RoleNone, false

@@ -161,3 +161,54 @@ func TestFieldNumberIsNotAValue(t *testing.T) {
 		t.Errorf("surname: %+v", f)
 	}
 }
+
+// TestReviewedRowRules: the row rules must not move a value's label or
+// value to a neighbour. A date right of another labelled date keeps no
+// role (it would make a genuine licence's birth date its expiry); "valid
+// from … until …" on one line names the second date the expiry; an
+// address with a month-like word is no date; a date or a piece of the MRZ
+// is never the printed number that contradicts the MRZ.
+func TestReviewedRowRules(t *testing.T) {
+	for _, w := range [][]ocr.Word{
+		row(10, 10, "EXP 12/31/2024", 330, "10/02/2009"), // read as two lines
+		words("EXP 12/31/2024 10/02/2009"),               // read as one
+	} {
+		for _, d := range NewZone(w, MDY).Dates {
+			if d.Digits == "20091002" && d.Role != RoleNone {
+				t.Errorf("the date right of a labelled date took the role %v", d.Role)
+			}
+		}
+	}
+
+	z := NewZone(words("VALID FROM 01/02/2020 UNTIL 01/02/2030"), MDY)
+	roles := map[string]Role{}
+	for _, d := range z.Dates {
+		roles[d.Digits] = d.Role
+	}
+	if roles["20200102"] != RoleIssue || roles["20300102"] != RoleExpiry {
+		t.Errorf("valid from … until …: %v", roles)
+	}
+
+	for _, s := range []string{"12 MAY CLOSE 22", "3 MAR GARDENS 14"} {
+		if d := parseDates(s, DMY); len(d) != 0 {
+			t.Errorf("%q parsed as %+v", s, d)
+		}
+	}
+	if d := parseDates("25 AUG IAOUT 24", DMY); len(d) != 1 || d[0].Digits != "__240825" {
+		t.Errorf("25 AUG IAOUT 24: %+v", d)
+	}
+
+	for _, lines := range [][]string{
+		{"CARD NO.", "12 JAN 2030"},
+		{"DOCUMENT NO.", "IDESPK8737911<"},
+		{"DOCUMENT NO. | IDESPK8737911<"},
+		{"DOCUMENT NO.", "IDESPK8737911«"},
+	} {
+		if f := NewZone(words(lines...), DMY).compareNumber("K8730641"); f.Status == Mismatch {
+			t.Errorf("%q: a contradiction from %q", lines, f.Printed)
+		}
+	}
+	if f := NewZone(words("DOCUMENT NO.", "IDESPK8737911«"), DMY).compareNumber("K8737911"); f.Status == Match {
+		t.Errorf("the MRZ's « confirmed its own number: %+v", f)
+	}
+}

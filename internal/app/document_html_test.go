@@ -136,9 +136,9 @@ func TestDocumentDecisionsHTML(t *testing.T) {
 	checks := app.ProductionChecks(nil, nil, nil, engine.FaceThresholds{}, tess)[:3] // decode, document, visual zone
 	p := engine.NewPipeline(checks...)
 	type tally struct {
-		n, right, review, wrong int
-		approvedWrongly         int
-		notes                   map[string]int
+		n, right, review, wrong  int
+		approvedWrongly, accused int
+		notes                    map[string]int
 	}
 	results := make([]tally, len(htmlCases))
 	ctx := context.Background()
@@ -240,13 +240,19 @@ func TestDocumentDecisionsHTML(t *testing.T) {
 				if got == "approved" {
 					tl.approvedWrongly++
 				}
+				// A genuine document accused of being altered, a minor's or
+				// expired: a wrong verdict, not a photo to take again.
+				if c.want[0] == "approved" && slices.Contains([]verifyd.Reason{verifyd.ReasonPotentialFraud,
+					verifyd.ReasonMinor, verifyd.ReasonExpiredID, verifyd.ReasonInvalidID}, got) {
+					tl.accused++
+				}
 				tl.notes[string(got)+" ["+layout+"]: "+lastDetail(dec)]++
 			}
 		}
 	}
 	t.Logf("| case | n | right | review | wrong |")
 	t.Logf("|---|---:|---:|---:|---:|")
-	var wrongApprovals int
+	var wrongApprovals, accused int
 	for ci, c := range htmlCases {
 		tl := results[ci]
 		if tl.n == 0 {
@@ -262,10 +268,14 @@ func TestDocumentDecisionsHTML(t *testing.T) {
 			t.Logf("    %d× %s", tl.notes[k], k)
 		}
 		wrongApprovals += tl.approvedWrongly
+		accused += tl.accused
 	}
 	// The one floor: whatever the layout, a document whose printed or
 	// encoded data says minor, expired or altered is never approved.
 	if wrongApprovals > 0 {
 		t.Errorf("%d forged, minor or expired documents were approved", wrongApprovals)
+	}
+	if accused > 0 {
+		t.Errorf("%d genuine documents were failed as forged, a minor's, expired or invalid", accused)
 	}
 }

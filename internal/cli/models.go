@@ -157,17 +157,18 @@ func (e *env) fetchSources(ctx context.Context, client *http.Client, srcs []mode
 }
 
 func (e *env) modelsCheck(ctx context.Context, args []string) error {
-	fs := e.flags("models check", "models check [--dir DIR]",
+	fs := e.flags("models check", "models check [--dir DIR] [--ocr MODE]",
 		fmt.Sprintf("Checks that DIR holds the face model files of %s@%s, the liveness model files of %s@%s and, in DIR/tesseract, "+
 			"Tesseract's WebAssembly build and data (sizes and SHA-256).", faceapi.Package, faceapi.Version, human.Package, human.Version))
 	dir := e.modelsDirFlag(fs, "dir")
+	ocrMode := e.ocrFlag(fs)
 	if help, err := e.parse(fs, args); help || err != nil {
 		return err
 	}
 	srcs := modelSources("")
-	if _, err := (&ocr.Tesseract{}).Available(ctx); err == nil {
-		// The program is the OCR engine (--ocr auto): missing WebAssembly
-		// files are not a problem then, altered ones still are.
+	if !wasmNeeded(ctx, *ocrMode) {
+		// Another engine, or none, reads printed data (--ocr): missing
+		// WebAssembly files are not a problem then, altered ones still are.
 		for i, src := range srcs {
 			if !src.ocr {
 				continue
@@ -176,7 +177,7 @@ func (e *env) modelsCheck(ctx context.Context, args []string) error {
 			srcs[i].check = func(dir string) error {
 				err := check(dir)
 				if errors.Is(err, ocr.ErrUnavailable) {
-					fmt.Fprintf(e.stdout, "%s %s@%s absent from %s: not needed, the tesseract program is installed\n", src.label, src.pkg, src.version, dir)
+					fmt.Fprintf(e.stdout, "%s %s@%s absent from %s: not needed with --ocr %s on this machine\n", src.label, src.pkg, src.version, dir, *ocrMode)
 					return errOptionalAbsent
 				}
 				return err
@@ -501,15 +502,24 @@ func (e *env) ocrFlag(fs *flag.FlagSet) *string {
 			"auto (tesseract if installed, else wasm if its files are there) or off (env VERIFYD_OCR)")
 }
 
+// tesseractAvailable reports whether the tesseract program runs here (a
+// variable so that tests can take either machine's path).
+var tesseractAvailable = func(ctx context.Context) bool {
+	_, err := (&ocr.Tesseract{}).Available(ctx)
+	return err == nil
+}
+
+// wasmNeeded reports whether --ocr mode uses Tesseract's WebAssembly build
+// on this machine: wasm always, auto when the program is missing.
+func wasmNeeded(ctx context.Context, mode string) bool {
+	return mode == ocrWasm || mode == ocrAuto && !tesseractAvailable(ctx)
+}
+
 // serveSources is what serve fetches at its first start: every source but
 // Tesseract's WebAssembly build when it would not be used (--ocr off or
 // tesseract, or auto with the tesseract program installed).
 func serveSources(ctx context.Context, ocrMode, registry string) []modelSource {
-	wasm := ocrMode == ocrWasm
-	if ocrMode == ocrAuto {
-		_, err := (&ocr.Tesseract{}).Available(ctx)
-		wasm = err != nil
-	}
+	wasm := wasmNeeded(ctx, ocrMode)
 	var srcs []modelSource
 	for _, src := range modelSources(registry) {
 		if !src.ocr || wasm {

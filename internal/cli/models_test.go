@@ -372,24 +372,30 @@ func TestFetchSourcesIntoSubdir(t *testing.T) {
 // build only when it would use it.
 func TestServeSources(t *testing.T) {
 	ctx := context.Background()
-	_, programErr := (&ocr.Tesseract{}).Available(ctx)
+	installed := true
+	defer func(f func(context.Context) bool) { tesseractAvailable = f }(tesseractAvailable)
+	tesseractAvailable = func(context.Context) bool { return installed }
 	for _, tt := range []struct {
-		mode    string
-		withOCR bool
+		mode      string
+		installed bool
+		withOCR   bool
 	}{
-		{ocrOff, false},
-		{ocrTesseract, false},
-		{ocrWasm, true},
-		{ocrAuto, programErr != nil}, // the program, when installed, is the engine
+		{ocrOff, true, false},
+		{ocrOff, false, false},
+		{ocrTesseract, true, false},
+		{ocrWasm, true, true},
+		{ocrAuto, true, false}, // the program, when installed, is the engine
+		{ocrAuto, false, true},
 	} {
+		installed = tt.installed
 		var pkgs []string
 		hasOCR := false
 		for _, src := range serveSources(ctx, tt.mode, "https://registry.example") {
 			pkgs = append(pkgs, src.pkg)
 			hasOCR = hasOCR || src.ocr
 		}
-		if hasOCR != tt.withOCR || pkgs[0] != "@vladmandic/face-api" || pkgs[1] != "@vladmandic/human" {
-			t.Errorf("--ocr %s: fetches %v, want OCR files %v", tt.mode, pkgs, tt.withOCR)
+		if hasOCR != tt.withOCR || len(pkgs) < 2 || pkgs[0] != "@vladmandic/face-api" || pkgs[1] != "@vladmandic/human" {
+			t.Errorf("--ocr %s, program installed %v: fetches %v, want OCR files %v", tt.mode, tt.installed, pkgs, tt.withOCR)
 		}
 	}
 }

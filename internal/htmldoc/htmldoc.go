@@ -36,6 +36,7 @@ import (
 	"math"
 	"os"
 	"os/exec"
+	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
@@ -194,6 +195,10 @@ const fitScript = `(async () => {
   })));
 })()`
 
+// renderTimeout bounds one Render: a document renders in well under a
+// second.
+const renderTimeout = 30 * time.Second
+
 // Render draws the document spec describes.
 func (r *Renderer) Render(spec Spec) (*Rendered, error) {
 	l, ok := layouts[spec.Layout]
@@ -216,14 +221,18 @@ func (r *Renderer) Render(spec Spec) (*Rendered, error) {
 	html := doc.html()
 	dsf := ppm / cssPxPerMM
 	js, _ := json.Marshal(html)
-	if err := chromedp.Do(r.ctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+	// A page that never settles (fonts, a stuck screenshot) fails this
+	// document instead of hanging the test until go test's own timeout.
+	ctx, cancel := context.WithTimeout(r.ctx, renderTimeout)
+	defer cancel()
+	if err := chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
 		_, err := cdp.Call(ctx, t, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{
 			Width: 600, Height: 900, DeviceScaleFactor: dsf})
 		return err
 	}), chromedp.Evaluate[chromedp.Void](`document.open(); document.write(`+string(js)+`); document.close();`)); err != nil {
 		return nil, fmt.Errorf("htmldoc: render %s: %w", spec.Layout, err)
 	}
-	raw, err := chromedp.Run(r.ctx, chromedp.Evaluate[string](fitScript, chromedp.EvalAwaitPromise))
+	raw, err := chromedp.Run(ctx, chromedp.Evaluate[string](fitScript, chromedp.EvalAwaitPromise))
 	if err != nil {
 		return nil, fmt.Errorf("htmldoc: render %s: %w", spec.Layout, err)
 	}
@@ -233,7 +242,7 @@ func (r *Renderer) Render(spec Spec) (*Rendered, error) {
 	}
 	out := &Rendered{HTML: html}
 	for i, s := range sides {
-		d, err := r.shoot(s, l, lines, dsf)
+		d, err := r.shoot(ctx, s, l, lines, dsf)
 		if err != nil {
 			return nil, err
 		}
@@ -247,8 +256,8 @@ func (r *Renderer) Render(spec Spec) (*Rendered, error) {
 }
 
 // shoot screenshots one side into a docgen.Document.
-func (r *Renderer) shoot(s sideInfo, l *layout, lines []string, dsf float64) (*docgen.Document, error) {
-	shot, err := chromedp.Run(r.ctx, func(ctx context.Context, t *chromedp.Target) ([]byte, error) {
+func (r *Renderer) shoot(ctx context.Context, s sideInfo, l *layout, lines []string, dsf float64) (*docgen.Document, error) {
+	shot, err := chromedp.Run(ctx, func(ctx context.Context, t *chromedp.Target) ([]byte, error) {
 		res, err := cdp.Call(ctx, t, page.CaptureScreenshot, page.CaptureScreenshotParams{
 			Format: page.CaptureScreenshotFormatPng, FromSurface: ptr(true), CaptureBeyondViewport: ptr(true),
 			Clip: &page.Viewport{X: s.Card.X, Y: s.Card.Y, Width: s.Card.W, Height: s.Card.H, Scale: 1}})
