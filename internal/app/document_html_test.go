@@ -9,10 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/verifyd/verifyd"
 	"github.com/verifyd/verifyd/engine"
@@ -45,50 +43,15 @@ type htmlCase struct {
 	quick bool
 }
 
-func forgeMinorBirth(f *mrz.Fields, r *rand.Rand) {
-	f.BirthDate = mrz.Date{Year: docNow.Year() - 15, Month: time.Month(1 + r.IntN(12)), Day: 1 + r.IntN(28)}
-}
-
-func forgeExpiry(f *mrz.Fields, r *rand.Rand) {
-	f.ExpiryDate = mrz.Date{Year: docNow.Year() - 1 - r.IntN(3), Month: time.Month(1 + r.IntN(12)), Day: 1 + r.IntN(28)}
-}
-
 var htmlCases = []htmlCase{
 	{name: "genuine, mild", want: approved, degrade: mild, quick: true},
-	{name: "genuine, tilted 12–20°", want: approved, degrade: func(r *rand.Rand) docgen.Degrade {
-		d := docgen.Mild()
-		d.Rotate = 20
-		return d
-	}},
-	{name: "genuine, phone processing", want: approved, degrade: func(r *rand.Rand) docgen.Degrade {
-		d := docgen.Mild()
-		d.Denoise, d.Sharpen, d.JPEGQuality = 0.6, 1.2, 50+r.IntN(46)
-		return d
-	}},
-	{name: "genuine, low light", want: approved, degrade: func(r *rand.Rand) docgen.Degrade {
-		d := docgen.Mild()
-		d.LowLight = true
-		return d
-	}},
+	{name: "genuine, tilted 12–20°", want: approved, degrade: tilted20},
+	{name: "genuine, phone processing", want: approved, degrade: phoneProcessing},
+	{name: "genuine, low light", want: approved, degrade: lowLight},
 	{name: "forged: printed minor birth date", want: []verifyd.Reason{verifyd.ReasonPotentialFraud}, degrade: mild, forge: forgeMinorBirth, quick: true},
 	{name: "forged: another printed expiry date", want: []verifyd.Reason{verifyd.ReasonPotentialFraud}, degrade: mild, forge: forgeExpiry, quick: true},
-	{name: "forged: another printed number", want: []verifyd.Reason{verifyd.ReasonPotentialFraud}, degrade: mild,
-		forge: func(f *mrz.Fields, r *rand.Rand) {
-			b := []byte(f.DocumentNumber)
-			for _, i := range []int{len(b) - 1, len(b) - 3, len(b) - 4} {
-				b[i] = '0' + byte((int(b[i])+3+r.IntN(5))%10)
-			}
-			f.DocumentNumber = string(b)
-		}},
-	{name: "forged: another printed surname", want: []verifyd.Reason{verifyd.ReasonPotentialFraud}, degrade: mild,
-		forge: func(f *mrz.Fields, r *rand.Rand) {
-			for _, s := range []string{"WINTERBOTTOM", "KARLSSON", "BERNARDI", "OYELOWO", "DRAGOMIR"} {
-				if !strings.Contains(f.Surname, s[:4]) {
-					f.Surname = s
-					return
-				}
-			}
-		}},
+	{name: "forged: another printed number", want: []verifyd.Reason{verifyd.ReasonPotentialFraud}, degrade: mild, forge: forgeNumber},
+	{name: "forged: another printed surname", want: []verifyd.Reason{verifyd.ReasonPotentialFraud}, degrade: mild, forge: forgeSurname},
 	{name: "minor", want: []verifyd.Reason{verifyd.ReasonMinor}, degrade: mild, quick: true, fields: func(f *mrz.Fields) {
 		f.BirthDate = mrz.Date{Year: docNow.Year() - 16, Month: 3, Day: 9}
 	}},
@@ -135,12 +98,7 @@ func TestDocumentDecisionsHTML(t *testing.T) {
 	seed := *htmlEvalSeed
 	checks := app.ProductionChecks(nil, nil, nil, engine.FaceThresholds{}, tess)[:3] // decode, document, visual zone
 	p := engine.NewPipeline(checks...)
-	type tally struct {
-		n, right, review, wrong  int
-		approvedWrongly, accused int
-		notes                    map[string]int
-	}
-	results := make([]tally, len(htmlCases))
+	results := make([]decisionTally, len(htmlCases))
 	ctx := context.Background()
 	for ci, c := range htmlCases {
 		if quick && !c.quick || *htmlEvalOnly != "" && !strings.Contains(c.name, *htmlEvalOnly) {
@@ -150,7 +108,6 @@ func TestDocumentDecisionsHTML(t *testing.T) {
 		g.MinorRate, g.ExpiredRate = 0, 0
 		r := rand.New(rand.NewPCG(uint64(ci), uint64(11+seed)))
 		tl := &results[ci]
-		tl.notes = map[string]int{}
 		names := htmldoc.Layouts
 		if c.licence {
 			names = htmldoc.LicenceLayouts
@@ -203,14 +160,7 @@ func TestDocumentDecisionsHTML(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s #%d: %v", c.name, i, err)
 			}
-			got := verifyd.Reason("approved")
-			switch {
-			case dec.Review:
-				got = "review"
-			case dec.Status == verifyd.StatusFailed:
-				got = dec.Reason
-			}
-			tl.n++
+			got := outcome(dec)
 			miss := !slices.Contains(c.want, got)
 			if (*htmlEvalDump || *htmlEvalSave != "") && miss {
 				t.Logf("%s #%d [%s] (%s): %s", c.name, i, layout, got, lastDetail(dec))
@@ -221,55 +171,19 @@ func TestDocumentDecisionsHTML(t *testing.T) {
 						t.Fatal(err)
 					}
 				}
-				for _, r := range dec.Results {
-					if r.Check == "visual_zone" || r.Check == "document" {
-						t.Logf("    %s: %v", r.Check, r.Evidence["text"])
-					}
-				}
+				logReadings(t, dec)
 			}
-			switch {
-			case got == "review" && slices.Contains(c.want, "review"):
-				tl.right++
-			case got == "review":
-				tl.review++
-				tl.notes["review ["+layout+"]: "+lastDetail(dec)]++
-			case slices.Contains(c.want, got):
-				tl.right++
-			default:
-				tl.wrong++
-				if got == "approved" {
-					tl.approvedWrongly++
-				}
-				// A genuine document accused of being altered, a minor's or
-				// expired: a wrong verdict, not a photo to take again.
-				if c.want[0] == "approved" && slices.Contains([]verifyd.Reason{verifyd.ReasonPotentialFraud,
-					verifyd.ReasonMinor, verifyd.ReasonExpiredID, verifyd.ReasonInvalidID}, got) {
-					tl.accused++
-				}
-				tl.notes[string(got)+" ["+layout+"]: "+lastDetail(dec)]++
-			}
+			tl.add(c.want, got, " ["+layout+"]: "+lastDetail(dec))
 		}
 	}
-	t.Logf("| case | n | right | review | wrong |")
-	t.Logf("|---|---:|---:|---:|---:|")
+	names := make([]string, len(htmlCases))
 	var wrongApprovals, accused int
 	for ci, c := range htmlCases {
-		tl := results[ci]
-		if tl.n == 0 {
-			continue
-		}
-		t.Logf("| %s | %d | %d | %d | %d |", c.name, tl.n, tl.right, tl.review, tl.wrong)
-		keys := make([]string, 0, len(tl.notes))
-		for k := range tl.notes {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			t.Logf("    %d× %s", tl.notes[k], k)
-		}
-		wrongApprovals += tl.approvedWrongly
-		accused += tl.accused
+		names[ci] = c.name
+		wrongApprovals += results[ci].approvedWrongly
+		accused += results[ci].accused
 	}
+	logTable(t, names, results)
 	// The one floor: whatever the layout, a document whose printed or
 	// encoded data says minor, expired or altered is never approved.
 	if wrongApprovals > 0 {
