@@ -63,15 +63,6 @@ type modelSource struct {
 	ocr bool
 }
 
-// pinned converts tesswasm's pinned files to model files.
-func pinned(files []tesswasm.File) []modelFile {
-	out := make([]modelFile, len(files))
-	for i, f := range files {
-		out[i] = modelFile(f)
-	}
-	return out
-}
-
 // into is the directory src's files go to in the models directory dir.
 func (src modelSource) into(dir string) string { return filepath.Join(dir, src.subdir) }
 
@@ -98,12 +89,12 @@ func modelSources(registry string) []modelSource {
 	}
 	core := modelSource{
 		label: "OCR engine", registry: registry, pkg: tesswasm.CorePackage, version: tesswasm.CoreRelease,
-		integrity: tesswasm.CoreIntegrity, tarDir: "package/", subdir: tesswasm.Subdir, files: pinned(tesswasm.CoreFiles), ocr: true,
+		integrity: tesswasm.CoreIntegrity, tarDir: "package/", subdir: tesswasm.Subdir, files: tesswasm.CoreFiles, ocr: true,
 	}
 	core.check = ocrCheck(core.pkg, core.version, core.files)
 	data := modelSource{
 		label: "OCR trained data", registry: registry, pkg: tesswasm.DataPackage, version: tesswasm.DataRelease,
-		integrity: tesswasm.DataIntegrity, tarDir: "package/4.0.0_best_int/", subdir: tesswasm.Subdir, files: pinned(tesswasm.DataFiles), ocr: true,
+		integrity: tesswasm.DataIntegrity, tarDir: "package/4.0.0_best_int/", subdir: tesswasm.Subdir, files: tesswasm.DataFiles, ocr: true,
 	}
 	data.check = ocrCheck(data.pkg, data.version, data.files)
 	return []modelSource{face, live, core, data}
@@ -165,41 +156,28 @@ func (e *env) modelsCheck(ctx context.Context, args []string) error {
 	if help, err := e.parse(fs, args); help || err != nil {
 		return err
 	}
-	srcs := modelSources("")
-	if !wasmNeeded(ctx, *ocrMode) {
-		// Another engine, or none, reads printed data (--ocr): missing
-		// WebAssembly files are not a problem then, altered ones still are.
-		for i, src := range srcs {
-			if !src.ocr {
-				continue
-			}
-			check := src.check
-			srcs[i].check = func(dir string) error {
-				err := check(dir)
-				if errors.Is(err, ocr.ErrUnavailable) {
-					fmt.Fprintf(e.stdout, "%s %s@%s absent from %s: not needed with --ocr %s on this machine\n", src.label, src.pkg, src.version, dir, *ocrMode)
-					return errOptionalAbsent
-				}
-				return err
-			}
+	// Another OCR engine, or none, reads printed data (--ocr): missing
+	// WebAssembly files are not a problem then, altered ones still are.
+	optional := !wasmNeeded(ctx, *ocrMode)
+	return e.checkSources(modelSources(""), *dir, func(src modelSource, err error) bool {
+		if !optional || !src.ocr || !errors.Is(err, ocr.ErrUnavailable) {
+			return false
 		}
-	}
-	return e.checkSources(srcs, *dir)
+		fmt.Fprintf(e.stdout, "%s %s@%s absent from %s: not needed with --ocr %s on this machine\n", src.label, src.pkg, src.version, src.into(*dir), *ocrMode)
+		return true
+	})
 }
 
-// errOptionalAbsent is a check's answer for files not needed on this
-// machine: checkSources neither reports them present nor fails.
-var errOptionalAbsent = errors.New("absent, not needed")
-
 // checkSources checks every source, printing a line for each one present
-// and returning the errors of the others.
-func (e *env) checkSources(srcs []modelSource, dir string) error {
+// and returning the errors of the others but those excused (which says
+// why, when it excuses one; nil excuses none).
+func (e *env) checkSources(srcs []modelSource, dir string, excused func(modelSource, error) bool) error {
 	var errs []error
 	for _, src := range srcs {
-		if err := src.check(src.into(dir)); errors.Is(err, errOptionalAbsent) {
-			continue
-		} else if err != nil {
-			errs = append(errs, err)
+		if err := src.check(src.into(dir)); err != nil {
+			if excused == nil || !excused(src, err) {
+				errs = append(errs, err)
+			}
 			continue
 		}
 		fmt.Fprintf(e.stdout, "%s %s@%s present in %s\n", src.label, src.pkg, src.version, src.into(dir))

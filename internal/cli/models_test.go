@@ -285,7 +285,7 @@ func TestFetchSourcesWithLiveness(t *testing.T) {
 		t.Fatal(err)
 	}
 	out.Reset()
-	if err := e.checkSources(srcs, dir); err == nil || !strings.Contains(err.Error(), "liveness.bin") {
+	if err := e.checkSources(srcs, dir, nil); err == nil || !strings.Contains(err.Error(), "liveness.bin") {
 		t.Errorf("check with an altered liveness.bin: %v", err)
 	}
 	if want := "face models @scope/face@1.2.3 present in " + dir + "\n"; out.String() != want {
@@ -363,7 +363,7 @@ func TestFetchSourcesIntoSubdir(t *testing.T) {
 		t.Error("the file was also written to the models directory itself")
 	}
 	out.Reset()
-	if err := e.checkSources([]modelSource{src}, dir); err != nil || !strings.Contains(out.String(), "present in "+sub) {
+	if err := e.checkSources([]modelSource{src}, dir, nil); err != nil || !strings.Contains(out.String(), "present in "+sub) {
 		t.Errorf("check after the fetch: %v, %q", err, out.String())
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/verifyd/verifyd/ocr"
+	"github.com/verifyd/verifyd/tfjs"
 )
 
 // Files in a directory filled by `verifyd models fetch` (or scripts/tesseract-wasm-fetch).
@@ -34,27 +35,19 @@ const (
 	DataIntegrity = "sha512-mbTumm6KQPUHyzTPQaF3ObXYnx0SqqfV2nabqFVQBwD6Kl7PhGSLSzOlfFTWy0P3BjghaSKA2W9GB19Jk+ZcTg=="
 )
 
-// File is one pinned file of those packages: its name, size and SHA-256
-// (hex).
-type File struct {
-	Name   string
-	Size   int64
-	SHA256 string
-}
-
 // CoreFiles are the files taken from tesseract.js-core's package root: the
 // two LSTM builds New accepts and the package's licence (Apache-2.0).
-var CoreFiles = []File{
-	{WasmSIMD, 2857601, "34e8d50cac216427d86bf397d610fdd9f49492539bbcdfbfccc4eda20c810bea"},
-	{WasmPlain, 2855361, "66b17df6e20c5329a17ffa9c202a47eaa3e32500b253d4c7f38e7f2bc01457c3"},
-	{"LICENSE", 11358, "c6596eb7be8581c18be736c846fb9173b69eccf6ef94c5135893ec56bd92ba08"},
+var CoreFiles = []tfjs.ModelFile{
+	{Name: WasmSIMD, Size: 2857601, SHA256: "34e8d50cac216427d86bf397d610fdd9f49492539bbcdfbfccc4eda20c810bea"},
+	{Name: WasmPlain, Size: 2855361, SHA256: "66b17df6e20c5329a17ffa9c202a47eaa3e32500b253d4c7f38e7f2bc01457c3"},
+	{Name: "LICENSE", Size: 11358, SHA256: "c6596eb7be8581c18be736c846fb9173b69eccf6ef94c5135893ec56bd92ba08"},
 }
 
 // DataFiles is the trained data taken from @tesseract.js-data/eng's
 // 4.0.0_best_int directory (the integer LSTM model the engine was measured
 // with).
-var DataFiles = []File{
-	{DataFile, 2952873, "45b4cb346724ac1774f1c36f42f182b887bcdb28ebe63e6fff90ac41f3fcff91"},
+var DataFiles = []tfjs.ModelFile{
+	{Name: DataFile, Size: 2952873, SHA256: "45b4cb346724ac1774f1c36f42f182b887bcdb28ebe63e6fff90ac41f3fcff91"},
 }
 
 // Load builds an Engine from dir: the SIMD build (wazero runs Wasm SIMD on
