@@ -74,6 +74,11 @@ type Options struct {
 	// evidence a test wants to log is gone once an internal verification
 	// is purged. The pipeline decides exactly as without it.
 	Observe func(verificationID string, r engine.Result)
+	// CheckTimeout, when set (and Pipeline is not), replaces the
+	// production pipeline's per-check timeout: tests that run the face
+	// models on many frames share two cores with the rest of the suite,
+	// and a timeout there tests the machine's load, not the decision.
+	CheckTimeout time.Duration
 	// Processor names the installation on the hosted pages' notice
 	// (serve --processor-name, --processor-contact).
 	Processor branding.Processor
@@ -149,12 +154,17 @@ func Start(t testing.TB, dialect string, opts Options) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if opts.Pipeline == nil && opts.Observe != nil {
+	if opts.Pipeline == nil && (opts.Observe != nil || opts.CheckTimeout > 0) {
 		checks := app.ProductionChecks(db, sealer, opts.Faces, engine.FaceThresholds{}, opts.OCR)
-		for n, c := range checks {
-			checks[n] = observed{c, opts.Observe}
+		if opts.Observe != nil {
+			for n, c := range checks {
+				checks[n] = observed{c, opts.Observe}
+			}
 		}
 		opts.Pipeline = engine.NewPipeline(checks...)
+		if opts.CheckTimeout > 0 {
+			opts.Pipeline.Timeout = opts.CheckTimeout
+		}
 	}
 	a, err := app.New(ctx, db, sealer, app.Config{
 		BaseURLs: s.BaseURLs, Dev: opts.Dev, Mailer: opts.Mailer, Now: opts.Now, Rand: rand.Reader, Logger: opts.Logger,
