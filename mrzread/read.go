@@ -465,7 +465,9 @@ func readDet(g *gray, d *detection, ts *templateSet, hint mrz.Format) (Result, e
 	var outside [][]bool
 	patch := make([]float32, pw*ph)
 	cells := make([]cellResult, n)
+	scores := make([][][nClass]float32, nl)
 	for li, lg := range geoms {
+		scores[li] = make([][nClass]float32, n)
 		text[li] = make([]byte, n)
 		alt[li] = make([]byte, n)
 		margin[li] = make([]float64, n)
@@ -499,6 +501,7 @@ func readDet(g *gray, d *detection, ts *templateSet, hint mrz.Format) (Result, e
 				continue
 			}
 			text[li][k], alt[li][k] = c1, c2
+			scores[li][k] = cr.score
 			margin[li][k] = float64(s1 - s2)
 			res.Confidence[li][k] = confidence(s1, s2) * clamp01((float64(cr.contrast)/typical-0.15)/0.35)
 		}
@@ -522,7 +525,7 @@ func readDet(g *gray, d *detection, ts *templateSet, hint mrz.Format) (Result, e
 	if readable*5 < inside*2 {
 		return Result{}, errUnreadable
 	}
-	res.Corrections = correct(format, text, alt, margin, res.Confidence)
+	res.Corrections = repair(format, text, alt, margin, res.Confidence, scores)
 	res.Corrections = append(res.Corrections, fillNames(format, text, alt, res.Confidence)...)
 	res.Alternatives = alt
 	for _, t := range text {
