@@ -61,6 +61,10 @@ type Located struct {
 	Angle       float64
 	Corrections int
 	Doubtful    bool
+	// Format is the zone's layout, which with Quad gives the document's
+	// scale and extent on the photo (ICAO 9303 fixes the character pitch
+	// and where the zone lies on the page).
+	Format mrz.Format
 }
 
 // MRZReader finds and reads the machine-readable zone of a document photo.
@@ -76,9 +80,10 @@ type MRZReader interface {
 // however blurred, dark or glaring the photo measures. When reading fails,
 // the measured cause decides the reason: a quality problem (Quality) →
 // poor_id_scan_error with what to fix; else a zone cut off or covered →
-// partial_id; else id_scan_error. Check digits that do not verify are
-// invalid_id only for a confident reading of a good photo (a misread is
-// not a forgery): otherwise a person looks. A read zone whose document type
+// partial_id; else id_scan_error. Check digits that do not verify never
+// fail a document as invalid_id: an unsure reading is treated as unread,
+// and a confident reading of a good photo goes to a person (a misread is
+// not a forgery). A read zone whose document type
 // or issuing country disagrees with the declared one → invalid_id;
 // expired → expired_id; under 18 → minor; when the reading needed
 // corrections those verdicts wait for the visual zone (FactPending).
@@ -161,13 +166,18 @@ func (c DocumentCheck) Run(ctx context.Context, in *Input) Result {
 		if r, poor := c.poor(ctx, in, detail, ev); poor {
 			return r
 		}
-		return Failed(verifyd.ReasonInvalidID, detail+" (a confident reading of a good photo)", ev)
+		// Even a confident reading of a good photo: on independently
+		// rendered documents a motion-blurred digit was read confidently
+		// wrong, and a forgery verdict for a misread accuses a genuine
+		// holder. A person compares the zone with the photo.
+		return NeedsReview(detail+": the photo measures fine and the reading is confident, but a misread digit "+
+			"and a forged zone look alike here: compare the zone with the photo", ev)
 	case err != nil:
 		return Errored(err, ev)
 	}
 	ev["mrz"] = fieldsEvidence(fields)
 	in.Facts[FactMRZ] = fields
-	in.Facts[FactMRZRead] = Located{Side: side, Quad: read.Quad, Angle: read.Angle, Corrections: read.Corrections, Doubtful: read.Doubtful}
+	in.Facts[FactMRZRead] = Located{Side: side, Quad: read.Quad, Angle: read.Angle, Corrections: read.Corrections, Doubtful: read.Doubtful, Format: fields.Format}
 	in.Facts[FactDocumentKey] = string(in.DocumentType) + "|" + fields.IssuingState + "|" + fields.DocumentNumber
 	verdict := func(reason verifyd.Reason, detail string) Result {
 		if read.Corrections == 0 {

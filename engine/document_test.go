@@ -68,8 +68,9 @@ func TestDocumentCheckDecisions(t *testing.T) {
 		{"expired yesterday", verifyd.DocPassport, "gbr", engine.MRZRead{Lines: lines(t, passport(func(f *mrz.Fields) { f.ExpiryDate = mrz.Date{Year: 2026, Month: 11, Day: 20} }))}, engine.Fail, verifyd.ReasonExpiredID},
 		{"turns 18 tomorrow", verifyd.DocPassport, "gbr", engine.MRZRead{Lines: lines(t, passport(func(f *mrz.Fields) { f.BirthDate = mrz.Date{Year: 2008, Month: 11, Day: 22} }))}, engine.Fail, verifyd.ReasonMinor},
 		{"18 today", verifyd.DocPassport, "gbr", engine.MRZRead{Lines: lines(t, passport(func(f *mrz.Fields) { f.BirthDate = mrz.Date{Year: 2008, Month: 11, Day: 21} }))}, engine.Pass, ""},
-		{"check digit fails, confident reading", verifyd.DocPassport, "gbr", engine.MRZRead{Lines: corrupt(lines(t, passport(nil))), Confidence: 0.9}, engine.Fail, verifyd.ReasonInvalidID},
-		// A misread is not a forgery: an unsure reading goes to a person.
+		// A misread is not a forgery: a reading whose check digits fail
+		// goes to a person, however confident.
+		{"check digit fails, confident reading", verifyd.DocPassport, "gbr", engine.MRZRead{Lines: corrupt(lines(t, passport(nil))), Confidence: 0.9}, engine.Review, ""},
 		{"check digit fails, unsure reading", verifyd.DocPassport, "gbr", engine.MRZRead{Lines: corrupt(lines(t, passport(nil))), Confidence: 0.6}, engine.Review, ""},
 		{"check digit fails after corrections", verifyd.DocPassport, "gbr", engine.MRZRead{Lines: corrupt(lines(t, passport(nil))), Confidence: 0.9, Corrections: 1}, engine.Review, ""},
 		// A reading that needed corrections decides nothing alone.

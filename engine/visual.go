@@ -125,10 +125,14 @@ func readSides(ctx context.Context, eng ocr.Engine, in *Input, loc Located, orde
 		} else {
 			r.Angle = loc.Angle
 			r.Mask = [][4]image.Point{loc.Quad}
-			// The zone's band must lie inside the crop for its angle to
-			// level the rest of the page.
-			for _, p := range loc.Quad {
-				r.Rect = r.Rect.Union(image.Rectangle{p, p.Add(image.Pt(1, 1))})
+			if page, side, ok := pageOf(loc, s.Image.Bounds()); ok {
+				r.Rect, r.Side = page, side
+			} else {
+				// The zone's band must lie inside the crop for its angle
+				// to level the rest of the page.
+				for _, p := range loc.Quad {
+					r.Rect = r.Rect.Union(image.Rectangle{p, p.Add(image.Pt(1, 1))})
+				}
 			}
 		}
 		got, err := viz.Read(ctx, eng, s.Image, r, order, enough)
@@ -150,6 +154,63 @@ func readSides(ctx context.Context, eng ocr.Engine, in *Input, loc Located, orde
 		}
 	}
 	return z, nil
+}
+
+// pageMM is where each MRZ layout's page lies around its zone, in mm
+// (ICAO 9303 parts 4–6): left of and right of the zone's first and last
+// character, above its first line's top and below its last line's bottom.
+// The sizes are the documents' (TD3 125 × 88 mm, TD2 105 × 74, TD1
+// 85.6 × 54) with a few millimetres to spare, so that a zone printed a
+// little off its nominal place keeps the whole page in the crop.
+var pageMM = map[mrz.Format]struct{ left, right, above, below float64 }{
+	mrz.TD3: {10, 10, 76, 7},
+	mrz.TD2: {9, 9, 62, 7},
+	mrz.TD1: {8, 8, 42, 6},
+}
+
+// vizPxPerMM is the scale the page is read at: the capitals of printed
+// values (2–3 mm) are then 32–48 px tall, where Tesseract reads best, and
+// the small labels (1.2–1.8 mm) stay legible. Cropping the page the MRZ
+// belongs to and scaling it by the MRZ's own pitch, rather than scaling
+// whatever the photo shows to a fixed size, keeps an open passport
+// booklet's data page (half the photo) from being read at half scale.
+const vizPxPerMM = 16
+
+// pageOf returns the rectangle of the photo that holds the page the MRZ
+// lies on, and the long side to scale it to for vizPxPerMM, from the
+// zone's corners and its format's pitch (2.54 mm, ICAO 9303 part 3).
+func pageOf(loc Located, bounds image.Rectangle) (image.Rectangle, int, bool) {
+	m, ok := pageMM[loc.Format]
+	if !ok {
+		return image.Rectangle{}, 0, false
+	}
+	q := loc.Quad
+	pt := func(p image.Point) [2]float64 { return [2]float64{float64(p.X), float64(p.Y)} }
+	tl, tr, bl := pt(q[0]), pt(q[1]), pt(q[3])
+	along := [2]float64{tr[0] - tl[0], tr[1] - tl[1]}
+	across := [2]float64{bl[0] - tl[0], bl[1] - tl[1]}
+	width, height := math.Hypot(along[0], along[1]), math.Hypot(across[0], across[1])
+	if width < 1 || height < 1 {
+		return image.Rectangle{}, 0, false
+	}
+	pxPerMM := width / (float64(loc.Format.Width()) * 2.54)
+	u := [2]float64{along[0] / width, along[1] / width}
+	v := [2]float64{across[0] / height, across[1] / height}
+	x0, x1 := -m.left*pxPerMM, width+m.right*pxPerMM
+	y0, y1 := -m.above*pxPerMM, height+m.below*pxPerMM
+	minX, minY, maxX, maxY := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+	for _, c := range [][2]float64{{x0, y0}, {x1, y0}, {x1, y1}, {x0, y1}} {
+		x := tl[0] + u[0]*c[0] + v[0]*c[1]
+		y := tl[1] + u[1]*c[0] + v[1]*c[1]
+		minX, maxX = math.Min(minX, x), math.Max(maxX, x)
+		minY, maxY = math.Min(minY, y), math.Max(maxY, y)
+	}
+	rect := image.Rect(int(minX), int(minY), int(math.Ceil(maxX)), int(math.Ceil(maxY))).Intersect(bounds)
+	if rect.Empty() {
+		return image.Rectangle{}, 0, false
+	}
+	side := int(math.Round(float64(max(rect.Dx(), rect.Dy())) * vizPxPerMM / pxPerMM))
+	return rect, side, true
 }
 
 // zoneText is the text read, line by line, for operators.

@@ -79,6 +79,9 @@ func (t *Tesseract) Words(ctx context.Context, img *image.Gray, opt Options) ([]
 	if opt.Whitelist != "" {
 		args = append(args, "-c", "tessedit_char_whitelist="+opt.Whitelist)
 	}
+	if opt.DPI > 0 {
+		args = append(args, "--dpi", strconv.Itoa(opt.DPI))
+	}
 	if opt.Threshold > 0 {
 		args = append(args, "-c", "thresholding_method="+strconv.Itoa(opt.Threshold))
 	}

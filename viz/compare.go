@@ -72,7 +72,7 @@ func Compare(z Zone, f mrz.Fields) Comparison {
 	return Comparison{
 		z.compareDate("birth_date", f.BirthDate, RoleBirth),
 		z.compareDate("expiry_date", f.ExpiryDate, RoleExpiry),
-		z.compareNumber(f.DocumentNumber),
+		z.compareNumber(f.DocumentNumber, f.OptionalData1, f.OptionalData2),
 		z.compareSurname(f.Surname),
 	}
 }
@@ -170,7 +170,14 @@ func shape(s string) string {
 var numberLabels = []string{"NO", "NR", "NUMBER", "NUMERO", "NUMMER", "N", "NUM", "PASSPORT", "PASSEPORT", "REISEPASS",
 	"DOCUMENT", "DOCUMENTO", "DOKUMENT", "CARD", "CARTE", "AUSWEIS", "PASAPORTE", "PASSAPORTO", "LICENCE", "LICENSE", "DL", "5", "5."}
 
-func (z Zone) compareNumber(want string) Field {
+// compareNumber looks for the MRZ's document number (want) among the
+// printed words. A labelled printed number contradicts it only when it is
+// a whole number of the same length that differs in two or more
+// characters: a shorter or longer value is as likely a number cut short
+// by OCR ("TC177" for TC177765, a word ending where glare began) or
+// another field under a nearby label (a record number that the MRZ holds
+// in its optional data, others), and is only uncertain.
+func (z Zone) compareNumber(want string, others ...string) Field {
 	fd := Field{Name: "document_number", Status: Unread, MRZ: want}
 	target := shape(want)
 	if len(target) < 4 {
@@ -197,7 +204,14 @@ func (z Zone) compareNumber(want string) Field {
 		return fd
 	}
 	fd.Printed, fd.Conf = v, fmt.Sprintf("%.2f", conf)
-	if d := distance(shape(v), target); d <= 1 || conf < MinConf {
+	sv := shape(v)
+	elsewhere := false
+	for _, o := range others {
+		if o = shape(o); len(o) >= 4 && (strings.Contains(o, sv) || strings.Contains(sv, o)) {
+			elsewhere = true
+		}
+	}
+	if d := distance(sv, target); d <= 1 || conf < MinConf || len(sv) != len(target) || elsewhere {
 		fd.Status = Uncertain
 	} else {
 		fd.Status = Mismatch

@@ -68,7 +68,7 @@ func passportPage(birth, expiry, number, surname string) []string {
 }
 
 func TestCompare(t *testing.T) {
-	f := mrz.Fields{Format: mrz.TD3, DocumentNumber: "L898902C3", Surname: "ERIKSSON",
+	f := mrz.Fields{Format: mrz.TD3, DocumentNumber: "L898902C3", Surname: "ERIKSSON", OptionalData1: "ZE184226B",
 		BirthDate: mrz.Date{Year: 1974, Month: 8, Day: 12}, ExpiryDate: mrz.Date{Year: 2030, Month: 6, Day: 11}}
 	tests := []struct {
 		name  string
@@ -87,6 +87,16 @@ func TestCompare(t *testing.T) {
 			map[string]Status{"expiry_date": Mismatch, "birth_date": Match}},
 		{"another number", passportPage("12 AUG 1974", "11 JUN 2030", "X123455K7", "ERIKSSON"),
 			map[string]Status{"document_number": Mismatch}},
+		// Found on independently generated photos: genuine documents
+		// were failed as potential_fraud for these.
+		{"number cut short by OCR", passportPage("12 AUG 1974", "11 JUN 2030", "L8989", "ERIKSSON"),
+			map[string]Status{"document_number": Uncertain}},
+		{"number with more read around it", passportPage("12 AUG 1974", "11 JUN 2030", "L898902C3X7K", "ERIKSSON"),
+			map[string]Status{"document_number": Match}},
+		{"another field's number under the label, held in the MRZ's optional data", passportPage("12 AUG 1974", "11 JUN 2030", "ZE184226B", "ERIKSSON"),
+			map[string]Status{"document_number": Uncertain}},
+		{"a longer number under the label", passportPage("12 AUG 1974", "11 JUN 2030", "7912160034036", "ERIKSSON"),
+			map[string]Status{"document_number": Uncertain}},
 		{"another surname", passportPage("12 AUG 1974", "11 JUN 2030", "L898902C3", "WINTERBOTTOM"),
 			map[string]Status{"surname": Mismatch}},
 		{"label read in pieces is not the value", []string{"SURNAME", "/ NOM", "ERIKSSON", "DATE OF BIRTH | DATE OF EXPIRY", "12 AUG 1974 | 11 JUN 2030", "PASSPORT NO. L898902C3"},

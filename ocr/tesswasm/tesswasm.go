@@ -208,7 +208,9 @@ type instance struct {
 	whitelist string
 	// threshold is the thresholding_method set (0, Tesseract's default, until changed).
 	threshold int
-	monitor   uint64 // ETEXT_DESC* passed to Recognize
+	// dpi is the user_defined_dpi set (0, none, until changed).
+	dpi     int
+	monitor uint64 // ETEXT_DESC* passed to Recognize
 }
 
 // ETEXT_DESC (tesseract/ocrclass.h) on wasm32: int16 count, int16 progress,
@@ -402,7 +404,7 @@ func (e *Engine) Words(ctx context.Context, img *image.Gray, opt ocr.Options) ([
 	var tsv string
 	err = in.run(ctx, func(ctx context.Context) error {
 		var err error
-		tsv, err = in.words(ctx, img, psm, opt.Whitelist, opt.Threshold)
+		tsv, err = in.words(ctx, img, psm, opt.Whitelist, opt.Threshold, opt.DPI)
 		return err
 	})
 	e.release(in, err == nil)
@@ -412,7 +414,14 @@ func (e *Engine) Words(ctx context.Context, img *image.Gray, opt ocr.Options) ([
 	return parseTSV(tsv, b.Min)
 }
 
-func (in *instance) words(ctx context.Context, img *image.Gray, psm int, whitelist string, threshold int) (string, error) {
+func (in *instance) words(ctx context.Context, img *image.Gray, psm int, whitelist string, threshold, dpi int) (string, error) {
+	if dpi != in.dpi {
+		// What the program's --dpi sets; 0 restores "none given".
+		if err := in.setVar(ctx, "user_defined_dpi", strconv.Itoa(dpi)); err != nil {
+			return "", err
+		}
+		in.dpi = dpi
+	}
 	if threshold != in.threshold {
 		if err := in.setVar(ctx, "thresholding_method", strconv.Itoa(threshold)); err != nil {
 			return "", err
