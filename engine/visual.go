@@ -115,7 +115,17 @@ func readSides(ctx context.Context, eng ocr.Engine, in *Input, loc Located, orde
 	var z viz.Zone
 	for _, s := range sides {
 		r := viz.Region{}
-		r.Rect, _ = quality.DocumentRegion(s.Image)
+		var found bool
+		r.Rect, found = quality.DocumentRegion(s.Image)
+		if s != loc.Side && !found {
+			// No outline found (textured tables defeat it): read where
+			// the text is, at a scale set by its glyphs.
+			if tr, glyph, ok := viz.TextRegion(s.Image); ok {
+				r.Rect = tr
+				r.Side = int(math.Round(float64(max(tr.Dx(), tr.Dy())) * textGlyphPx / glyph))
+				r.Side = min(max(r.Side, viz.TargetSide*3/4), viz.TargetSide*3/2)
+			}
+		}
 		if s != loc.Side {
 			// No MRZ on this photo to say how it lies (an ID card's front,
 			// a licence): estimate it from its text lines.
@@ -155,6 +165,11 @@ func readSides(ctx context.Context, eng ocr.Engine, in *Input, loc Located, orde
 	}
 	return z, nil
 }
+
+// textGlyphPx is the median glyph height (labels and values together)
+// a page found by its text is scaled to: values' capitals come to about
+// 30–40 px, labels' to 15–20.
+const textGlyphPx = 22
 
 // pageMM is where each MRZ layout's page lies around its zone, in mm
 // (ICAO 9303 parts 4–6): left of and right of the zone's first and last

@@ -70,14 +70,19 @@ const MinConf = 0.6
 // and surname with the MRZ's.
 func Compare(z Zone, f mrz.Fields) Comparison {
 	return Comparison{
-		z.compareDate("birth_date", f.BirthDate, RoleBirth),
-		z.compareDate("expiry_date", f.ExpiryDate, RoleExpiry),
+		z.compareDate("birth_date", f.BirthDate, RoleBirth, f.ExpiryDate),
+		z.compareDate("expiry_date", f.ExpiryDate, RoleExpiry, f.BirthDate),
 		z.compareNumber(f.DocumentNumber, f.OptionalData1, f.OptionalData2),
 		z.compareSurname(f.Surname),
 	}
 }
 
-func (z Zone) compareDate(name string, want mrz.Date, role Role) Field {
+// compareDate looks for the MRZ's date want among the printed dates, and
+// else compares it with the printed date that stands for role. That date
+// contradicts the MRZ only when it is not (within a misread) the MRZ's
+// other date: a label taken for the wrong row gave a genuine card's
+// expiry date, misread by one digit, the role of its birth date.
+func (z Zone) compareDate(name string, want mrz.Date, role Role, other mrz.Date) Field {
 	fd := Field{Name: name, Status: Unread, MRZ: want.String()}
 	for _, d := range z.Dates {
 		if sameDate(d, want) {
@@ -90,7 +95,7 @@ func (z Zone) compareDate(name string, want mrz.Date, role Role) Field {
 		return fd
 	}
 	fd.Printed, fd.Conf = c.Text, fmt.Sprintf("%.2f", c.Conf)
-	if nearDate(c, want) || c.Conf < MinConf && c.Reads < 2 {
+	if nearDate(c, want) || c.Conf < MinConf && c.Reads < 2 || sameDate(c, other) || nearDate(c, other) {
 		fd.Status = Uncertain
 	} else {
 		fd.Status = Mismatch

@@ -97,6 +97,8 @@ func TestCompare(t *testing.T) {
 			map[string]Status{"document_number": Uncertain}},
 		{"a longer number under the label", passportPage("12 AUG 1974", "11 JUN 2030", "7912160034036", "ERIKSSON"),
 			map[string]Status{"document_number": Uncertain}},
+		{"the expiry date, misread, taken for the birth date", []string{"SURNAME", "ERIKSSON", "DATE OF BIRTH", "11 JUN 2020", "PASSPORT NO. L898902C3"},
+			map[string]Status{"birth_date": Uncertain}},
 		{"another surname", passportPage("12 AUG 1974", "11 JUN 2030", "L898902C3", "WINTERBOTTOM"),
 			map[string]Status{"surname": Mismatch}},
 		{"label read in pieces is not the value", []string{"SURNAME", "/ NOM", "ERIKSSON", "DATE OF BIRTH | DATE OF EXPIRY", "12 AUG 1974 | 11 JUN 2030", "PASSPORT NO. L898902C3"},

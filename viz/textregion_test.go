@@ -1,0 +1,88 @@
+package viz
+
+import (
+	"image"
+	"image/color"
+	"image/draw"
+	"testing"
+
+	xdraw "golang.org/x/image/draw"
+	"golang.org/x/image/font"
+	"golang.org/x/image/font/basicfont"
+	"golang.org/x/image/math/fixed"
+)
+
+// card draws lines of text (basicfont, 13 px, enlarged 3×) on a pale card
+// of 420×260 px placed at at on a background, and returns the photo and
+// the card's rectangle.
+func card(bg func(x, y int) color.Gray, at image.Point, lines ...string) (image.Image, image.Rectangle) {
+	small := image.NewGray(image.Rect(0, 0, 140, 87))
+	draw.Draw(small, small.Bounds(), image.NewUniform(color.Gray{235}), image.Point{}, draw.Src)
+	d := font.Drawer{Dst: small, Src: image.NewUniform(color.Gray{30}), Face: basicfont.Face7x13}
+	for i, l := range lines {
+		d.Dot = fixed.P(6, 16+i*16)
+		d.DrawString(l)
+	}
+	photo := image.NewGray(image.Rect(0, 0, 1600, 1200))
+	for y := 0; y < 1200; y++ {
+		for x := 0; x < 1600; x++ {
+			photo.SetGray(x, y, bg(x, y))
+		}
+	}
+	r := image.Rect(at.X, at.Y, at.X+420, at.Y+261)
+	xdraw.NearestNeighbor.Scale(photo, r, small, small.Bounds(), xdraw.Src, nil)
+	return photo, r
+}
+
+func TestTextRegion(t *testing.T) {
+	text := []string{"SURNAME", "ERIKSSON", "BORN 12 AUG 1974", "NO L898902C3", "EXP 11 JUN 2030"}
+	for _, tc := range []struct {
+		name string
+		bg   func(x, y int) color.Gray
+	}{
+		{"plain table", func(x, y int) color.Gray { return color.Gray{120} }},
+		// Polka dots a dot and a half apart: rows of round, solid blobs
+		// that quality.FindDocument's border model does not explain.
+		{"polka dots", func(x, y int) color.Gray {
+			dx, dy := x%75-37, y%75-37
+			if dx*dx+dy*dy < 15*15 {
+				return color.Gray{60}
+			}
+			return color.Gray{210}
+		}},
+		// Wood-like grain: long dark streaks.
+		{"grain", func(x, y int) color.Gray {
+			if (y+x/40)%23 < 3 {
+				return color.Gray{90}
+			}
+			return color.Gray{150}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			photo, cardRect := card(tc.bg, image.Pt(900, 700), text...)
+			r, glyph, ok := TextRegion(photo)
+			if !ok {
+				t.Fatal("no text found")
+			}
+			// The text's lines lie inside the card; the region holds them
+			// all and little of the table.
+			inside := r.Intersect(cardRect.Inset(-100)) // a margin of three glyphs
+			if inside != r {
+				t.Errorf("region %v reaches beyond the card %v", r, cardRect)
+			}
+			if textBox := image.Rect(cardRect.Min.X+18, cardRect.Min.Y+18, cardRect.Min.X+18+16*21, cardRect.Min.Y+5*48); !textBox.In(r.Inset(-6)) {
+				t.Errorf("region %v misses text of %v", r, textBox)
+			}
+			// Capitals of 13 px type are 9 px tall, ×3.
+			if glyph < 20 || glyph > 40 {
+				t.Errorf("glyph height %.1f, want about 27", glyph)
+			}
+		})
+	}
+	// Nothing printed: nothing found.
+	blank := image.NewGray(image.Rect(0, 0, 800, 600))
+	draw.Draw(blank, blank.Bounds(), image.NewUniform(color.Gray{128}), image.Point{}, draw.Src)
+	if r, _, ok := TextRegion(blank); ok {
+		t.Errorf("found text %v on a blank photo", r)
+	}
+}
