@@ -271,8 +271,9 @@ func fieldsEvidence(f mrz.Fields) map[string]any {
 }
 
 // residenceCodes are the TD1/TD2 document codes residence permits use
-// (UK "IR", Germany "AR", "RP" and others).
-var residenceCodes = map[string]bool{"IR": true, "AR": true, "CR": true, "RP": true, "RT": true}
+// (UK "IR", Germany "AR", "RP" and others, the United States' permanent
+// resident card "C1").
+var residenceCodes = map[string]bool{"IR": true, "AR": true, "CR": true, "RP": true, "RT": true, "C1": true}
 
 // typeMismatch compares the declared document type with the MRZ's format
 // and document code.

@@ -146,8 +146,8 @@ func composeDocNumber(number, opt string, optWidth int, what string) (docField, 
 
 func composeDocCode(c string) (string, error) {
 	c = trimFiller(strings.ToUpper(c))
-	if len(c) < 1 || len(c) > 2 || !isLetter(c[0]) || (len(c) == 2 && !isLetter(c[1])) {
-		return "", formatErr("document code %q is not 1–2 letters", c)
+	if len(c) < 1 || len(c) > 2 || !isLetter(c[0]) || (len(c) == 2 && !isLetter(c[1]) && !(c[1] >= '0' && c[1] <= '9')) {
+		return "", formatErr("document code %q is not a letter followed by an optional letter or digit", c)
 	}
 	if c[0] == 'V' {
 		return "", formatErr("document code %q: machine-readable visas are not supported", c)

@@ -844,3 +844,26 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestParseDigitInDocumentCode: the second character of the document code
+// is the issuer's choice; the United States' permanent resident card is
+// "C1" (its MRZ as an independent generator wrote it, scripts/indepdocs).
+func TestParseDigitInDocumentCode(t *testing.T) {
+	t.Parallel()
+	lines := []string{
+		"C1USASRC861356<33758<<<<<<<<<<",
+		"0407090M3304134NGA<<<<<<<<<<<6",
+		"ABUBAKAR<<EMEKA<<<<<<<<<<<<<<<",
+	}
+	f, err := Parse(lines, WithNow(refNow))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.DocumentCode != "C1" || f.IssuingState != "USA" || f.DocumentNumber != "SRC8613563375" || f.Surname != "ABUBAKAR" {
+		t.Fatalf("got %+v", f)
+	}
+	got, err := Compose(f)
+	if err != nil || !slices.Equal(got, lines) {
+		t.Fatalf("Compose: %q, %v", got, err)
+	}
+}

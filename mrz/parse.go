@@ -225,10 +225,12 @@ func documentNumber(field string, check byte, optional string) (number, rest str
 }
 
 // header reads document code and issuing state from line 1 positions 1–5.
+// The code's second character is the issuer's choice: a letter, a filler,
+// or a digit (the United States' permanent resident card is "C1").
 func header(l1 string) (code, state string, err error) {
 	c := l1[0:2]
-	if !isLetter(c[0]) || !(isLetter(c[1]) || c[1] == '<') {
-		return "", "", formatErr("line 1, positions 1–2: document code %q is not a letter followed by a letter or '<'", c)
+	if !isLetter(c[0]) || !(isLetter(c[1]) || c[1] == '<' || c[1] >= '0' && c[1] <= '9') {
+		return "", "", formatErr("line 1, positions 1–2: document code %q is not a letter followed by a letter, a digit or '<'", c)
 	}
 	if c[0] == 'V' {
 		return "", "", formatErr("document code %q: machine-readable visas are not supported", c)

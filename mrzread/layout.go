@@ -16,13 +16,16 @@ import (
 //	d  first character of an identity card's document code: A, C or I
 //	p  first character of a passport's document code: P
 var classes = map[mrz.Format][]string{
+	// The document code's second character is the issuer's: a letter, a
+	// filler or a digit (the United States' permanent resident card is
+	// "C1").
 	mrz.TD1: {
-		"daaaa" + strings.Repeat("x", 9) + "c" + strings.Repeat("x", 15),
+		"dxaaa" + strings.Repeat("x", 9) + "c" + strings.Repeat("x", 15),
 		"nnnnnnnsnnnnnnnaaa" + strings.Repeat("x", 11) + "n",
 		strings.Repeat("a", 30),
 	},
 	mrz.TD2: {
-		"d" + strings.Repeat("a", 35),
+		"dx" + strings.Repeat("a", 34),
 		strings.Repeat("x", 9) + "caaannnnnnnsnnnnnnn" + strings.Repeat("x", 7) + "n",
 	},
 	mrz.TD3: {
