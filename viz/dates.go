@@ -183,6 +183,11 @@ func parseDates(line string, order Order) []Date {
 			digits = "__" + y
 			year += 2000 // both centuries are tried when compared
 		}
+		if swappable && month > 12 && day >= 1 && day <= 12 {
+			// The country's order is a habit, not a rule: 18 07 1973 on
+			// a United States passport is day first.
+			month, day = day, month
+		}
 		if month < 1 || month > 12 || day < 1 || day > 31 {
 			return
 		}

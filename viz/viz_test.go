@@ -130,3 +130,17 @@ func TestCompare(t *testing.T) {
 		})
 	}
 }
+
+// TestDayFirstPastTwelveOnMonthFirstDocument: a United States document
+// printing 18 07 1973 (found on independently generated passports) is
+// read day first, not dropped as month 18.
+func TestDayFirstPastTwelveOnMonthFirstDocument(t *testing.T) {
+	f := mrz.Fields{Format: mrz.TD3, DocumentNumber: "646506461", Surname: "SMITH",
+		BirthDate: mrz.Date{Year: 1973, Month: 7, Day: 18}, ExpiryDate: mrz.Date{Year: 2027, Month: 6, Day: 3}}
+	z := NewZone(words("SURNAME", "SMITH", "DATE OF BIRTH", "18 07 1973", "DATE OF EXPIRY", "03 06 2027", "PASSPORT NO. 646506461"), MDY)
+	for _, fd := range Compare(z, f) {
+		if fd.Status != Match {
+			t.Errorf("%s: %s (printed %q)", fd.Name, fd.Status, fd.Printed)
+		}
+	}
+}
