@@ -3,6 +3,7 @@ package viz
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/verifyd/verifyd/mrz"
@@ -90,6 +91,10 @@ func (z Zone) compareDate(name string, want mrz.Date, role Role, other mrz.Date)
 			return fd
 		}
 	}
+	if text, ok := z.spelledOut(want); ok {
+		fd.Status, fd.Printed = Match, text
+		return fd
+	}
 	c, ok := z.dateFor(role)
 	if !ok {
 		return fd
@@ -101,6 +106,55 @@ func (z Zone) compareDate(name string, want mrz.Date, role Role, other mrz.Date)
 		fd.Status = Mismatch
 	}
 	return fd
+}
+
+// spelledOut looks for the MRZ's date among the printed words with its
+// separators misread: its eight digits, day first, month first or year
+// first, as the digits of one to three adjacent words (letters OCR
+// confuses with digits read as digits). Motion blur and phone processing
+// turn "11 12 1961" into "11:12 1961", "14 09 1982" into "1409 1982" and
+// "18 09 2026" into "18092 026", which no date pattern accepts. Only the
+// MRZ's own date is looked for, with all eight digits (a personal number
+// that holds a birth date as YYMMDD does not), so a printed date that
+// differs still never matches.
+func (z Zone) spelledOut(want mrz.Date) (string, bool) {
+	y, m, d := strconv.Itoa(want.Year), twoDigits(int(want.Month)), twoDigits(want.Day)
+	targets := []string{d + m + y, m + d + y, y + m + d}
+	for _, l := range z.Lines {
+		if l.MRZ {
+			continue
+		}
+		ws := strings.Fields(fixDigitRuns(l.Text))
+		for i := range ws {
+			digits := ""
+			for j := i; j < len(ws) && j < i+3; j++ {
+				wd := onlyDigits(ws[j])
+				// A word with letters left after the repair is not part
+				// of a number.
+				if wd == "" || strings.ContainsFunc(ws[j], func(r rune) bool { return r >= 'A' && r <= 'Z' }) {
+					break
+				}
+				digits += wd
+				if len(digits) > 8 {
+					break
+				}
+				if slices.Contains(targets, digits) {
+					return strings.Join(ws[i:j+1], " "), true
+				}
+			}
+		}
+	}
+	return "", false
+}
+
+func onlyDigits(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r >= '0' && r <= '9' {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 // dateFor returns the printed date that stands for role: the one its label

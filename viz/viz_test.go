@@ -144,3 +144,29 @@ func TestDayFirstPastTwelveOnMonthFirstDocument(t *testing.T) {
 		}
 	}
 }
+
+// TestSpelledOutDates: the MRZ's date read with its separators misread is
+// found; another date, however it is spelled, is not.
+func TestSpelledOutDates(t *testing.T) {
+	f := mrz.Fields{Format: mrz.TD1, DocumentNumber: "GW3679206", Surname: "YILDIRIM",
+		BirthDate: mrz.Date{Year: 1961, Month: 12, Day: 11}, ExpiryDate: mrz.Date{Year: 2026, Month: 9, Day: 18}}
+	for _, tc := range []struct {
+		printed []string
+		want    map[string]Status
+	}{
+		{[]string{"11:12 1961", "18092 026"}, map[string]Status{"birth_date": Match, "expiry_date": Match}},
+		{[]string{"1112 1961", "18 O9 2026"}, map[string]Status{"birth_date": Match, "expiry_date": Match}},
+		// Another birth date; the personal number 611211-1234 holds the
+		// MRZ's as YYMMDD: neither confirms it.
+		{[]string{"11:12 1971", "611211-1234"}, map[string]Status{"birth_date": Unread}},
+		// Digits of the date split by a word: not one number.
+		{[]string{"11 12 ROAD 1961"}, map[string]Status{"birth_date": Unread}},
+	} {
+		z := NewZone(words(append([]string{"SURNAME", "YILDIRIM", "NO GW3679206"}, tc.printed...)...), DMY)
+		for _, fd := range Compare(z, f) {
+			if want, ok := tc.want[fd.Name]; ok && fd.Status != want {
+				t.Errorf("%q: %s %s (printed %q), want %s", tc.printed, fd.Name, fd.Status, fd.Printed, want)
+			}
+		}
+	}
+}
