@@ -211,7 +211,7 @@ func New(db *sqlstore.DB, cfg Config, h *Handlers) (*Queue, error) {
 		workers := river.NewWorkers()
 		river.AddWorker(workers, &deliverWorker{q: q, deliver: h.Deliver})
 		river.AddWorker(workers, &expireWorker{expire: h.Expire})
-		river.AddWorker(workers, &processWorker{process: h.Process, backoff: cfg.ProcessBackoff})
+		river.AddWorker(workers, &processWorker{process: h.Process, backoff: cfg.ProcessBackoff, timeout: cfg.RescueAfter})
 		river.AddWorker(workers, &purgeWorker{purge: h.Purge})
 		rc.Workers = workers
 		rc.Queues = map[string]river.QueueConfig{
@@ -396,7 +396,17 @@ type processWorker struct {
 	river.WorkerDefaults[processArgs]
 	process func(ctx context.Context, verificationID string, attempt int, final bool) error
 	backoff func(attempt int) time.Duration
+	timeout time.Duration
 }
+
+// Timeout bounds one pipeline run by the rescue delay, not by the
+// webhook jobs' 30 s: the pipeline bounds each of its checks (30 s), and
+// a hosted submission's liveness challenge runs the face models on some
+// forty frames, which on a busy two-core machine took longer than 30 s in
+// all; the run was cancelled, retried, cancelled again and the
+// verification failed with idv_error (seen in CI). A run may still not
+// outlast the rescue delay, after which it would be run twice at once.
+func (w *processWorker) Timeout(*river.Job[processArgs]) time.Duration { return w.timeout }
 
 func (w *processWorker) Work(ctx context.Context, job *river.Job[processArgs]) error {
 	return w.process(ctx, job.Args.VerificationID, job.Attempt, job.Attempt >= job.MaxAttempts)

@@ -597,3 +597,60 @@ func testNotDueSnoozes(t *testing.T, db *sqlstore.DB) {
 		t.Errorf("job after a snooze: attempt %d, errors recorded %v; want 1, false", job.Attempt, job.Errors)
 	}
 }
+
+// TestProcessTimeoutIsTheRescueDelay: a pipeline run may take as long as
+// the rescue delay, not only the 30 s a webhook job gets. The liveness
+// challenge's face models on forty frames took longer than 30 s on a busy
+// two-core machine, and every run was cancelled until the verification
+// failed with idv_error (seen in CI).
+func TestProcessTimeoutIsTheRescueDelay(t *testing.T) {
+	t.Parallel()
+	db := openDB(t, "sqlite")
+	deadline := make(chan time.Duration, 1)
+	h := &queue.Handlers{
+		Deliver: func(context.Context, string, int, bool) error { return nil },
+		Expire:  func(context.Context, string) error { return nil },
+		Process: func(ctx context.Context, _ string, _ int, _ bool) error {
+			d, ok := ctx.Deadline()
+			if !ok {
+				d = time.Now().Add(time.Hour)
+			}
+			deadline <- time.Until(d)
+			return nil
+		},
+	}
+	cfg := fast
+	cfg.Logger = logger
+	cfg.RescueAfter = 2 * time.Minute
+	q, err := queue.New(db, cfg, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.SetEnqueuer(q)
+	if err := q.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = q.Stop(ctx)
+	})
+	tx, err := db.SQL().BeginTx(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := q.EnqueueTx(t.Context(), tx, sqlstore.Job{Kind: sqlstore.JobProcessVerification, Subject: "vrf_slow"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case left := <-deadline:
+		if left < 90*time.Second || left > 2*time.Minute {
+			t.Fatalf("a pipeline run gets %s; want the rescue delay (2 min), not the webhook jobs' %s", left, webhook.AttemptTimeout+20*time.Second)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the process job did not run")
+	}
+}
