@@ -184,12 +184,15 @@ var pageMM = map[mrz.Format]struct{ left, right, above, below float64 }{
 }
 
 // vizPxPerMM is the scale the page is read at: the capitals of printed
-// values (2–3 mm) are then 32–48 px tall, where Tesseract reads best, and
+// values (2–3 mm) are then 26–39 px tall, where Tesseract reads well, and
 // the small labels (1.2–1.8 mm) stay legible. Cropping the page the MRZ
 // belongs to and scaling it by the MRZ's own pitch, rather than scaling
 // whatever the photo shows to a fixed size, keeps an open passport
-// booklet's data page (half the photo) from being read at half scale.
-const vizPxPerMM = 16
+// booklet's data page (half the photo) from being read at half scale. 13
+// and 16 px/mm confirmed the same 56 independently generated genuine
+// documents; 16 cost a passport page 1.5 times the pixels and Tesseract
+// time (docs/performance.md).
+const vizPxPerMM = 13
 
 // pageOf returns the rectangle of the photo that holds the page the MRZ
 // lies on, and the long side to scale it to for vizPxPerMM, from the

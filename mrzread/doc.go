@@ -51,7 +51,11 @@
 //     dates and check digits, letters in names and codes: O→0, I→1, B→8…
 //     or the reverse). A failing check digit is repaired when exactly one
 //     ambiguous character's runner-up makes it verify (reported in
-//     Corrections). In the name field, a letter after three fillers in a
+//     Corrections); when checks still fail, letters and digits that OCR-B
+//     prints alike (O/0, I/1, S/5, B/8, Z/2, G/6) are swapped in the
+//     fields that admit both, up to four, taking the cheapest combination
+//     that makes every check verify when it is clearly the cheapest
+//     (lookalike.go). In the name field, a letter after three fillers in a
 //     row (which only the trailing filler can be) becomes '<' when that
 //     is its runner-up and unreadable otherwise. A two-line zone that does
 //     not verify is also read as the other two-line layout (TD2 ↔ TD3),
