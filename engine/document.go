@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"slices"
 	"strings"
 	"time"
 
@@ -38,8 +39,14 @@ type MRZRead struct {
 	Covered bool
 	// Corrections counts the characters the reader changed to their
 	// runner-up so that a check digit verifies: such a reading is never
-	// enough on its own to approve or fail (see VisualZoneCheck).
+	// enough on its own to approve (see VisualZoneCheck), nor to fail on
+	// a field it changed.
 	Corrections int
+	// CorrectedFields names the fields the corrections changed (mrzread's
+	// FieldOf: "document_number", "birth_date", "expiry_date",
+	// "personal_number", "names", "header" — the document code and
+	// issuing state —, or "" for the rest).
+	CorrectedFields []string
 	// Doubtful reports low-confidence characters in a reading whose check
 	// digits verify: names and filler carry no check digit, so its name
 	// (and a number with compensating O/0 swaps) may be misread.
@@ -86,7 +93,8 @@ type MRZReader interface {
 // not a forgery). A read zone whose document type
 // or issuing country disagrees with the declared one → invalid_id;
 // expired → expired_id; under 18 → minor; when the reading needed
-// corrections those verdicts wait for the visual zone (FactPending).
+// corrections in the field the verdict rests on, or needed some and is not
+// confident, those verdicts wait for the visual zone (FactPending).
 //
 // Driver licences carry no MRZ: their dates are read from the visual zone
 // (see DriverLicence).
@@ -179,8 +187,13 @@ func (c DocumentCheck) Run(ctx context.Context, in *Input) Result {
 	in.Facts[FactMRZ] = fields
 	in.Facts[FactMRZRead] = Located{Side: side, Quad: read.Quad, Angle: read.Angle, Corrections: read.Corrections, Doubtful: read.Doubtful, Format: fields.Format}
 	in.Facts[FactDocumentKey] = string(in.DocumentType) + "|" + fields.IssuingState + "|" + fields.DocumentNumber
-	verdict := func(reason verifyd.Reason, detail string) Result {
-		if read.Corrections == 0 {
+	// verdict fails the document on what field says, unless the reading
+	// needed corrections there, or needed some and is not confident: a
+	// look-alike swapped in the document number says nothing about the
+	// expiry date or the issuing state, but a garbage line made to verify
+	// by corrections says nothing reliable anywhere.
+	verdict := func(reason verifyd.Reason, detail, field string) Result {
+		if read.Corrections == 0 || read.Confidence >= confidentMRZ && !slices.Contains(read.CorrectedFields, field) {
 			return Failed(reason, detail, ev)
 		}
 		// A reading that needed corrections decides nothing alone.
@@ -188,18 +201,18 @@ func (c DocumentCheck) Run(ctx context.Context, in *Input) Result {
 		return NeedsReview(detail+"; the reading needed corrections, so the printed data must confirm it", ev)
 	}
 	if problem := typeMismatch(in.DocumentType, fields); problem != "" {
-		return verdict(verifyd.ReasonInvalidID, problem)
+		return verdict(verifyd.ReasonInvalidID, problem, "header")
 	}
 	if got := alpha3(fields.IssuingState); got != strings.ToUpper(in.Country) {
-		return verdict(verifyd.ReasonInvalidID, fmt.Sprintf("the document was issued by %s, not the declared %s", got, in.Country))
+		return verdict(verifyd.ReasonInvalidID, fmt.Sprintf("the document was issued by %s, not the declared %s", got, in.Country), "header")
 	}
 	if fields.ExpiryDate.Time().Before(dateOf(in)) {
-		return verdict(verifyd.ReasonExpiredID, "the document expired on "+fields.ExpiryDate.String())
+		return verdict(verifyd.ReasonExpiredID, "the document expired on "+fields.ExpiryDate.String(), mrz.FieldExpiryDate)
 	}
 	age := mrz.Age(fields.BirthDate, in.Now)
 	ev["age"] = age
 	if age < 18 {
-		return verdict(verifyd.ReasonMinor, fmt.Sprintf("the holder is %d years old", age))
+		return verdict(verifyd.ReasonMinor, fmt.Sprintf("the holder is %d years old", age), mrz.FieldBirthDate)
 	}
 	return Passed("the machine-readable zone is valid, current and the holder is an adult", ev)
 }

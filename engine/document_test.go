@@ -77,6 +77,12 @@ func TestDocumentCheckDecisions(t *testing.T) {
 		{"expired, read with corrections", verifyd.DocPassport, "gbr", engine.MRZRead{Lines: lines(t, passport(func(f *mrz.Fields) { f.ExpiryDate = mrz.Date{Year: 2026, Month: 11, Day: 20} })), Corrections: 1}, engine.Review, ""},
 		{"minor, read with corrections", verifyd.DocPassport, "gbr", engine.MRZRead{Lines: lines(t, passport(func(f *mrz.Fields) { f.BirthDate = mrz.Date{Year: 2010, Month: 1, Day: 1} })), Corrections: 2}, engine.Review, ""},
 		{"valid adult, read with corrections", verifyd.DocPassport, "gbr", engine.MRZRead{Lines: lines(t, passport(nil)), Corrections: 1}, engine.Pass, ""},
+		// A confident reading's corrections elsewhere say nothing about the
+		// field a verdict rests on.
+		{"expired, confident, corrected in the number", verifyd.DocPassport, "gbr", engine.MRZRead{Lines: lines(t, passport(func(f *mrz.Fields) { f.ExpiryDate = mrz.Date{Year: 2026, Month: 11, Day: 20} })), Corrections: 1, Confidence: 0.9, CorrectedFields: []string{mrz.FieldDocumentNumber}}, engine.Fail, verifyd.ReasonExpiredID},
+		{"expired, confident, corrected in the expiry date", verifyd.DocPassport, "gbr", engine.MRZRead{Lines: lines(t, passport(func(f *mrz.Fields) { f.ExpiryDate = mrz.Date{Year: 2026, Month: 11, Day: 20} })), Corrections: 1, Confidence: 0.9, CorrectedFields: []string{mrz.FieldExpiryDate}}, engine.Review, ""},
+		{"wrong country, confident, corrected in the number", verifyd.DocPassport, "fra", engine.MRZRead{Lines: lines(t, passport(nil)), Corrections: 2, Confidence: 0.9, CorrectedFields: []string{mrz.FieldDocumentNumber, ""}}, engine.Fail, verifyd.ReasonInvalidID},
+		{"wrong country, unsure, corrected in the number", verifyd.DocPassport, "fra", engine.MRZRead{Lines: lines(t, passport(nil)), Corrections: 2, Confidence: 0.6, CorrectedFields: []string{mrz.FieldDocumentNumber}}, engine.Review, ""},
 		{"declared ID card, is a passport", verifyd.DocIDCard, "gbr", engine.MRZRead{Lines: lines(t, passport(nil))}, engine.Fail, verifyd.ReasonInvalidID},
 		{"declared passport, is an ID card", verifyd.DocPassport, "deu", engine.MRZRead{Lines: lines(t, idCard)}, engine.Fail, verifyd.ReasonInvalidID},
 		{"declared residence permit, is an ID card", verifyd.DocResidencePermit, "deu", engine.MRZRead{Lines: lines(t, idCard)}, engine.Fail, verifyd.ReasonInvalidID},

@@ -117,3 +117,33 @@ func (c *check) positions() [][2]int {
 	}
 	return append(out, c.digit)
 }
+
+// FieldOf names the field of the MRZ that position pos of line (both
+// 0-based) belongs to: one of mrz's check-digit fields (FieldDocumentNumber,
+// FieldBirthDate, FieldExpiryDate, FieldPersonalNumber), its check digit
+// included; FieldNames for the name; FieldHeader for the document code
+// and issuing state; "" for the rest (nationality, sex, optional data,
+// the composite check digit). The engine uses it to tell a verdict that
+// rests on a corrected character from one that does not.
+func FieldOf(format mrz.Format, line, pos int) string {
+	if line == 0 && pos < 5 {
+		return FieldHeader
+	}
+	if sp, ok := nameSpans[format]; ok && line == sp.line && pos >= sp.start && pos < sp.end {
+		return FieldNames
+	}
+	for _, c := range checks[format] {
+		if c.name == mrz.FieldComposite {
+			continue
+		}
+		for _, p := range c.positions() {
+			if p == [2]int{line, pos} {
+				return c.name
+			}
+		}
+	}
+	return ""
+}
+
+// FieldHeader is FieldOf's name for the document code and issuing state.
+const FieldHeader = "header"

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"image"
+	"slices"
 
 	"github.com/verifyd/verifyd/engine"
 	"github.com/verifyd/verifyd/mrz"
@@ -28,7 +29,14 @@ func (ocrReader) ReadMRZ(ctx context.Context, img image.Image, hint mrz.Format) 
 	if err != nil {
 		return engine.MRZRead{}, err
 	}
-	return engine.MRZRead{Lines: r.Lines, Confidence: r.MeanConfidence(), CutOff: r.CutOff, Covered: r.Covered, Corrections: len(r.Corrections), Doubtful: len(r.Uncertain) > 0,
+	var corrected []string
+	for _, c := range r.Corrections {
+		if f := mrzread.FieldOf(r.Format, c.Line, c.Pos); !slices.Contains(corrected, f) {
+			corrected = append(corrected, f)
+		}
+	}
+	return engine.MRZRead{Lines: r.Lines, Confidence: r.MeanConfidence(), CutOff: r.CutOff, Covered: r.Covered, Corrections: len(r.Corrections),
+		CorrectedFields: corrected, Doubtful: len(r.Uncertain) > 0,
 		Quad: r.Quad, Angle: r.Skew - float64(r.Rotation), Evidence: map[string]any{
 			"found": true, "format": r.Format.String(), "band": r.Band.String(), "skew_degrees": r.Skew,
 			"corrections": r.Corrections, "uncertain": r.Uncertain, "all_check_digits_valid": r.Valid,
