@@ -204,7 +204,19 @@ func (c DocumentCheck) Run(ctx context.Context, in *Input) Result {
 		return verdict(verifyd.ReasonInvalidID, problem, "header")
 	}
 	if got := alpha3(fields.IssuingState); got != strings.ToUpper(in.Country) {
-		return verdict(verifyd.ReasonInvalidID, fmt.Sprintf("the document was issued by %s, not the declared %s", got, in.Country), "header")
+		// The issuing state has no check digit. A code that is no state's
+		// is a misread, not another country ("PQL" for POL, "IFL" for
+		// IRL in independently generated photos): one character off the
+		// declared country is that country; further off, a person looks.
+		if !knownState(got) {
+			if differsInOne(got, strings.ToUpper(in.Country)) {
+				ev["issuing_state_read"] = got
+			} else {
+				return NeedsReview(fmt.Sprintf("the issuing state was read as %q, which is no state's code: compare it with the declared %s", got, in.Country), ev)
+			}
+		} else {
+			return verdict(verifyd.ReasonInvalidID, fmt.Sprintf("the document was issued by %s, not the declared %s", got, in.Country), "header")
+		}
 	}
 	if fields.ExpiryDate.Time().Before(dateOf(in)) {
 		return verdict(verifyd.ReasonExpiredID, "the document expired on "+fields.ExpiryDate.String(), mrz.FieldExpiryDate)
@@ -307,6 +319,36 @@ func typeMismatch(t verifyd.DocumentType, f mrz.Fields) string {
 		}
 	}
 	return ""
+}
+
+// knownState reports whether an MRZ issuing state (after alpha3) is a
+// state's or organisation's code: SPEC's countries, and the codes ICAO
+// 9303 part 3 adds (British nationals' GBD/GBN/GBO/GBP/GBS, the United
+// Nations' UNO/UNA/UNK, the EU's EUE, stateless and refugee XX*, and the
+// other X codes of organisations).
+func knownState(code string) bool {
+	switch {
+	case verifyd.ValidDocumentCountry(strings.ToLower(code)):
+		return true
+	case len(code) == 3 && (strings.HasPrefix(code, "GB") || strings.HasPrefix(code, "UN") || code[0] == 'X' || code == "EUE"):
+		return true
+	}
+	return false
+}
+
+// differsInOne reports whether a and b have one length and differ in
+// exactly one character.
+func differsInOne(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	n := 0
+	for i := range a {
+		if a[i] != b[i] {
+			n++
+		}
+	}
+	return n == 1
 }
 
 // alpha3 maps an MRZ state code to the ISO 3166 alpha-3 code SPEC uses:

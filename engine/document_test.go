@@ -87,6 +87,10 @@ func TestDocumentCheckDecisions(t *testing.T) {
 		{"declared passport, is an ID card", verifyd.DocPassport, "deu", engine.MRZRead{Lines: lines(t, idCard)}, engine.Fail, verifyd.ReasonInvalidID},
 		{"declared residence permit, is an ID card", verifyd.DocResidencePermit, "deu", engine.MRZRead{Lines: lines(t, idCard)}, engine.Fail, verifyd.ReasonInvalidID},
 		{"wrong issuing country", verifyd.DocPassport, "fra", engine.MRZRead{Lines: lines(t, passport(nil))}, engine.Fail, verifyd.ReasonInvalidID},
+		// The issuing state carries no check digit: a code no state has
+		// is a misread, one letter off the declared country that country.
+		{"issuing state misread one letter off", verifyd.DocPassport, "gbr", engine.MRZRead{Lines: withState(lines(t, passport(nil)), "GQR")}, engine.Pass, ""},
+		{"issuing state misread further off", verifyd.DocPassport, "gbr", engine.MRZRead{Lines: withState(lines(t, passport(nil)), "QBF")}, engine.Review, ""},
 		{"no MRZ found", verifyd.DocPassport, "gbr", engine.MRZRead{}, engine.Fail, verifyd.ReasonIDScanError},
 		{"garbage read", verifyd.DocPassport, "gbr", engine.MRZRead{Lines: []string{"XXXX", "YYYY"}}, engine.Fail, verifyd.ReasonIDScanError},
 		{"cut off", verifyd.DocPassport, "gbr", engine.MRZRead{CutOff: true}, engine.Fail, verifyd.ReasonPartialID},
@@ -154,4 +158,11 @@ func TestDocumentCheckQualityAnswersReader(t *testing.T) {
 			}
 		})
 	}
+}
+
+// withState writes state into the issuing state of an MRZ's first line
+// (no check digit covers it).
+func withState(l []string, state string) []string {
+	l[0] = l[0][:2] + state + l[0][5:]
+	return l
 }
