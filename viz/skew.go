@@ -62,8 +62,20 @@ func EstimateSkew(img image.Image, rect image.Rectangle, maxDeg float64) float64
 // darkPixels returns the pixels darker than their neighbourhood (a local
 // threshold over a box of ~1/16 of the width): print, not shading.
 func darkPixels(g *image.Gray) []image.Point {
+	var out []image.Point
+	eachLocalMean(g, max(g.Rect.Dx()/32, 4), func(x, y, v, mean int) {
+		if v < mean-25 {
+			out = append(out, image.Pt(x, y))
+		}
+	})
+	return out
+}
+
+// eachLocalMean calls f with every pixel of g (coordinates from 0), its
+// grey level and the mean of the (2r+1)² box around it, clipped to the
+// image, from an integral image.
+func eachLocalMean(g *image.Gray, r int, f func(x, y, v, mean int)) {
 	w, h := g.Rect.Dx(), g.Rect.Dy()
-	// Integral image for box means.
 	in := make([]int, (w+1)*(h+1))
 	for y := 0; y < h; y++ {
 		row := 0
@@ -72,18 +84,12 @@ func darkPixels(g *image.Gray) []image.Point {
 			in[(y+1)*(w+1)+x+1] = in[y*(w+1)+x+1] + row
 		}
 	}
-	r := max(w/32, 4)
-	var out []image.Point
 	for y := 0; y < h; y++ {
 		y0, y1 := max(y-r, 0), min(y+r+1, h)
 		for x := 0; x < w; x++ {
 			x0, x1 := max(x-r, 0), min(x+r+1, w)
 			sum := in[y1*(w+1)+x1] - in[y0*(w+1)+x1] - in[y1*(w+1)+x0] + in[y0*(w+1)+x0]
-			mean := sum / ((y1 - y0) * (x1 - x0))
-			if v := int(g.Pix[y*g.Stride+x]); v < mean-25 {
-				out = append(out, image.Pt(x, y))
-			}
+			f(x, y, int(g.Pix[y*g.Stride+x]), sum/((y1-y0)*(x1-x0)))
 		}
 	}
-	return out
 }

@@ -82,27 +82,11 @@ type component struct {
 // than their surroundings that have the size and shape of a glyph.
 func glyphComponents(g *image.Gray) []component {
 	w, h := g.Rect.Dx(), g.Rect.Dy()
-	in := make([]int, (w+1)*(h+1))
-	for y := 0; y < h; y++ {
-		row := 0
-		for x := 0; x < w; x++ {
-			row += int(g.Pix[y*g.Stride+x])
-			in[(y+1)*(w+1)+x+1] = in[y*(w+1)+x+1] + row
-		}
-	}
 	// A window of a few glyph heights: ink against its own paper.
-	r := max(max(w, h)/60, 6)
 	dark := make([]bool, w*h)
-	for y := 0; y < h; y++ {
-		y0, y1 := max(y-r, 0), min(y+r+1, h)
-		for x := 0; x < w; x++ {
-			x0, x1 := max(x-r, 0), min(x+r+1, w)
-			sum := in[y1*(w+1)+x1] - in[y0*(w+1)+x1] - in[y1*(w+1)+x0] + in[y0*(w+1)+x0]
-			mean := sum / ((y1 - y0) * (x1 - x0))
-			v := int(g.Pix[y*g.Stride+x])
-			dark[y*w+x] = v < mean-12 && v*100 < mean*88
-		}
-	}
+	eachLocalMean(g, max(max(w, h)/60, 6), func(x, y, v, mean int) {
+		dark[y*w+x] = v < mean-12 && v*100 < mean*88
+	})
 	// Components by flood fill (8-connected).
 	seen := make([]bool, w*h)
 	var out []component
@@ -158,18 +142,7 @@ func chainLines(comps []component) [][]int {
 		order[i] = i
 	}
 	sort.Slice(order, func(i, j int) bool { return comps[order[i]].box.Min.X < comps[order[j]].box.Min.X })
-	parent := make([]int, len(comps))
-	for i := range parent {
-		parent[i] = i
-	}
-	var find func(int) int
-	find = func(i int) int {
-		for parent[i] != i {
-			parent[i] = parent[parent[i]]
-			i = parent[i]
-		}
-		return i
-	}
+	sets := newDisjoint(len(comps))
 	for oi, i := range order {
 		a := comps[i].box
 		ha := float64(a.Dy())
@@ -197,12 +170,12 @@ func chainLines(comps []component) [][]int {
 			}
 		}
 		if best >= 0 {
-			parent[find(best)] = find(i)
+			sets.join(i, best)
 		}
 	}
 	groups := map[int][]int{}
 	for i := range comps {
-		groups[find(i)] = append(groups[find(i)], i)
+		groups[sets.find(i)] = append(groups[sets.find(i)], i)
 	}
 	var lines [][]int
 	for _, g := range groups {
@@ -231,26 +204,16 @@ func largestCluster(lines [][]int, comps []component) []int {
 		sort.Float64s(hh)
 		hs[i] = hh[len(hh)/2]
 	}
-	parent := make([]int, len(lines))
-	for i := range parent {
-		parent[i] = i
-	}
-	var find func(int) int
-	find = func(i int) int {
-		for parent[i] != i {
-			parent[i] = parent[parent[i]]
-			i = parent[i]
-		}
-		return i
-	}
+	sets := newDisjoint(len(lines))
 	for i := range lines {
 		for j := i + 1; j < len(lines); j++ {
 			m := int(math.Ceil(4 * max(hs[i], hs[j])))
 			if boxes[i].Inset(-m).Overlaps(boxes[j]) {
-				parent[find(j)] = find(i)
+				sets.join(i, j)
 			}
 		}
 	}
+	find := sets.find
 	size := map[int]int{}
 	for i, l := range lines {
 		size[find(i)] += len(l)
@@ -269,3 +232,25 @@ func largestCluster(lines [][]int, comps []component) []int {
 	}
 	return out
 }
+
+// disjoint is a union-find forest over n elements.
+type disjoint []int
+
+func newDisjoint(n int) disjoint {
+	d := make(disjoint, n)
+	for i := range d {
+		d[i] = i
+	}
+	return d
+}
+
+func (d disjoint) find(i int) int {
+	for d[i] != i {
+		d[i] = d[d[i]]
+		i = d[i]
+	}
+	return i
+}
+
+// join merges j's set into i's.
+func (d disjoint) join(i, j int) { d[d.find(j)] = d.find(i) }

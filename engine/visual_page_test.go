@@ -1,0 +1,56 @@
+package engine
+
+import (
+	"image"
+	"math"
+	"testing"
+
+	"github.com/verifyd/verifyd/mrz"
+)
+
+// TestPageOf: the page an MRZ lies on, from the zone's corners and ICAO
+// 9303's geometry, and the scale that reads it at vizPxPerMM.
+func TestPageOf(t *testing.T) {
+	const ppm = 10.0 // the photo's pixels per mm
+	bounds := image.Rect(0, 0, 3000, 2000)
+	for _, tc := range []struct {
+		name   string
+		format mrz.Format
+		deg    float64 // the zone turned clockwise by this much
+	}{
+		{"passport, level", mrz.TD3, 0},
+		{"passport, turned 15°", mrz.TD3, 15},
+		{"card back, turned -10°", mrz.TD1, -10},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := float64(tc.format.Width()) * 2.54 * ppm
+			h := 12 * ppm
+			a := tc.deg * math.Pi / 180
+			at := func(x, y float64) image.Point { // around (1500, 1500)
+				return image.Pt(int(math.Round(1500+x*math.Cos(a)-y*math.Sin(a))), int(math.Round(1500+x*math.Sin(a)+y*math.Cos(a))))
+			}
+			loc := Located{Format: tc.format, Quad: [4]image.Point{at(-w/2, 0), at(w/2, 0), at(w/2, h), at(-w/2, h)}}
+			rect, side, ok := pageOf(loc, bounds)
+			if !ok {
+				t.Fatal("no page")
+			}
+			m := pageMM[tc.format]
+			// Every corner of the page (the zone extended by the page's
+			// margins) lies inside the crop, and the crop is no larger
+			// than the page turned.
+			for _, c := range [][2]float64{{-w/2 - m.left*ppm, -m.above * ppm}, {w/2 + m.right*ppm, -m.above * ppm},
+				{w/2 + m.right*ppm, h + m.below*ppm}, {-w/2 - m.left*ppm, h + m.below*ppm}} {
+				if p := at(c[0], c[1]); !p.In(rect.Inset(-2)) && p.In(bounds) {
+					t.Errorf("page corner %v outside the crop %v", p, rect)
+				}
+			}
+			// The scale: the crop's long side at vizPxPerMM instead of ppm.
+			if want := float64(max(rect.Dx(), rect.Dy())) * vizPxPerMM / ppm; math.Abs(float64(side)-want) > 0.01*want {
+				t.Errorf("side %d, want %.0f", side, want)
+			}
+		})
+	}
+	if _, _, ok := pageOf(Located{Format: mrz.TD3}, bounds); ok {
+		t.Error("a zone without corners gives a page")
+	}
+}
