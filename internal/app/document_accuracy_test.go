@@ -18,8 +18,8 @@ import (
 	"github.com/verifyd/verifyd/internal/app"
 	"github.com/verifyd/verifyd/internal/docgen"
 	"github.com/verifyd/verifyd/internal/testdb"
+	"github.com/verifyd/verifyd/internal/testserver"
 	"github.com/verifyd/verifyd/mrz"
-	"github.com/verifyd/verifyd/ocr"
 )
 
 var (
@@ -148,13 +148,7 @@ func TestDocumentDecisions(t *testing.T) {
 		}
 		t.Fatal(err)
 	}
-	tess := &ocr.Tesseract{}
-	if _, err := tess.Available(context.Background()); err != nil {
-		if errors.Is(err, ocr.ErrUnavailable) {
-			testdb.Skip(t, err.Error())
-		}
-		t.Fatal(err)
-	}
+	tess := testserver.OCR(t)
 	n := *docEvalN
 	if n == 0 {
 		n = 2

@@ -18,8 +18,8 @@ import (
 	"github.com/verifyd/verifyd/internal/docgen"
 	"github.com/verifyd/verifyd/internal/htmldoc"
 	"github.com/verifyd/verifyd/internal/testdb"
+	"github.com/verifyd/verifyd/internal/testserver"
 	"github.com/verifyd/verifyd/mrz"
-	"github.com/verifyd/verifyd/ocr"
 )
 
 var (
@@ -76,13 +76,7 @@ var htmlCases = []htmlCase{
 // -html.n 10` prints the table of docs/accuracy.md ("Documents from
 // another renderer"), and -html.seed 1 the same on other documents.
 func TestDocumentDecisionsHTML(t *testing.T) {
-	tess := &ocr.Tesseract{}
-	if _, err := tess.Available(context.Background()); err != nil {
-		if errors.Is(err, ocr.ErrUnavailable) {
-			testdb.Skip(t, err.Error())
-		}
-		t.Fatal(err)
-	}
+	tess := testserver.OCR(t)
 	rd, err := htmldoc.Start()
 	if errors.Is(err, htmldoc.ErrNoBrowser) {
 		testdb.Skip(t, err.Error())

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"image"
@@ -25,8 +24,8 @@ import (
 	"github.com/verifyd/verifyd/engine"
 	"github.com/verifyd/verifyd/internal/app"
 	"github.com/verifyd/verifyd/internal/testdb"
+	"github.com/verifyd/verifyd/internal/testserver"
 	"github.com/verifyd/verifyd/mrz"
-	"github.com/verifyd/verifyd/ocr"
 )
 
 var (
@@ -112,13 +111,7 @@ func generateIndependent(t *testing.T, n, seed int) string {
 //
 //	go test -count=1 -run TestDocumentDecisionsIndependent -v ./internal/app -args -indep.n 120 -indep.seed 1
 func TestDocumentDecisionsIndependent(t *testing.T) {
-	tess := &ocr.Tesseract{}
-	if _, err := tess.Available(context.Background()); err != nil {
-		if errors.Is(err, ocr.ErrUnavailable) {
-			testdb.Skip(t, err.Error())
-		}
-		t.Fatal(err)
-	}
+	tess := testserver.OCR(t)
 	dir := *indepDir
 	if dir == "" {
 		n := *indepN
