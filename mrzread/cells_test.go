@@ -151,9 +151,15 @@ func TestFillNames(t *testing.T) {
 			alt[0][k] = a
 			conf[0][k] = 0.9
 		}
-		got := fillNames(mrz.TD3, text, alt, conf)
+		guess := [][]byte{make([]byte, 44), make([]byte, 44)}
+		got := fillNames(mrz.TD3, text, alt, conf, guess)
 		if string(text[0]) != c.want || len(got) != c.corrected {
 			t.Errorf("%s: %s with %d corrections, want %s with %d", c.name, text[0], len(got), c.want, c.corrected)
+		}
+		for k := range c.want {
+			if c.want[k] == '?' && guess[0][k] != '<' {
+				t.Errorf("%s: position %d unreadable, guessed %q, want '<'", c.name, k, guess[0][k])
+			}
 		}
 		for _, cr := range got {
 			if cr.Field != FieldNames || conf[cr.Line][cr.Pos] > 0.5 {

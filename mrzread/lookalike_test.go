@@ -1,6 +1,7 @@
 package mrzread
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -157,6 +158,75 @@ func TestFieldOf(t *testing.T) {
 	} {
 		if got := FieldOf(tc.format, tc.line, tc.pos); got != tc.want {
 			t.Errorf("%v line %d pos %d: %q, want %q", tc.format, tc.line, tc.pos, got, tc.want)
+		}
+	}
+}
+
+// TestGuessUnchecked: unreadable characters of the name and header are
+// replaced by the reader's guesses and reported as corrections of their
+// field, but only when that leaves every check digit verifying and no
+// checked field unreadable.
+func TestGuessUnchecked(t *testing.T) {
+	td3 := []string{"P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<", "L898902C36UTO7408122F1204159ZE184226B<<<<<10"}
+	with := func(line, pos int, c byte) []string {
+		out := slices.Clone(td3)
+		b := []byte(out[line])
+		b[pos] = c
+		out[line] = string(b)
+		return out
+	}
+	cases := []struct {
+		name   string
+		lines  []string
+		guess  map[[2]int]byte
+		cutOff bool
+		want   []string // nil: no guess made
+		fields []string
+	}{
+		{"a letter of the surname", with(0, 7, '?'), map[[2]int]byte{{0, 7}: 'I'}, false, td3, []string{FieldNames}},
+		{"a wrong guess is still a guess", with(0, 7, '?'), map[[2]int]byte{{0, 7}: 'L'}, false, with(0, 7, 'L'), []string{FieldNames}},
+		{"the issuing state", with(0, 3, '?'), map[[2]int]byte{{0, 3}: 'T'}, false, td3, []string{FieldHeader}},
+		{"a filler past the name", with(0, 40, '?'), map[[2]int]byte{{0, 40}: '<'}, false, td3, []string{FieldNames}},
+		{"a digit of the document number", with(1, 2, '?'), map[[2]int]byte{{1, 2}: '8'}, false, nil, nil},
+		{"a cell outside the photo", with(0, 7, '?'), nil, false, nil, nil},
+		{"cut off", with(0, 7, '?'), map[[2]int]byte{{0, 7}: 'I'}, true, nil, nil},
+		{"a check digit failing elsewhere", func() []string { l := with(0, 7, '?'); b := []byte(l[1]); b[9] = '7'; l[1] = string(b); return l }(),
+			map[[2]int]byte{{0, 7}: 'I'}, false, nil, nil},
+		{"nothing to guess", td3, nil, false, nil, nil},
+	}
+	for _, c := range cases {
+		r := Result{Format: mrz.TD3, Lines: c.lines, CutOff: c.cutOff, guess: [][]byte{make([]byte, 44), make([]byte, 44)}}
+		for p, g := range c.guess {
+			r.guess[p[0]][p[1]] = g
+		}
+		for _, ck := range checks[mrz.TD3] {
+			lines := [][]byte{[]byte(c.lines[0]), []byte(c.lines[1])}
+			r.Valid = ck.verify(lines)
+			if !r.Valid {
+				break
+			}
+		}
+		r.Valid = r.Valid && !strings.Contains(strings.Join(c.lines, ""), "?")
+		got, ok := r.GuessUnchecked()
+		if ok != (c.want != nil) {
+			t.Errorf("%s: guessed %v, want %v", c.name, ok, c.want != nil)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		if !slices.Equal(got.Lines, c.want) || !got.Valid {
+			t.Errorf("%s: %q (valid %v), want %q", c.name, got.Lines, got.Valid, c.want)
+		}
+		var fields []string
+		for _, cr := range got.Corrections {
+			if cr.From != '?' {
+				t.Errorf("%s: correction %+v not from '?'", c.name, cr)
+			}
+			fields = append(fields, cr.Field)
+		}
+		if !slices.Equal(fields, c.fields) {
+			t.Errorf("%s: corrected %v, want %v", c.name, fields, c.fields)
 		}
 	}
 }

@@ -92,6 +92,10 @@ type Result struct {
 	// whatever its position allows (the layout forces a P, or an A, C
 	// or I, there).
 	code0 byte
+	// guess holds, per line and position, the best template of a cell
+	// reported as '?' ('<' for a cell with nothing visible in it; 0 for
+	// one outside the image), for GuessUnchecked.
+	guess [][]byte
 }
 
 // Span is the positions [Start, End) of line Line (0-based).
@@ -462,6 +466,7 @@ func readDet(g *gray, d *detection, ts *templateSet, hint mrz.Format) (Result, e
 	alt := make([][]byte, nl)
 	margin := make([][]float64, nl)
 	res.Confidence = make([][]float64, nl)
+	res.guess = make([][]byte, nl)
 	var outside [][]bool
 	patch := make([]float32, pw*ph)
 	cells := make([]cellResult, n)
@@ -470,6 +475,7 @@ func readDet(g *gray, d *detection, ts *templateSet, hint mrz.Format) (Result, e
 		scores[li] = make([][nClass]float32, n)
 		text[li] = make([]byte, n)
 		alt[li] = make([]byte, n)
+		res.guess[li] = make([]byte, n)
 		margin[li] = make([]float64, n)
 		res.Confidence[li] = make([]float64, n)
 		outside = append(outside, make([]bool, n))
@@ -490,6 +496,9 @@ func readDet(g *gray, d *detection, ts *templateSet, hint mrz.Format) (Result, e
 			outside[li][k] = cr.outside
 			if cr.outside || cr.empty {
 				text[li][k] = '?'
+				if !cr.outside {
+					res.guess[li][k] = '<'
+				}
 				continue
 			}
 			if li == 0 && k == 0 {
@@ -498,6 +507,7 @@ func readDet(g *gray, d *detection, ts *templateSet, hint mrz.Format) (Result, e
 			c1, c2, s1, s2 := top2(cr, allowed(cls[k]))
 			if s1 < Unreadable {
 				text[li][k] = '?'
+				res.guess[li][k] = c1
 				continue
 			}
 			text[li][k], alt[li][k] = c1, c2
@@ -526,7 +536,7 @@ func readDet(g *gray, d *detection, ts *templateSet, hint mrz.Format) (Result, e
 		return Result{}, errUnreadable
 	}
 	res.Corrections = repair(format, text, alt, margin, res.Confidence, scores)
-	res.Corrections = append(res.Corrections, fillNames(format, text, alt, res.Confidence)...)
+	res.Corrections = append(res.Corrections, fillNames(format, text, alt, res.Confidence, res.guess)...)
 	res.Alternatives = alt
 	for _, t := range text {
 		res.Lines = append(res.Lines, string(t))
@@ -1268,7 +1278,7 @@ var nameSpans = map[mrz.Format]span{
 // ('?', so the reading is not valid) when it is not: a letter there is
 // either a misread filler or evidence that the run of fillers was itself
 // misread.
-func fillNames(format mrz.Format, text, alt [][]byte, conf [][]float64) []Correction {
+func fillNames(format mrz.Format, text, alt [][]byte, conf [][]float64, guess [][]byte) []Correction {
 	sp, ok := nameSpans[format]
 	if !ok || sp.line >= len(text) {
 		return nil
@@ -1292,6 +1302,7 @@ func fillNames(format mrz.Format, text, alt [][]byte, conf [][]float64) []Correc
 		}
 		t[k] = '?'
 		conf[sp.line][k] = 0
+		guess[sp.line][k] = '<'
 	}
 	return out
 }
