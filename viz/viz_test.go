@@ -170,3 +170,26 @@ func TestSpelledOutDates(t *testing.T) {
 		}
 	}
 }
+
+// TestSurnameMisreadInTheMRZ: the MRZ's name has no check digit, and its
+// round OCR-B glyphs are misread among themselves (O as D or Q): a printed
+// YAMAMOTO confirms an MRZ read TAMAMDTD, but not another surname.
+func TestSurnameMisreadInTheMRZ(t *testing.T) {
+	for _, tt := range []struct {
+		mrz, printed string
+		want         Status
+	}{
+		{"TAMAMDTD", "YAMAMOTO", Match},
+		{"RQSSI", "ROSSI", Match},
+		{"ROSSI", "RUSSO", Mismatch},
+		{"TAMAMDTD", "NAKAMURA", Mismatch},
+	} {
+		f := mrz.Fields{Format: mrz.TD3, DocumentNumber: "L898902C3", Surname: tt.mrz,
+			BirthDate: mrz.Date{Year: 1974, Month: 8, Day: 12}, ExpiryDate: mrz.Date{Year: 2030, Month: 6, Day: 11}}
+		for _, fd := range Compare(NewZone(words(passportPage("12 AUG 1974", "11 JUN 2030", "L898902C3", tt.printed)...), DMY), f) {
+			if fd.Name == "surname" && fd.Status != tt.want {
+				t.Errorf("MRZ %s, printed %s: %s, want %s", tt.mrz, tt.printed, fd.Status, tt.want)
+			}
+		}
+	}
+}
