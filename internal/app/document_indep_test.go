@@ -5,25 +5,22 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
-	"fmt"
 	"image"
 	"image/draw"
 	_ "image/jpeg"
 	"image/png"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"sort"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/verifyd/verifyd"
 	"github.com/verifyd/verifyd/engine"
 	"github.com/verifyd/verifyd/internal/app"
-	"github.com/verifyd/verifyd/internal/testdb"
+	"github.com/verifyd/verifyd/internal/indepdocs"
 	"github.com/verifyd/verifyd/internal/testserver"
 	"github.com/verifyd/verifyd/mrz"
 )
@@ -72,34 +69,6 @@ func (c indepCase) want() []verifyd.Reason {
 	return out
 }
 
-// indepNow is the day the independent documents are generated for.
-var indepNow = time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
-
-// generateIndependent runs scripts/indepdocs/gen.py into a temporary
-// directory and returns the directory.
-func generateIndependent(t *testing.T, n, seed int) string {
-	t.Helper()
-	// Debian's python3, which its python3-pil and python3-numpy serve,
-	// before whatever python3 comes first in PATH.
-	py := ""
-	for _, c := range []string{"/usr/bin/python3", "python3"} {
-		if p, err := exec.LookPath(c); err == nil && exec.Command(p, "-c", "import PIL, numpy").Run() == nil {
-			py = p
-			break
-		}
-	}
-	if py == "" {
-		testdb.Skip(t, "the independent documents need python3 with PIL and numpy (Debian python3-pil python3-numpy)")
-	}
-	dir := t.TempDir()
-	cmd := exec.Command(py, filepath.Join(testdb.RepoRoot(t), "scripts", "indepdocs", "gen.py"),
-		"--out", dir, "--seed", fmt.Sprint(seed), "--n", fmt.Sprint(n), "--today", indepNow.Format(time.DateOnly))
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("gen.py: %v\n%s", err, out)
-	}
-	return dir
-}
-
 // TestDocumentDecisionsIndependent runs the document checks of the
 // production pipeline (decode, MRZ, visual zone) on documents that none of
 // our Go code drew or photographed: scripts/indepdocs/gen.py composes the
@@ -118,7 +87,7 @@ func TestDocumentDecisionsIndependent(t *testing.T) {
 		if n == 0 {
 			n = 14
 		}
-		dir = generateIndependent(t, n, *indepSeed)
+		dir = indepdocs.Generate(t, *indepSeed, n)
 	}
 	raw, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
 	if err != nil {
@@ -160,7 +129,7 @@ func TestDocumentDecisionsIndependent(t *testing.T) {
 			front, back = oracleCrop(t, front, c.Photo["front"].DocQuad), oracleCrop(t, back, c.Photo["back"].DocQuad)
 		}
 		in := &engine.Input{DocumentType: verifyd.DocumentType(c.Type), Country: c.Country,
-			Now: indepNow, Environment: verifyd.EnvProduction, Facts: map[string]any{},
+			Now: indepdocs.Today, Environment: verifyd.EnvProduction, Facts: map[string]any{},
 			Front: &engine.Image{Kind: verifyd.ImageDocumentFront, Bytes: front}}
 		if back != nil {
 			in.Back = &engine.Image{Kind: verifyd.ImageDocumentBack, Bytes: back}

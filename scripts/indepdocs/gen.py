@@ -2865,6 +2865,9 @@ def main(argv=None):
     ap.add_argument('--max-mp', type=float, default=12.0)
     ap.add_argument('--selftest', action='store_true')
     ap.add_argument('--quiet', action='store_true')
+    # --only 65,7 writes only those cases (by index) of the --n drawn with
+    # --seed, identical to a full run's: a test needs one case, not all.
+    ap.add_argument('--only')
     args = ap.parse_args(argv)
     if args.selftest:
         return selftest()
@@ -2915,7 +2918,10 @@ def main(argv=None):
             conds.append(r.choice(OTHER_CONDS))
     manifest = []
     t0 = time.time()
+    only = {int(x) for x in args.only.split(',')} if args.only else None
     for i, k in enumerate(kinds):
+        if only is not None and i not in only:
+            continue
         t1 = time.time()
         rec = run_case(i, k, conds[i], seeds[i], args, today, persons, args.out)
         manifest.append(rec)
