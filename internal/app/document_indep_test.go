@@ -5,10 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"image"
 	"image/draw"
 	_ "image/jpeg"
 	"image/png"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -113,6 +115,9 @@ func TestDocumentDecisionsIndependent(t *testing.T) {
 	byCase := map[string]*decisionTally{}
 	byCondition := map[string]*decisionTally{}
 	var wrongApprovals, accused, genuine, genuineApproved, genuineFailed int
+	// MRZ lines as the production reader read them, on documents whose
+	// zone is legible (not cut, covered or unreadable), by condition.
+	linesExact := map[string][2]int{}
 	for _, c := range cases {
 		if *indepOnly != "" && !strings.Contains(c.Case, *indepOnly) && !strings.Contains(c.Condition, *indepOnly) {
 			continue
@@ -140,6 +145,24 @@ func TestDocumentDecisionsIndependent(t *testing.T) {
 		}
 		got := outcome(d)
 		want := c.want()
+		if len(c.MRZ) > 0 && !slices.Contains([]string{"cut", "covered", "unreadable"}, c.Case) {
+			var read []string
+			for _, r := range d.Results {
+				if l, ok := r.Evidence["lines"].([]string); ok && r.Check == "document" {
+					read = l
+				}
+			}
+			for _, k := range []string{"all", c.Condition} {
+				n := linesExact[k]
+				for i, l := range c.MRZ {
+					n[1]++
+					if i < len(read) && read[i] == l {
+						n[0]++
+					}
+				}
+				linesExact[k] = n
+			}
+		}
 		for i, m := range []map[string]*decisionTally{byCase, byCondition} {
 			k := c.Case
 			if i == 1 {
@@ -183,6 +206,17 @@ func TestDocumentDecisionsIndependent(t *testing.T) {
 			tallies[i] = *m[k]
 		}
 		logTable(t, names, tallies)
+	}
+	if n := linesExact["all"]; n[1] > 0 {
+		conds := slices.Sorted(maps.Keys(linesExact))
+		var by []string
+		for _, k := range conds {
+			if k != "all" {
+				by = append(by, fmt.Sprintf("%s %d/%d", k, linesExact[k][0], linesExact[k][1]))
+			}
+		}
+		t.Logf("MRZ lines exact (production reader, legible zones): %d/%d (%.1f %%); %s", n[0], n[1],
+			100*float64(n[0])/float64(n[1]), strings.Join(by, ", "))
 	}
 	if genuine > 0 {
 		t.Logf("genuine: %d, approved %d (%.0f %%), failed %d (%.0f %%)", genuine, genuineApproved,
