@@ -17,12 +17,20 @@ import (
 // here, Tesseract itself in package ocr and end to end in internal/app.
 type printed []string
 
-func (p printed) Words(context.Context, *image.Gray, ocr.Options) ([]ocr.Word, error) {
+// Words lays the lines out on a page 1600 px wide and returns their boxes
+// in the coordinates of g, as an OCR engine does: viz reads a page at
+// several scales and merges the readings by their boxes.
+func (p printed) Words(_ context.Context, g *image.Gray, _ ocr.Options) ([]ocr.Word, error) {
+	k := 1.0
+	if g != nil && g.Rect.Dx() > 0 {
+		k = float64(g.Rect.Dx()) / 1600
+	}
+	at := func(x, y int) image.Point { return image.Pt(int(float64(x)*k), int(float64(y)*k)) }
 	var out []ocr.Word
 	for i, l := range p {
 		x := 10
 		for _, w := range strings.Fields(l) {
-			out = append(out, ocr.Word{Text: w, Conf: 0.9, Box: image.Rect(x, 10+60*i, x+20*len(w), 40+60*i), Block: 1, Line: i})
+			out = append(out, ocr.Word{Text: w, Conf: 0.9, Box: image.Rectangle{at(x, 10+60*i), at(x+20*len(w), 40+60*i)}, Block: 1, Line: i})
 			x += 20*len(w) + 15
 		}
 	}
