@@ -132,6 +132,10 @@ func (c DocumentCheck) Run(ctx context.Context, in *Input) Result {
 	if in.DocumentType != verifyd.DocPassport {
 		sides, hint = []*Image{in.Back, in.Front}, 0
 	}
+	// The first side whose zone parses is the document's; else the
+	// surest reading of any. A card's back can hold lines the reader
+	// takes for a zone (an address block, a barcode's caption) while the
+	// zone is on its front (TD2 cards): the front must be read too.
 	var read MRZRead
 	var side *Image
 	for _, s := range sides {
@@ -143,10 +147,18 @@ func (c DocumentCheck) Run(ctx context.Context, in *Input) Result {
 			return Errored(err, nil)
 		}
 		if len(r.Lines) > 0 {
-			read, side = r, s
-			break
+			if _, perr := mrz.Parse(r.Lines, mrz.WithNow(in.Now)); perr == nil {
+				read, side = r, s
+				break
+			}
+			if side == nil || r.Confidence > read.Confidence {
+				read, side = r, s
+			}
+			continue
 		}
-		read = r
+		if side == nil {
+			read = r
+		}
 	}
 	ev := map[string]any{"confidence": read.Confidence, "lines": read.Lines, "cut_off": read.CutOff, "covered": read.Covered}
 	for k, v := range read.Evidence {

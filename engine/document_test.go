@@ -166,3 +166,47 @@ func withState(l []string, state string) []string {
 	l[0] = l[0][:2] + state + l[0][5:]
 	return l
 }
+
+// bySide is an MRZ reader that returns a prepared read per photo.
+type bySide map[image.Image]engine.MRZRead
+
+func (s bySide) ReadMRZ(_ context.Context, img image.Image, _ mrz.Format) (engine.MRZRead, error) {
+	return s[img], nil
+}
+
+// TestDocumentCheckReadsBothSides: an ID card's back is read first, but
+// lines there that the reader took for a zone and that do not parse (an
+// address block; the zone of a TD2 card is on its front) must not hide the
+// front's valid zone; with neither valid, the surer reading decides.
+func TestDocumentCheckReadsBothSides(t *testing.T) {
+	t.Parallel()
+	card := mrz.Fields{Format: mrz.TD2, DocumentCode: "ID", IssuingState: "ESP", DocumentNumber: "CBK547469",
+		Surname: "GARCIA", GivenNames: "ISABEL", Nationality: "ESP", BirthDate: mrz.Date{Year: 1953, Month: 6, Day: 25},
+		Sex: "F", ExpiryDate: mrz.Date{Year: 2034, Month: 12, Day: 11}}
+	good := lines(t, card)
+	corrupt := append([]string(nil), good...)
+	b := []byte(corrupt[1])
+	b[9] = '0' + (b[9]-'0'+1)%10
+	corrupt[1] = string(b)
+	garbage := engine.MRZRead{Lines: []string{"AVLA?0LLACKNST?1RJJNSO????????", "?600?14???????????????????????", "F?????????????????????????????"}, Confidence: 0.14}
+	front := &engine.Image{Kind: verifyd.ImageDocumentFront, Image: image.NewGray(image.Rect(0, 0, 10, 10))}
+	back := &engine.Image{Kind: verifyd.ImageDocumentBack, Image: image.NewGray(image.Rect(0, 0, 11, 11))}
+	for _, tt := range []struct {
+		name        string
+		front, back engine.MRZRead
+		outcome     engine.Outcome
+		side        verifyd.ImageKind
+	}{
+		{"garbage on the back, the zone on the front", engine.MRZRead{Lines: good, Confidence: 0.9}, garbage, engine.Pass, verifyd.ImageDocumentFront},
+		{"the zone on the back", engine.MRZRead{}, engine.MRZRead{Lines: good, Confidence: 0.9}, engine.Pass, verifyd.ImageDocumentBack},
+		{"neither valid: the surer reading", engine.MRZRead{Lines: corrupt, Confidence: 0.9}, garbage, engine.Review, verifyd.ImageDocumentFront},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			in := &engine.Input{DocumentType: verifyd.DocIDCard, Country: "esp", Front: front, Back: back, Now: now, Facts: map[string]any{}}
+			r := engine.DocumentCheck{Reader: bySide{front.Image: tt.front, back.Image: tt.back}}.Run(context.Background(), in)
+			if r.Outcome != tt.outcome || r.Evidence["side"] != tt.side {
+				t.Fatalf("got %s on %v (%s), want %s on %s", r.Outcome, r.Evidence["side"], r.Detail, tt.outcome, tt.side)
+			}
+		})
+	}
+}
