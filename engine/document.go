@@ -138,26 +138,28 @@ func (c DocumentCheck) Run(ctx context.Context, in *Input) Result {
 	// zone is on its front (TD2 cards): the front must be read too.
 	var read MRZRead
 	var side *Image
+	var fields mrz.Fields
+	var err error // the chosen reading's parse error
 	for _, s := range sides {
 		if s == nil || s.Image == nil {
 			continue
 		}
-		r, err := c.Reader.ReadMRZ(ctx, s.Image, hint)
-		if err != nil {
-			return Errored(err, nil)
+		r, rerr := c.Reader.ReadMRZ(ctx, s.Image, hint)
+		if rerr != nil {
+			return Errored(rerr, nil)
 		}
-		if len(r.Lines) > 0 {
-			if _, perr := mrz.Parse(r.Lines, mrz.WithNow(in.Now)); perr == nil {
-				read, side = r, s
-				break
-			}
-			if side == nil || r.Confidence > read.Confidence {
-				read, side = r, s
+		if len(r.Lines) == 0 {
+			if side == nil {
+				read = r
 			}
 			continue
 		}
-		if side == nil {
-			read = r
+		f, perr := mrz.Parse(r.Lines, mrz.WithNow(in.Now))
+		if side == nil || perr == nil || r.Confidence > read.Confidence {
+			read, side, fields, err = r, s, f, perr
+		}
+		if perr == nil {
+			break
 		}
 	}
 	ev := map[string]any{"confidence": read.Confidence, "lines": read.Lines, "cut_off": read.CutOff, "covered": read.Covered}
@@ -170,7 +172,6 @@ func (c DocumentCheck) Run(ctx context.Context, in *Input) Result {
 	if len(read.Lines) == 0 {
 		return c.unread(ctx, in, read, "no machine-readable zone could be found or read", ev)
 	}
-	fields, err := mrz.Parse(read.Lines, mrz.WithNow(in.Now))
 	var fe *mrz.FormatError
 	var ce *mrz.CheckError
 	switch {

@@ -620,21 +620,8 @@ func TestProcessTimeoutIsTheRescueDelay(t *testing.T) {
 		},
 	}
 	cfg := fast
-	cfg.Logger = logger
 	cfg.RescueAfter = 2 * time.Minute
-	q, err := queue.New(db, cfg, h)
-	if err != nil {
-		t.Fatal(err)
-	}
-	db.SetEnqueuer(q)
-	if err := q.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		_ = q.Stop(ctx)
-	})
+	q := newQueue(t, db, cfg, h)
 	tx, err := db.SQL().BeginTx(t.Context(), nil)
 	if err != nil {
 		t.Fatal(err)
