@@ -535,7 +535,16 @@ func readDet(g *gray, d *detection, ts *templateSet, hint mrz.Format) (Result, e
 	if readable*5 < inside*2 {
 		return Result{}, errUnreadable
 	}
+	scored := make([][]bool, nl)
+	for li := range text {
+		scored[li] = make([]bool, n)
+		for k, c := range text[li] {
+			scored[li][k] = c != '?' && c != 0
+		}
+	}
+	spelled := decodeNames(format, text, alt, scores, scored)
 	res.Corrections = repair(format, text, alt, margin, res.Confidence, scores)
+	res.Corrections = append(res.Corrections, spelled...)
 	res.Corrections = append(res.Corrections, fillNames(format, text, alt, res.Confidence, res.guess)...)
 	res.Alternatives = alt
 	for _, t := range text {

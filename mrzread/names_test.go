@@ -1,0 +1,69 @@
+package mrzread
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/verifyd/verifyd/mrz"
+	"github.com/verifyd/verifyd/mrzread/internal/cell"
+)
+
+// TestDecodeNames reads TD1 name lines from made-up template scores: each
+// cell's printed character scores 0.80 and the look-alike the reader saw
+// scores rival (higher, where the glyph looked more like it).
+func TestDecodeNames(t *testing.T) {
+	tests := []struct {
+		name    string
+		printed string
+		rivals  map[int][2]any // position: look-alike, its score
+		want    string
+	}{
+		{"O read as Q at a word's end", "ROMERO<ALVAREZ<<CRISTINA", map[int][2]any{5: {byte('Q'), 0.83}}, "ROMERO<ALVAREZ<<CRISTINA"},
+		{"O read as Q, confidently", "ROSSI<<ALESSANDRO", map[int][2]any{1: {byte('Q'), 0.86}}, "ROSSI<<ALESSANDRO"},
+		{"O read as D twice", "YAMAMOTO<<SHOTA", map[int][2]any{5: {byte('D'), 0.82}, 7: {byte('D'), 0.82}}, "YAMAMOTO<<SHOTA"},
+		{"E read as F", "SMITH<<EMILY", map[int][2]any{7: {byte('F'), 0.82}}, "SMITH<<EMILY"},
+		{"a filler read as K", "KRAWCZYK<<LUKASZ", map[int][2]any{9: {byte('K'), 0.81}}, "KRAWCZYK<<LUKASZ"},
+		// A clear glyph keeps its letter, however rare the spelling:
+		// the O template lies beyond nameGap.
+		{"a clear Q stays", "QASIM<<ALI", map[int][2]any{0: {byte('O'), 0.68}}, "QASIM<<ALI"},
+		{"a clear D stays", "DNIPRO<<OLHA", map[int][2]any{0: {byte('O'), 0.66}}, "DNIPRO<<OLHA"},
+		{"no rival, no change", "NGUYEN<<THI<MAI", nil, "NGUYEN<<THI<MAI"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			line := tt.printed + strings.Repeat("<", 30-len(tt.printed))
+			text := [][]byte{make([]byte, 30), make([]byte, 30), []byte(line)}
+			alt := [][]byte{make([]byte, 30), make([]byte, 30), make([]byte, 30)}
+			scores := make([][][nClass]float32, 3)
+			scored := make([][]bool, 3)
+			for li := range scores {
+				scores[li] = make([][nClass]float32, 30)
+				scored[li] = make([]bool, 30)
+			}
+			for k := 0; k < 30; k++ {
+				for c := range scores[2][k] {
+					scores[2][k][c] = 0.2
+				}
+				scores[2][k][strings.IndexByte(cell.Alphabet, line[k])] = 0.80
+				scored[2][k] = true
+				if r, ok := tt.rivals[k]; ok {
+					ch := r[0].(byte)
+					scores[2][k][strings.IndexByte(cell.Alphabet, ch)] = float32(r[1].(float64))
+					text[2][k] = ch // what the best template alone reads
+				}
+			}
+			fixes := decodeNames(mrz.TD1, text, alt, scores, scored)
+			if got := strings.TrimRight(string(text[2]), "<"); got != tt.want {
+				t.Fatalf("read %q, want %q (corrections %+v)", got, tt.want, fixes)
+			}
+			if !strings.HasPrefix(tt.name, "a clear") && len(fixes) != len(tt.rivals) {
+				t.Errorf("%d corrections reported, want one per look-alike (%d)", len(fixes), len(tt.rivals))
+			}
+			for _, f := range fixes {
+				if f.Field != FieldNames || f.Line != 2 || alt[2][f.Pos] != f.From {
+					t.Errorf("correction %+v: want field %q on line 2 with the replaced character as runner-up", f, FieldNames)
+				}
+			}
+		})
+	}
+}
