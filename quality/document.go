@@ -107,16 +107,209 @@ func Central(b image.Rectangle, frac float64) image.Rectangle {
 // and what stands out is a part of it); callers then fall back to the
 // central region (DocumentRegion).
 func FindDocument(img image.Image) (image.Rectangle, bool) {
+	f, ok := findDocument(img)
+	if !ok {
+		return image.Rectangle{}, false
+	}
+	b := img.Bounds()
+	r := image.Rect(
+		b.Min.X+int(math.Floor(float64(f.box.Min.X)*f.sx)), b.Min.Y+int(math.Floor(float64(f.box.Min.Y)*f.sy)),
+		b.Min.X+int(math.Ceil(float64(f.box.Max.X)*f.sx)), b.Min.Y+int(math.Ceil(float64(f.box.Max.Y)*f.sy)),
+	)
+	return r.Intersect(b), true
+}
+
+// FindDocumentQuad is FindDocument's document as the corners of its
+// outline (top-left, top-right, bottom-right, bottom-left, in image
+// coordinates), for a document turned by less than 45°: each corner is
+// the document's extreme point in its diagonal direction, which for any
+// convex quadrilateral is a vertex. A card's rounded corners pull each
+// one inwards along its diagonal by under 1.5 % of the card's size,
+// nearly a uniform scaling, so a perspective correction from them keeps
+// its shape.
+func FindDocumentQuad(img image.Image) ([4][2]float64, bool) {
+	f, ok := findDocument(img)
+	if !ok {
+		return [4][2]float64{}, false
+	}
+	// Extremes of x+y (bottom-right), -(x+y) (top-left), x-y (top-right)
+	// and y-x (bottom-left).
+	dirs := [4][2]float64{{-1, -1}, {1, -1}, {1, 1}, {-1, 1}}
+	var best [4]float64
+	var at [4][2]int
+	for i := range best {
+		best[i] = math.Inf(-1)
+	}
+	for y := f.box.Min.Y; y < f.box.Max.Y; y++ {
+		for x := f.box.Min.X; x < f.box.Max.X; x++ {
+			if !f.doc[y*f.w+x] {
+				continue
+			}
+			for i, d := range dirs {
+				if v := d[0]*float64(x) + d[1]*float64(y); v > best[i] {
+					best[i], at[i] = v, [2]int{x, y}
+				}
+			}
+		}
+	}
+	// Refine: each side is a straight line fitted through the mask's
+	// edge between the extreme corners (their inner 80 %), which the
+	// rounded corners, a notch of glare or a shadow barely move; the
+	// corners are where the lines meet.
+	c := [4][2]float64{}
+	for i, p := range at {
+		c[i] = [2]float64{float64(p[0]) + 0.5 + 0.5*dirs[i][0], float64(p[1]) + 0.5 + 0.5*dirs[i][1]}
+	}
+	if r, ok := f.refineCorners(c); ok {
+		c = r
+	}
+	b := img.Bounds()
+	var q [4][2]float64
+	for i, p := range c {
+		q[i] = [2]float64{float64(b.Min.X) + p[0]*f.sx, float64(b.Min.Y) + p[1]*f.sy}
+	}
+	return q, true
+}
+
+// refineCorners fits the document's four sides to the mask's edge
+// between the rough corners c (thumbnail coordinates) and returns where
+// they meet, or false when a side has too few points or a corner moves
+// by more than a tenth of the document's size (the mask is not a
+// quadrilateral there).
+func (f found) refineCorners(c [4][2]float64) ([4][2]float64, bool) {
+	h := len(f.doc) / f.w
+	inside := func(x, y int) bool { return x >= 0 && y >= 0 && x < f.w && y < h && f.doc[y*f.w+x] }
+	// side i runs from corner i to corner i+1: top, right, bottom, left.
+	// Horizontal sides are y(x), vertical ones x(y).
+	var lines [4][2]float64 // a + b t
+	for i := range 4 {
+		p, q := c[i], c[(i+1)%4]
+		horizontal := i%2 == 0
+		var t0, t1 float64
+		if horizontal {
+			t0, t1 = min(p[0], q[0]), max(p[0], q[0])
+		} else {
+			t0, t1 = min(p[1], q[1]), max(p[1], q[1])
+		}
+		span := t1 - t0
+		t0, t1 = t0+0.1*span, t1-0.1*span
+		var pts [][2]float64
+		for t := int(math.Ceil(t0)); float64(t) <= t1; t++ {
+			// The outermost document pixel on this row or column, on
+			// the side's side.
+			e := -1
+			switch i {
+			case 0: // top: smallest y
+				for y := 0; y < h; y++ {
+					if inside(t, y) {
+						e = y
+						break
+					}
+				}
+			case 2: // bottom: largest y
+				for y := h - 1; y >= 0; y-- {
+					if inside(t, y) {
+						e = y + 1
+						break
+					}
+				}
+			case 1: // right: largest x
+				for x := f.w - 1; x >= 0; x-- {
+					if inside(x, t) {
+						e = x + 1
+						break
+					}
+				}
+			case 3: // left: smallest x
+				for x := 0; x < f.w; x++ {
+					if inside(x, t) {
+						e = x
+						break
+					}
+				}
+			}
+			if e >= 0 {
+				pts = append(pts, [2]float64{float64(t) + 0.5, float64(e)})
+			}
+		}
+		l, ok := fitLine(pts)
+		if !ok {
+			return c, false
+		}
+		lines[i] = l
+	}
+	var out [4][2]float64
+	size := math.Hypot(c[2][0]-c[0][0], c[2][1]-c[0][1])
+	for i := range 4 {
+		// Corner i is where side i-1 (vertical if i is even) meets side i.
+		hz, vt := lines[i&^1], lines[(i+3)%4]
+		if i%2 == 1 {
+			hz, vt = lines[(i+3)%4], lines[i]
+		}
+		// y = a + b x and x = c + d y.
+		d := 1 - hz[1]*vt[1]
+		if math.Abs(d) < 1e-6 {
+			return c, false
+		}
+		x := (vt[0] + vt[1]*hz[0]) / d
+		y := hz[0] + hz[1]*x
+		if math.Hypot(x-c[i][0], y-c[i][1]) > 0.1*size {
+			return c, false
+		}
+		out[i] = [2]float64{x, y}
+	}
+	return out, true
+}
+
+// fitLine fits v = a + b t through pts (t, v) by least squares, twice:
+// the second time without points more than 1.5 px from the first line.
+func fitLine(pts [][2]float64) ([2]float64, bool) {
+	fit := func(use func([2]float64) bool) ([2]float64, bool) {
+		var n, st, sv, stt, stv float64
+		for _, p := range pts {
+			if use(p) {
+				n++
+				st += p[0]
+				sv += p[1]
+				stt += p[0] * p[0]
+				stv += p[0] * p[1]
+			}
+		}
+		den := n*stt - st*st
+		if n < 5 || den == 0 {
+			return [2]float64{}, false
+		}
+		b := (n*stv - st*sv) / den
+		return [2]float64{(sv - b*st) / n, b}, true
+	}
+	l, ok := fit(func([2]float64) bool { return true })
+	if !ok {
+		return l, false
+	}
+	return fit(func(p [2]float64) bool { return math.Abs(p[1]-l[0]-l[1]*p[0]) <= 1.5 })
+}
+
+// found is findDocument's result: the document's mask on the w×h
+// thumbnail, its bounding box there, and the thumbnail's scale.
+type found struct {
+	doc    []bool
+	w      int
+	box    image.Rectangle
+	sx, sy float64
+}
+
+// findDocument is FindDocument on the thumbnail.
+func findDocument(img image.Image) (found, bool) {
 	b := img.Bounds()
 	if b.Dx() < 8 || b.Dy() < 8 {
-		return image.Rectangle{}, false
+		return found{}, false
 	}
 	t := newThumb(img, findSide)
 	w, h := t.w, t.h
 	bg, spread := t.background()
 	thr := math.Max(minContrast, spreadFactor*spread)
 	if thr > maxContrast {
-		return image.Rectangle{}, false
+		return found{}, false
 	}
 
 	// Mark pixels that differ from the background model.
@@ -130,7 +323,7 @@ func FindDocument(img image.Image) (image.Rectangle, bool) {
 
 	labels, comps := label(mask, w, h)
 	if len(comps) == 0 {
-		return image.Rectangle{}, false
+		return found{}, false
 	}
 	main := 0
 	for i, c := range comps {
@@ -167,7 +360,7 @@ func FindDocument(img image.Image) (image.Rectangle, bool) {
 		}
 	}
 	if clutter > maxClutter {
-		return image.Rectangle{}, false
+		return found{}, false
 	}
 	doc := make([]bool, w*h)
 	for i, l := range labels {
@@ -178,7 +371,7 @@ func FindDocument(img image.Image) (image.Rectangle, bool) {
 
 	boxArea := float64(box.Dx() * box.Dy())
 	if share := boxArea / float64(w*h); share < minDocArea || share > maxDocArea {
-		return image.Rectangle{}, false
+		return found{}, false
 	}
 	covered := 0
 	for y := box.Min.Y; y < box.Max.Y; y++ {
@@ -189,16 +382,10 @@ func FindDocument(img image.Image) (image.Rectangle, bool) {
 		}
 	}
 	if float64(covered) < minFill*boxArea {
-		return image.Rectangle{}, false
+		return found{}, false
 	}
 
-	// Back to image coordinates.
-	sx, sy := float64(b.Dx())/float64(w), float64(b.Dy())/float64(h)
-	r := image.Rect(
-		b.Min.X+int(math.Floor(float64(box.Min.X)*sx)), b.Min.Y+int(math.Floor(float64(box.Min.Y)*sy)),
-		b.Min.X+int(math.Ceil(float64(box.Max.X)*sx)), b.Min.Y+int(math.Ceil(float64(box.Max.Y)*sy)),
-	)
-	return r.Intersect(b), true
+	return found{doc: doc, w: w, box: box, sx: float64(b.Dx()) / float64(w), sy: float64(b.Dy()) / float64(h)}, true
 }
 
 // fillHoles sets the pixels of m (w×h) that cannot be reached from the

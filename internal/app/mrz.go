@@ -61,8 +61,10 @@ func (ocrReader) ReadMRZ(ctx context.Context, img image.Image, hint mrz.Format) 
 // lines the reader took for the zone's, so any crop that leaves out a
 // tenth is read. A crop, or a photo, too small for the reader's cells is
 // read again enlarged (readEnlarged). The crops are read only after a
-// failure, so readable photos cost nothing more. Corners are reported in
-// the photo's coordinates. When no reading is valid, the first whose only
+// failure, so readable photos cost nothing more. Last, the document is
+// warped upright from its outline's corners and read (readRectified).
+// Corners are reported in the photo's coordinates. When no reading is
+// valid, the first whose only
 // unreadable characters lie in the fields no check digit covers is
 // completed by mrzread's guesses (Result.GuessUnchecked).
 func readCropped(img image.Image, hint mrz.Format) (mrzread.Result, error) {
@@ -108,6 +110,12 @@ func readCropped(img image.Image, hint mrz.Format) (mrzread.Result, error) {
 				guessable = append(guessable, ur)
 			}
 		}
+	}
+	if rr, ok := readRectified(img, hint); ok {
+		if rr.Valid {
+			return rr, nil
+		}
+		guessable = append(guessable, rr)
 	}
 	for _, g := range guessable {
 		if gr, ok := g.GuessUnchecked(); ok {
