@@ -25,38 +25,9 @@ import (
 // Each reading must be the document's zone, with its corners inside the
 // page.
 func TestReadCroppedIndependentPhotos(t *testing.T) {
-	dir := indepdocs.Generate(t, 1, 120, 57, 65)
-	raw, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var cases []struct {
-		ID    string   `json:"id"`
-		Front string   `json:"front"`
-		MRZ   []string `json:"mrz"`
-		Photo struct {
-			Front struct {
-				Quad [][2]float64 `json:"doc_quad_px"`
-			} `json:"front"`
-		} `json:"photo"`
-	}
-	if err := json.Unmarshal(raw, &cases); err != nil {
-		t.Fatal(err)
-	}
-	if len(cases) != 2 {
-		t.Fatalf("%d cases generated, want 2", len(cases))
-	}
-	for _, c := range cases {
+	for _, c := range indepFronts(t, 57, 65) {
 		t.Run(c.ID, func(t *testing.T) {
-			f, err := os.Open(filepath.Join(dir, c.Front))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			img, _, err := image.Decode(f)
-			if err != nil {
-				t.Fatal(err)
-			}
+			img := c.Img
 			r, err := readCropped(img, mrz.TD3)
 			if err != nil {
 				t.Fatal(err)
@@ -65,7 +36,7 @@ func TestReadCroppedIndependentPhotos(t *testing.T) {
 				t.Fatalf("read %q (valid %v), want %q", r.Lines, r.Valid, c.MRZ)
 			}
 			var page image.Rectangle
-			for i, q := range c.Photo.Front.Quad {
+			for i, q := range c.Quad {
 				p := image.Rect(int(q[0]), int(q[1]), int(q[0])+1, int(q[1])+1)
 				if i == 0 {
 					page = p
@@ -88,42 +59,13 @@ func TestReadCroppedIndependentPhotos(t *testing.T) {
 // warped upright from its outline (readRectified). It also checks the
 // outline's corners against the generator's.
 func TestReadRectifiedIndependentPhotos(t *testing.T) {
-	dir := indepdocs.Generate(t, 1, 120, 16, 69)
-	raw, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var cases []struct {
-		ID    string   `json:"id"`
-		Front string   `json:"front"`
-		MRZ   []string `json:"mrz"`
-		Photo struct {
-			Front struct {
-				Quad [][2]float64 `json:"doc_quad_px"`
-			} `json:"front"`
-		} `json:"photo"`
-	}
-	if err := json.Unmarshal(raw, &cases); err != nil {
-		t.Fatal(err)
-	}
-	if len(cases) != 2 {
-		t.Fatalf("%d cases generated, want 2", len(cases))
-	}
-	for _, c := range cases {
+	for _, c := range indepFronts(t, 16, 69) {
 		t.Run(c.ID, func(t *testing.T) {
-			f, err := os.Open(filepath.Join(dir, c.Front))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			img, _, err := image.Decode(f)
-			if err != nil {
-				t.Fatal(err)
-			}
+			img := c.Img
 			if r, err := mrzread.Read(img, mrz.TD3); err == nil && r.Valid {
 				t.Fatalf("the photo reads as it is (%q): this case no longer tests rectification", r.Lines)
 			}
-			truth := c.Photo.Front.Quad
+			truth := c.Quad
 			q, ok := quality.FindDocumentQuad(img)
 			if !ok || len(truth) != 4 {
 				t.Fatalf("no outline found (%v), or the manifest has no quad (%v)", ok, truth)
@@ -150,4 +92,54 @@ func TestReadRectifiedIndependentPhotos(t *testing.T) {
 			}
 		})
 	}
+}
+
+// indepPhoto is one case of the independent generator: its front photo
+// decoded, its true MRZ and the document's true corners in the photo.
+type indepPhoto struct {
+	ID   string
+	Img  image.Image
+	MRZ  []string
+	Quad [][2]float64
+}
+
+// indepFronts generates the seed-1 cases only (indepdocs.Generate) and
+// decodes their front photos.
+func indepFronts(t *testing.T, only ...int) []indepPhoto {
+	t.Helper()
+	dir := indepdocs.Generate(t, 1, 120, only...)
+	raw, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []struct {
+		ID    string   `json:"id"`
+		Front string   `json:"front"`
+		MRZ   []string `json:"mrz"`
+		Photo struct {
+			Front struct {
+				Quad [][2]float64 `json:"doc_quad_px"`
+			} `json:"front"`
+		} `json:"photo"`
+	}
+	if err := json.Unmarshal(raw, &cases); err != nil {
+		t.Fatal(err)
+	}
+	if len(cases) != len(only) {
+		t.Fatalf("%d cases generated, want %d", len(cases), len(only))
+	}
+	var out []indepPhoto
+	for _, c := range cases {
+		f, err := os.Open(filepath.Join(dir, c.Front))
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, _, err := image.Decode(f)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, indepPhoto{ID: c.ID, Img: img, MRZ: c.MRZ, Quad: c.Photo.Front.Quad})
+	}
+	return out
 }
