@@ -45,6 +45,7 @@ func readRectified(img image.Image, hint mrz.Format) (mrzread.Result, bool) {
 	var r mrzread.Result
 	var rhm hom // the map of r's warp
 	read := false
+	src := luminance(img)
 	for _, aspect := range []float64{125.0 / 88, 85.6 / 54} {
 		dw, dh := rectifiedSide, int(math.Round(rectifiedSide/aspect))
 		if h > w {
@@ -55,7 +56,7 @@ func readRectified(img image.Image, hint mrz.Format) (mrzread.Result, bool) {
 		if !ok {
 			return mrzread.Result{}, false
 		}
-		rr, err := mrzread.Read(warpGray(luminance(img), hm, dw, dh), hint)
+		rr, err := mrzread.Read(warpGray(src, hm, dw, dh), hint)
 		if err != nil {
 			continue
 		}
