@@ -58,6 +58,14 @@ var nameLogProb = sync.OnceValue(func() *[27][27]float64 {
 // nameSymbols is the order of nameBigramCounts' rows and columns.
 const nameSymbols = "<ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
+// nameClass[i] is nameSymbols[i]'s index in the templates' alphabet.
+var nameClass = func() (c [len(nameSymbols)]int) {
+	for i := range c {
+		c[i] = strings.IndexByte(cell.Alphabet, nameSymbols[i])
+	}
+	return c
+}()
+
 // decodeNames rereads the name field of text (format's span) from the
 // cells' template scores with the name prior, changes the characters it
 // reads otherwise, and returns those changes as corrections of the field
@@ -96,11 +104,11 @@ func decodeRun(line, s, e int, afterFiller bool, t, alt []byte, sc [][nClass]flo
 	cands := make([][]cand, e-s)
 	for k := s; k < e; k++ {
 		best := float32(-2)
-		for i := 0; i < len(nameSymbols); i++ {
-			best = max(best, sc[k][strings.IndexByte(cell.Alphabet, nameSymbols[i])])
+		for _, c := range nameClass {
+			best = max(best, sc[k][c])
 		}
-		for i := 0; i < len(nameSymbols); i++ {
-			v := sc[k][strings.IndexByte(cell.Alphabet, nameSymbols[i])]
+		for i, c := range nameClass {
+			v := sc[k][c]
 			if best-v <= nameGap {
 				cands[k-s] = append(cands[k-s], cand{i, float64(v-best) / nameTemp})
 			}

@@ -4,6 +4,7 @@ import (
 	"image"
 	"math"
 
+	xdraw "golang.org/x/image/draw"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/verifyd/verifyd/mrz"
@@ -125,11 +126,7 @@ func luminance(img image.Image) *image.Gray {
 	}
 	b := img.Bounds()
 	g := image.NewGray(b)
-	for y := b.Min.Y; y < b.Max.Y; y++ {
-		for x := b.Min.X; x < b.Max.X; x++ {
-			g.Set(x, y, img.At(x, y))
-		}
-	}
+	xdraw.Draw(g, b, img, b.Min, xdraw.Src)
 	return g
 }
 
