@@ -10,23 +10,24 @@ import (
 )
 
 // monthNames maps the month abbreviations printed on documents (English,
-// French, German, Spanish, Italian, Dutch, Portuguese, Polish, Nordic;
-// folded to ASCII capitals) to months. Documents print
-// "12 JAN 1990", "12 JANV/JAN 1990" (France), "12 MAR/MAR 90", or
-// "12 MAA/MAR 1990" (Dutch passports abbreviate maart as MAA).
+// French, German, Spanish, Italian, Dutch, Portuguese, Polish, Nordic,
+// Turkish; folded to ASCII capitals) to months. Documents print
+// "12 JAN 1990", "12 JANV/JAN 1990" (France), "12 MAR/MAR 90",
+// "12 MAA/MAR 1990" (Dutch passports abbreviate maart as MAA) or
+// "22 ARA/DEC 1950" (Turkey: Aralık).
 var monthNames = map[string]time.Month{
-	"JAN": 1, "JANV": 1, "JANVIER": 1, "JANUARY": 1, "JANUAR": 1, "ENE": 1, "GEN": 1, "JANEIRO": 1, "STY": 1,
-	"FEB": 2, "FEV": 2, "FEVR": 2, "FEBRUARY": 2, "FEBRUAR": 2, "FEBR": 2, "LUT": 2,
+	"JAN": 1, "JANV": 1, "JANVIER": 1, "JANUARY": 1, "JANUAR": 1, "ENE": 1, "GEN": 1, "JANEIRO": 1, "STY": 1, "OCA": 1,
+	"FEB": 2, "FEV": 2, "FEVR": 2, "FEBRUARY": 2, "FEBRUAR": 2, "FEBR": 2, "LUT": 2, "SUB": 2,
 	"MAR": 3, "MARS": 3, "MARCH": 3, "MAERZ": 3, "MARZ": 3, "MRZ": 3, "MAART": 3, "MAA": 3, "MRT": 3, "MARZO": 3,
-	"APR": 4, "AVR": 4, "AVRIL": 4, "APRIL": 4, "ABR": 4, "KWI": 4,
+	"APR": 4, "AVR": 4, "AVRIL": 4, "APRIL": 4, "ABR": 4, "KWI": 4, "NIS": 4,
 	"MAY": 5, "MAI": 5, "MAG": 5, "MEI": 5, "MAJ": 5, "MAIO": 5, "MAYO": 5,
-	"JUN": 6, "JUIN": 6, "JUNE": 6, "JUNI": 6, "GIU": 6, "CZE": 6, "JUNIO": 6,
-	"JUL": 7, "JUIL": 7, "JULY": 7, "JULI": 7, "LUG": 7, "LIP": 7, "JULIO": 7,
-	"AUG": 8, "AOU": 8, "AOUT": 8, "AUGUST": 8, "AGO": 8, "SIE": 8, "AGOSTO": 8,
-	"SEP": 9, "SEPT": 9, "SEPTEMBER": 9, "SET": 9, "WRZ": 9,
-	"OCT": 10, "OKT": 10, "OCTOBER": 10, "OKTOBER": 10, "OTT": 10, "OUT": 10, "PAZ": 10,
-	"NOV": 11, "NOVEMBER": 11, "NOVEMBRE": 11, "LIS": 11,
-	"DEC": 12, "DEZ": 12, "DIC": 12, "DECEMBER": 12, "DEZEMBER": 12, "DECEMBRE": 12, "GRU": 12,
+	"JUN": 6, "JUIN": 6, "JUNE": 6, "JUNI": 6, "GIU": 6, "CZE": 6, "JUNIO": 6, "HAZ": 6,
+	"JUL": 7, "JUIL": 7, "JULY": 7, "JULI": 7, "LUG": 7, "LIP": 7, "JULIO": 7, "TEM": 7,
+	"AUG": 8, "AOU": 8, "AOUT": 8, "AUGUST": 8, "AGO": 8, "SIE": 8, "AGOSTO": 8, "AGU": 8,
+	"SEP": 9, "SEPT": 9, "SEPTEMBER": 9, "SET": 9, "WRZ": 9, "EYL": 9,
+	"OCT": 10, "OKT": 10, "OCTOBER": 10, "OKTOBER": 10, "OTT": 10, "OUT": 10, "PAZ": 10, "EKI": 10,
+	"NOV": 11, "NOVEMBER": 11, "NOVEMBRE": 11, "LIS": 11, "KAS": 11,
+	"DEC": 12, "DEZ": 12, "DIC": 12, "DECEMBER": 12, "DEZEMBER": 12, "DECEMBRE": 12, "GRU": 12, "ARA": 12,
 }
 
 // Date is a date printed in the visual zone.
@@ -93,8 +94,12 @@ var (
 	// 12 JAN 1990, 12 JANV/JAN 1990, 12JAN90, 12 MAR /MAR 90, and the
 	// second language's month after a slash OCR misread as a letter or
 	// dropped ("25 AUG IAOUT 24" for "25 AUG /AOÛT 24"): the first month
-	// decides, the second is only skipped.
-	namedDate = regexp.MustCompile(`([0-9]{1,2}) ?\.? ?([A-Z]{3,9})\.?(?: ?([/|]?) ?([A-Z]{3,10})\.?)? ?([0-9]{4}|[0-9]{2})`)
+	// decides, the second is only skipped — unless the first is no month
+	// we know (a national abbreviation in a script or language not
+	// listed: "26 ЖОВ/OCT 2024" read "26 KOB/OCT 2024"), when the second,
+	// usually English, decides. A quote OCR makes of a speck before the
+	// month ("07 "SEP 2029") is skipped.
+	namedDate = regexp.MustCompile(`([0-9]{1,2}) ?\.? ?(?:["'‘’“”] ?)?([A-Z]{3,9})\.?(?: ?([/|]?) ?([A-Z]{3,10})\.?)? ?([0-9]{4}|[0-9]{2})`)
 )
 
 // matches returns every match of re in s, overlapping ones included,
@@ -226,17 +231,23 @@ func parseDates(line string, order Order) []Date {
 		}
 		for _, loc := range matches(namedDate, fixed) {
 			mon, ok := month(sub(loc, 2))
-			if loc[8] >= 0 && sub(loc, 3) == "" {
-				// A second word with no slash before it is the second
-				// language's month only if it reads as one once the
-				// slash misread as I, L or | is dropped: "12 MAY CLOSE
-				// 22" in an address is no date.
+			if loc[8] >= 0 {
 				second := sub(loc, 4)
-				_, isMonth := month(second)
-				if !isMonth && len(second) > 3 && strings.ContainsRune("IL", rune(second[0])) {
-					_, isMonth = month(second[1:])
+				mon2, isMonth := month(second)
+				if !isMonth && sub(loc, 3) == "" && len(second) > 3 && strings.ContainsRune("IL", rune(second[0])) {
+					// The slash misread as I, L or | is dropped.
+					mon2, isMonth = month(second[1:])
 				}
-				ok = ok && isMonth
+				switch {
+				case !ok && isMonth:
+					// A first month we do not know: the second decides.
+					mon, ok = mon2, true
+				case sub(loc, 3) == "":
+					// A second word with no slash before it is the
+					// second language's month only if it reads as one:
+					// "12 MAY CLOSE 22" in an address is no date.
+					ok = ok && isMonth
+				}
 			}
 			if ok {
 				add(loc, sub(loc, 5), strconv.Itoa(int(mon)), sub(loc, 1), false)

@@ -24,6 +24,13 @@ func TestParseDates(t *testing.T) {
 		{"25 AUG IAOUT 34", DMY, []string{"__340825"}}, // the slash read as I
 		{"25 AUG AOUT 34", DMY, []string{"__340825"}},  // or dropped
 		{"10 MAA/MAR 1965", DMY, []string{"19650310"}},
+		{"22 ARA/DEC 1950", DMY, []string{"19501222"}},  // Turkish
+		{"02 EKİ/OCT 2029", DMY, []string{"20291002"}},  // folded: EKI
+		{"26 KOB/OCT 2034", DMY, []string{"20341026"}},  // ЖОВ misread: the second month decides
+		{"26 KOB IOCT 2034", DMY, []string{"20341026"}}, // and its slash misread
+		{"07 \"SEP 2029", DMY, []string{"20290907"}},    // a speck read as a quote
+		{"12 MAY CLOSE 22", DMY, nil},                   // an address: no second month
+		{"12 HIGH STREET 1990", DMY, nil},               // neither word a month
 		{"O4 JUL 2O31", DMY, []string{"20310704"}},
 		{"12 03 1990", DMY, []string{"19900312"}},
 		{"DATE OF ISSUE 11 JUN 2025 DATE OF EXPIRY 11 JUN 2035", DMY, []string{"20250611", "20350611"}},
