@@ -1,0 +1,167 @@
+package mrzread
+
+import (
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/verifyd/verifyd/mrz"
+	"github.com/verifyd/verifyd/mrzread/internal/cell"
+)
+
+// Document numbers and optional data admit letters and digits, so a
+// glyph read as its look-alike (0 as O, 2 as Z) is caught only by the
+// check digits, and those are mod 10: two O/0 swaps at weights 7 and 3
+// change the weighted sum by 24 × 10 and verify. On independently
+// rendered documents such pairs gave valid readings of wrong numbers
+// (3O731O for 307310 in a personal number, J5ZJZ9O444 for J52J290444).
+// decodeNumbers rereads those fields of a reading whose checks all
+// verify: among the look-alike swaps whose templates score nearly as
+// well as what was read, it takes the combination that keeps every check
+// verifying and best explains both the glyphs and how such fields are
+// written — in runs of letters and runs of digits (12345678, AB1234567)
+// more often than switching between the two at every character, and
+// seldom with the letters I, O and Q, which issuers of serial numbers
+// leave out for their likeness to 1 and 0 (as vehicle identification
+// numbers do, ISO 3779; German passport numbers such as C01X00T47 switch
+// often but use none of them) — when it is clearly better than the reading as it stands and than any
+// rival. A clear glyph keeps its character however the field is
+// written: the prior decides only between templates within numberGap.
+const (
+	// numberGap is how far below the character read a look-alike's
+	// template may score and still be considered (as nameGap).
+	numberGap = 0.10
+	// switchCost is the log-probability, in nats, a field pays each time
+	// it passes between a letter and a digit.
+	switchCost = 1.5
+	// avoidedCost is what a field pays for each I, O or Q in it.
+	avoidedCost = 1.5
+	// numberClearly is how much better, in nats, the chosen combination
+	// must explain the field than the reading as it stands and than the
+	// runner-up combination.
+	numberClearly = 1.0
+)
+
+// decodeNumbers applies the numbers prior to text (every check of format
+// already verifying) and returns its changes as corrections of their
+// fields, at most half confident.
+func decodeNumbers(format mrz.Format, text, alt [][]byte, scores [][][nClass]float32, conf [][]float64) []Correction {
+	cks := checks[format]
+	allVerify := func() bool {
+		for ci := range cks {
+			if !cks[ci].verify(text) {
+				return false
+			}
+		}
+		return true
+	}
+	if !allVerify() {
+		return nil
+	}
+	type cand struct {
+		p    [2]int
+		to   byte
+		emit float64 // log-likelihood of the glyph as to, against as read
+	}
+	var cands []cand
+	for li, cls := range classes[format] {
+		if li >= len(text) {
+			break
+		}
+		for k := 0; k < len(cls) && k < len(text[li]); k++ {
+			ch := text[li][k]
+			to, ok := lookAlike[ch]
+			if cls[k] != 'x' || !ok {
+				continue
+			}
+			sc := scores[li][k]
+			d := sc[strings.IndexByte(cell.Alphabet, to)] - sc[strings.IndexByte(cell.Alphabet, ch)]
+			if d >= -numberGap {
+				cands = append(cands, cand{[2]int{li, k}, to, float64(d) / nameTemp})
+			}
+		}
+	}
+	if len(cands) == 0 {
+		return nil
+	}
+	sort.SliceStable(cands, func(i, j int) bool { return cands[i].emit > cands[j].emit })
+	cands = cands[:min(len(cands), lookAlikeCandidates)]
+
+	// prior is the log-probability of the alphanumeric fields' writing:
+	// each switch between a letter and a digit next to each other costs,
+	// and each avoided letter.
+	prior := func() float64 {
+		v := 0.0
+		for li, cls := range classes[format] {
+			if li >= len(text) {
+				break
+			}
+			t := text[li]
+			for k := 0; k < len(cls) && k < len(t); k++ {
+				if cls[k] != 'x' {
+					continue
+				}
+				if t[k] == 'I' || t[k] == 'O' || t[k] == 'Q' {
+					v -= avoidedCost
+				}
+				if k > 0 && cls[k-1] == 'x' && t[k] != '<' && t[k-1] != '<' && isDigit(t[k]) != isDigit(t[k-1]) {
+					v -= switchCost
+				}
+			}
+		}
+		return v
+	}
+	current := prior()
+	best, second := current, math.Inf(-1)
+	var bestSet []int
+	var try func(start int, set []int, emit float64)
+	try = func(start int, set []int, emit float64) {
+		if len(set) > 0 {
+			olds := make([]byte, len(set))
+			for i, ci := range set {
+				c := cands[ci]
+				olds[i] = text[c.p[0]][c.p[1]]
+				text[c.p[0]][c.p[1]] = c.to
+			}
+			if allVerify() {
+				switch v := emit + prior(); {
+				case v > best:
+					best, second = v, best
+					bestSet = append([]int(nil), set...)
+				case v > second:
+					second = v
+				}
+			}
+			for i, ci := range set {
+				c := cands[ci]
+				text[c.p[0]][c.p[1]] = olds[i]
+			}
+		}
+		if len(set) == maxLookAlikes {
+			return
+		}
+		for i := start; i < len(cands); i++ {
+			try(i+1, append(set, i), emit+cands[i].emit)
+		}
+	}
+	try(0, nil, 0)
+	// The reading as it stands is a rival like any other combination.
+	if bestSet == nil || best-max(second, current) < numberClearly {
+		return nil
+	}
+	var out []Correction
+	for _, ci := range bestSet {
+		c := cands[ci]
+		ch := text[c.p[0]][c.p[1]]
+		out = append(out, Correction{Line: c.p[0], Pos: c.p[1], From: ch, To: c.to, Field: FieldOf(format, c.p[0], c.p[1])})
+		alt[c.p[0]][c.p[1]] = ch
+		text[c.p[0]][c.p[1]] = c.to
+		conf[c.p[0]][c.p[1]] = math.Min(conf[c.p[0]][c.p[1]], 0.5)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		return out[i].Line < out[j].Line || out[i].Line == out[j].Line && out[i].Pos < out[j].Pos
+	})
+	return out
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
