@@ -158,6 +158,12 @@ func TestDocumentDecisionsIndependent(t *testing.T) {
 					n[1]++
 					if i < len(read) && read[i] == l {
 						n[0]++
+					} else if *indepDump && k == "all" {
+						got := "(none)"
+						if i < len(read) {
+							got = read[i]
+						}
+						t.Logf("%s %s/%s MRZ line %d: read %s, want %s", c.ID, c.Case, c.Condition, i+1, got, l)
 					}
 				}
 				linesExact[k] = n
