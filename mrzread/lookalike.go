@@ -34,15 +34,7 @@ var lookAlike = map[byte]byte{
 // that explains every check is no longer reachable from its result).
 // When nothing makes every check verify, correct's result stands.
 func repair(format mrz.Format, text, alt [][]byte, margin, conf [][]float64, scores [][][nClass]float32) []Correction {
-	cks := checks[format]
-	allVerify := func() bool {
-		for ci := range cks {
-			if !cks[ci].verify(text) {
-				return false
-			}
-		}
-		return true
-	}
+	allVerify := func() bool { return verifies(format, text) }
 	saved := snapshot(text, alt, conf)
 	out := correct(format, text, alt, margin, conf)
 	if allVerify() {
@@ -109,13 +101,7 @@ const (
 // has the printed data confirm it) at most half confident.
 func lookAlikes(format mrz.Format, text [][]byte, scores [][][nClass]float32, conf [][]float64) []Correction {
 	cks := checks[format]
-	failing := false
-	for ci := range cks {
-		if !cks[ci].verify(text) {
-			failing = true
-		}
-	}
-	if !failing {
+	if verifies(format, text) {
 		return nil
 	}
 	// Positions covered by a field check that verifies stay as read; the
@@ -161,50 +147,27 @@ func lookAlikes(format mrz.Format, text [][]byte, scores [][][nClass]float32, co
 	}
 	sort.SliceStable(cands, func(i, j int) bool { return cands[i].cost < cands[j].cost })
 	cands = cands[:min(len(cands), lookAlikeCandidates)]
-
-	allVerify := func() bool {
-		for ci := range cks {
-			if !cks[ci].verify(text) {
-				return false
-			}
-		}
-		return true
+	swaps := make([]swap, len(cands))
+	for i, c := range cands {
+		swaps[i] = swap{c.p, c.to}
 	}
+
+	allVerify := func() bool { return verifies(format, text) }
 	best, second := math.Inf(1), math.Inf(1)
 	var bestSet []int
-	var try func(start int, set []int, cost float64)
-	try = func(start int, set []int, cost float64) {
-		if len(set) > 0 {
-			// Swap in, test, swap back.
-			olds := make([]byte, len(set))
-			for i, ci := range set {
-				c := cands[ci]
-				olds[i] = text[c.p[0]][c.p[1]]
-				text[c.p[0]][c.p[1]] = c.to
-			}
-			ok := allVerify()
-			for i, ci := range set {
-				c := cands[ci]
-				text[c.p[0]][c.p[1]] = olds[i]
-			}
-			if ok {
-				switch {
-				case cost < best:
-					best, second = cost, best
-					bestSet = append([]int(nil), set...)
-				case cost < second:
-					second = cost
-				}
-			}
+	verifyingSets(text, swaps, allVerify, func(set []int) {
+		cost := 0.0
+		for _, i := range set {
+			cost += cands[i].cost
 		}
-		if len(set) == maxLookAlikes {
-			return
+		switch {
+		case cost < best:
+			best, second = cost, best
+			bestSet = append([]int(nil), set...)
+		case cost < second:
+			second = cost
 		}
-		for i := start; i < len(cands); i++ {
-			try(i+1, append(set, i), cost+cands[i].cost)
-		}
-	}
-	try(0, nil, 0)
+	})
 	// Another combination that verifies at nearly the same cost is as
 	// likely: a guess, not a repair.
 	const clearly = 0.05
@@ -229,4 +192,53 @@ func lookAlikes(format mrz.Format, text [][]byte, scores [][][nClass]float32, co
 		conf[c.p[0]][c.p[1]] = math.Min(conf[c.p[0]][c.p[1]], 0.5)
 	}
 	return out
+}
+
+// swap is one character of a reading changed for another: the character
+// at p (line, position) to to.
+type swap struct {
+	p  [2]int
+	to byte
+}
+
+// verifyingSets calls visit with every set of at most maxLookAlikes of
+// swaps (their indices, ascending) that makes verify hold, while the set
+// is applied to text; text is as it was when it returns.
+func verifyingSets(text [][]byte, swaps []swap, verify func() bool, visit func(set []int)) {
+	var try func(start int, set []int)
+	try = func(start int, set []int) {
+		if len(set) > 0 {
+			olds := make([]byte, len(set))
+			for i, si := range set {
+				s := swaps[si]
+				olds[i] = text[s.p[0]][s.p[1]]
+				text[s.p[0]][s.p[1]] = s.to
+			}
+			if verify() {
+				visit(set)
+			}
+			for i, si := range set {
+				s := swaps[si]
+				text[s.p[0]][s.p[1]] = olds[i]
+			}
+		}
+		if len(set) == maxLookAlikes {
+			return
+		}
+		for i := start; i < len(swaps); i++ {
+			try(i+1, append(set, i))
+		}
+	}
+	try(0, nil)
+}
+
+// verifies reports whether every check digit of format verifies on text.
+func verifies(format mrz.Format, text [][]byte) bool {
+	cks := checks[format]
+	for ci := range cks {
+		if !cks[ci].verify(text) {
+			return false
+		}
+	}
+	return true
 }

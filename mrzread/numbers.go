@@ -46,15 +46,7 @@ const (
 // already verifying) and returns its changes as corrections of their
 // fields, at most half confident.
 func decodeNumbers(format mrz.Format, text, alt [][]byte, scores [][][nClass]float32, conf [][]float64) []Correction {
-	cks := checks[format]
-	allVerify := func() bool {
-		for ci := range cks {
-			if !cks[ci].verify(text) {
-				return false
-			}
-		}
-		return true
-	}
+	allVerify := func() bool { return verifies(format, text) }
 	if !allVerify() {
 		return nil
 	}
@@ -111,40 +103,26 @@ func decodeNumbers(format mrz.Format, text, alt [][]byte, scores [][][nClass]flo
 		}
 		return v
 	}
+	swaps := make([]swap, len(cands))
+	for i, c := range cands {
+		swaps[i] = swap{c.p, c.to}
+	}
 	current := prior()
 	best, second := current, math.Inf(-1)
 	var bestSet []int
-	var try func(start int, set []int, emit float64)
-	try = func(start int, set []int, emit float64) {
-		if len(set) > 0 {
-			olds := make([]byte, len(set))
-			for i, ci := range set {
-				c := cands[ci]
-				olds[i] = text[c.p[0]][c.p[1]]
-				text[c.p[0]][c.p[1]] = c.to
-			}
-			if allVerify() {
-				switch v := emit + prior(); {
-				case v > best:
-					best, second = v, best
-					bestSet = append([]int(nil), set...)
-				case v > second:
-					second = v
-				}
-			}
-			for i, ci := range set {
-				c := cands[ci]
-				text[c.p[0]][c.p[1]] = olds[i]
-			}
+	verifyingSets(text, swaps, allVerify, func(set []int) {
+		v := prior()
+		for _, i := range set {
+			v += cands[i].emit
 		}
-		if len(set) == maxLookAlikes {
-			return
+		switch {
+		case v > best:
+			best, second = v, best
+			bestSet = append([]int(nil), set...)
+		case v > second:
+			second = v
 		}
-		for i := start; i < len(cands); i++ {
-			try(i+1, append(set, i), emit+cands[i].emit)
-		}
-	}
-	try(0, nil, 0)
+	})
 	// The reading as it stands is a rival like any other combination.
 	if bestSet == nil || best-max(second, current) < numberClearly {
 		return nil
