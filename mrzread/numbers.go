@@ -24,9 +24,10 @@ import (
 // seldom with the letters I, O and Q, which issuers of serial numbers
 // leave out for their likeness to 1 and 0 (as vehicle identification
 // numbers do, ISO 3779; German passport numbers such as C01X00T47 switch
-// often but use none of them) — when it is clearly better than the reading as it stands and than any
-// rival. A clear glyph keeps its character however the field is
-// written: the prior decides only between templates within numberGap.
+// often but use none of them) — when it is clearly better than the
+// reading as it stands and than any rival. A clear glyph keeps its
+// character however the field is written: the prior decides only between
+// templates within numberGap.
 const (
 	// numberGap is how far below the character read a look-alike's
 	// template may score and still be considered (as nameGap).
