@@ -66,8 +66,8 @@ func enrol(t *testing.T, ctx context.Context, c *dashClock, u *dashUser, page st
 	waitJS(t, ctx, "the keys page", `location.pathname === '/dashboard/keys'`)
 }
 
-// logIn signs in with the next TOTP code.
-func logIn(t *testing.T, ctx context.Context, ts *testserver.Server, c *dashClock, u dashUser) {
+// logIn signs in with the next TOTP code and returns that code.
+func logIn(t *testing.T, ctx context.Context, ts *testserver.Server, c *dashClock, u dashUser) (code string) {
 	t.Helper()
 	c.next()
 	code, err := dashboard.TOTPCode(u.secret, c.now())
@@ -82,6 +82,7 @@ func logIn(t *testing.T, ctx context.Context, ts *testserver.Server, c *dashCloc
 		chromedp.SendKeys(chromedp.ID("code"), code),
 		chromedp.Submit(chromedp.ID("code")))
 	waitJS(t, ctx, "the keys page", `location.pathname === '/dashboard/keys'`)
+	return code
 }
 
 // open navigates to a dashboard page and waits for its heading.
@@ -337,8 +338,10 @@ func TestDashboardRolesInChromium(t *testing.T) {
 
 	// Signing in again takes the password and a new code; a code used
 	// once is refused.
-	logIn(t, ctx, ts, c, *viewer)
-	code, _ := dashboard.TOTPCode(viewer.secret, c.now())
+	// The code logIn used, not one computed again: the test clock follows
+	// the wall clock, and on a slow machine a second computation can fall
+	// in the next 30-second step, a fresh code the server rightly accepts.
+	code := logIn(t, ctx, ts, c, *viewer)
 	do(t, ctx, "sign in again with the same code", clearCookies(), chromedp.Navigate(ts.HTTP.URL+"/dashboard/login"))
 	waitJS(t, ctx, "the login form", `!!document.getElementById('code')`)
 	do(t, ctx, "sign in", chromedp.SendKeys(chromedp.ID("email"), viewer.email), chromedp.SendKeys(chromedp.ID("password"), dashPassword),
