@@ -48,7 +48,8 @@ func (c VisualZoneCheck) Run(ctx context.Context, in *Input) Result {
 	}
 	loc, _ := in.Facts[FactMRZRead].(Located)
 	enough := func(z viz.Zone) bool { return viz.Compare(z, fields).AllMatch() }
-	z, err := readSides(ctx, c.OCR, in, loc, orderFor(in.Country), enough)
+	spots := func(side, all viz.Zone) []viz.Spot { return side.Spots(fields, viz.Compare(all, fields)) }
+	z, err := readSides(ctx, c.OCR, in, loc, orderFor(in.Country), enough, spots)
 	if err != nil {
 		return Errored(err, nil)
 	}
@@ -103,15 +104,19 @@ func orderFor(country string) viz.Order {
 // printed data; a passport's data page, whose MRZ is masked out), then the
 // side with the MRZ when it is another photo and the front was not enough.
 // Words of the second photo are placed below the first's, so that labels
-// are only ever taken from the same photo.
-func readSides(ctx context.Context, eng ocr.Engine, in *Input, loc Located, order viz.Order, enough func(viz.Zone) bool) (viz.Zone, error) {
+// are only ever taken from the same photo. When a side's reading is not
+// enough, the places spots (nil: none) names on it, given what that side
+// and all sides so far read, are read again (viz.Reread) before the next
+// side.
+func readSides(ctx context.Context, eng ocr.Engine, in *Input, loc Located, order viz.Order, enough func(viz.Zone) bool,
+	spots func(side, all viz.Zone) []viz.Spot) (viz.Zone, error) {
 	var sides []*Image
 	for _, s := range []*Image{in.Front, loc.Side} {
 		if s != nil && s.Image != nil && (len(sides) == 0 || sides[0] != s) {
 			sides = append(sides, s)
 		}
 	}
-	var words []ocr.Word
+	var words, rereads []ocr.Word
 	var z viz.Zone
 	for _, s := range sides {
 		r := viz.Region{}
@@ -158,7 +163,22 @@ func readSides(ctx context.Context, eng ocr.Engine, in *Input, loc Located, orde
 			more = append(more, l.Words...)
 		}
 		words = viz.Append(words, more, 1, dy)
-		z = viz.NewZone(words, order)
+		z = viz.NewZone(words, order).WithRereads(rereads, order)
+		if enough(z) {
+			break
+		}
+		if spots == nil {
+			continue
+		}
+		base := z
+		again, err := viz.Reread(ctx, eng, s.Image, r, spots(got, z), func(w []ocr.Word) bool {
+			return enough(base.WithRereads(viz.Append(nil, w, 1, dy), order))
+		})
+		if err != nil {
+			return viz.Zone{}, err
+		}
+		rereads = viz.Append(rereads, again, 1, dy)
+		z = viz.NewZone(words, order).WithRereads(rereads, order)
 		if enough(z) {
 			break
 		}
@@ -274,7 +294,7 @@ func (d *DriverLicence) Run(ctx context.Context, in *Input) Result {
 		e, okE := z.DateFor(viz.RoleExpiry)
 		return okB && okE && trusted(b) && trusted(e) && b.Role == viz.RoleBirth && e.Role == viz.RoleExpiry
 	}
-	z, err = readSides(ctx, d.OCR, in, Located{}, order, enough)
+	z, err = readSides(ctx, d.OCR, in, Located{}, order, enough, nil)
 	if err != nil {
 		return Errored(err, nil)
 	}

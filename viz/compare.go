@@ -164,9 +164,15 @@ func onlyDigits(s string) string {
 // the latest for an expiry date. With fewer dates read, an unlabelled date
 // could be any of them.
 func (z Zone) dateFor(role Role) (Date, bool) {
+	var dates []Date
+	for _, d := range z.Dates {
+		if !d.Reread {
+			dates = append(dates, d)
+		}
+	}
 	var best Date
 	found := false
-	for _, d := range z.Dates {
+	for _, d := range dates {
 		if d.Role == role && (!found || d.Conf > best.Conf) {
 			best, found = d, true
 		}
@@ -175,14 +181,14 @@ func (z Zone) dateFor(role Role) (Date, bool) {
 		return best, true
 	}
 	distinct := map[string]bool{}
-	for _, d := range z.Dates {
+	for _, d := range dates {
 		distinct[d.Digits] = true
 	}
 	if len(distinct) < 3 {
 		return Date{}, false
 	}
-	earliest, latest := z.Dates[0], z.Dates[0]
-	for _, d := range z.Dates[1:] {
+	earliest, latest := dates[0], dates[0]
+	for _, d := range dates[1:] {
 		if resolved(d).Before(resolved(earliest)) {
 			earliest = d
 		}
@@ -407,7 +413,7 @@ func hasAny(tokens, words []string) bool {
 // candidates.
 func (z Zone) valueFor(isLabel func([]string) bool, isValue func(string) bool) (string, float64, bool) {
 	for i, l := range z.Lines {
-		if l.MRZ {
+		if l.MRZ || l.Reread {
 			continue
 		}
 		tokens := strings.FieldsFunc(l.Text, func(r rune) bool { return r == ' ' || r == '/' || r == ':' || r == ',' })
@@ -461,7 +467,7 @@ func (z Zone) valueBelow(i int, isValue func(string) bool) (string, float64, boo
 		if dy > 2*h {
 			break
 		}
-		if b.MRZ || dy < -h/2 || b.Box.Max.X < l.Box.Min.X || b.Box.Min.X > l.Box.Max.X {
+		if b.MRZ || b.Reread || dy < -h/2 || b.Box.Max.X < l.Box.Min.X || b.Box.Min.X > l.Box.Max.X {
 			continue
 		}
 		if roleOfText(b.Text) != RoleNone || isLabelLine(b.Text) {
@@ -483,7 +489,7 @@ func (z Zone) valueRight(i int, isLabel func([]string) bool, isValue func(string
 	h := max(l.Box.Dy(), 1)
 	bestLine, bestWord, bestX := -1, -1, 1<<30
 	for j, a := range z.Lines {
-		if j == i || a.MRZ {
+		if j == i || a.MRZ || a.Reread {
 			continue
 		}
 		for k, w := range a.Words {

@@ -55,6 +55,9 @@ type Date struct {
 	// certain than Tesseract's word confidence, which rates numeric dates
 	// low).
 	Reads int
+	// Reread marks a date read on a re-read line (Zone.WithRereads): it
+	// can only confirm the MRZ's date, never stand for a role.
+	Reread bool
 }
 
 // Role is what a printed date or value stands for, from its label.

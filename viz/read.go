@@ -34,9 +34,28 @@ type Region struct {
 
 // Prepare crops, levels and scales the document for OCR, in grey levels.
 func Prepare(img image.Image, r Region) *image.Gray {
-	rect := r.Rect.Intersect(img.Bounds())
+	src := img
+	if len(r.Mask) > 0 {
+		src = masked(img, r.Mask)
+	}
+	g := geometryOf(img.Bounds(), r)
+	return g.draw(src, image.Rect(0, 0, g.w, g.h), 1, g.s < 0.75)
+}
+
+// geometry is how Prepare maps a photo onto the page it reads: m takes
+// the photo's coordinates to the page's, a page of w × h pixels, scaled by
+// s from the crop rect.
+type geometry struct {
+	rect image.Rectangle
+	m    f64.Aff3
+	w, h int
+	s    float64
+}
+
+func geometryOf(bounds image.Rectangle, r Region) geometry {
+	rect := r.Rect.Intersect(bounds)
 	if rect.Empty() {
-		rect = img.Bounds()
+		rect = bounds
 	}
 	long := float64(max(rect.Dx(), rect.Dy()))
 	side := float64(TargetSide)
@@ -51,13 +70,7 @@ func Prepare(img image.Image, r Region) *image.Gray {
 	cos, sin := math.Cos(a), math.Sin(a)
 	ow := int(math.Ceil(math.Abs(float64(w)*cos) + math.Abs(float64(h)*sin)))
 	oh := int(math.Ceil(math.Abs(float64(w)*sin) + math.Abs(float64(h)*cos)))
-	src := img
-	if len(r.Mask) > 0 {
-		src = masked(img, r.Mask)
-	}
-	dst := image.NewGray(image.Rect(0, 0, ow, oh))
-	draw.Draw(dst, dst.Bounds(), image.White, image.Point{}, draw.Src)
-	// dst = T(ow/2, oh/2) · R(a) · S(s) · T(-centre of rect)
+	// page = T(ow/2, oh/2) · R(a) · S(s) · T(-centre of rect)
 	cx, cy := float64(rect.Min.X)+float64(rect.Dx())/2, float64(rect.Min.Y)+float64(rect.Dy())/2
 	m := f64.Aff3{
 		s * cos, -s * sin, 0,
@@ -65,11 +78,27 @@ func Prepare(img image.Image, r Region) *image.Gray {
 	}
 	m[2] = float64(ow)/2 - (m[0]*cx + m[1]*cy)
 	m[5] = float64(oh)/2 - (m[3]*cx + m[4]*cy)
+	return geometry{rect: rect, m: m, w: ow, h: oh, s: s}
+}
+
+// draw renders the window of the page (in the page's coordinates)
+// enlarged k times, from src (the photo, masked). fast trades averaging
+// for speed where the photo is shrunk.
+func (g geometry) draw(src image.Image, window image.Rectangle, k float64, fast bool) *image.Gray {
+	w, h := int(math.Round(float64(window.Dx())*k)), int(math.Round(float64(window.Dy())*k))
+	dst := image.NewGray(image.Rect(0, 0, w, h))
+	draw.Draw(dst, dst.Bounds(), image.White, image.Point{}, draw.Src)
+	m := g.m
+	for i := range m {
+		m[i] *= k
+	}
+	m[2] -= float64(window.Min.X) * k
+	m[5] -= float64(window.Min.Y) * k
 	interp := xdraw.Interpolator(xdraw.BiLinear)
-	if s < 0.75 {
+	if fast {
 		interp = xdraw.ApproxBiLinear // shrinking: averaging matters less than speed here
 	}
-	interp.Transform(dst, m, src, rect, xdraw.Over, nil)
+	interp.Transform(dst, m, src, g.rect, xdraw.Over, nil)
 	return dst
 }
 

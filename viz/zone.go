@@ -22,6 +22,9 @@ type Line struct {
 	// MRZ marks a line that belongs to a machine-readable zone: it is
 	// ignored when the visual zone is compared with the MRZ.
 	MRZ bool
+	// Reread marks a line of a spot read again (Reread): it can confirm
+	// a field, but is never taken for a label or a contradicting value.
+	Reread bool
 }
 
 // Zone is what was read of a document's visual inspection zone.
@@ -255,7 +258,7 @@ func (z *Zone) labelOf(i int, value string) Role {
 	// has no label: a label further up belongs to another row.
 	nearest, nearestDy := -1, 1<<30
 	for j, a := range z.Lines {
-		if j == i || a.MRZ {
+		if j == i || a.MRZ || a.Reread {
 			continue
 		}
 		dy := box.Min.Y - a.Box.Max.Y
@@ -291,7 +294,7 @@ func (z *Zone) labelOf(i int, value string) Role {
 func (z *Zone) labelLeft(i int, box image.Rectangle, h int) (role Role, found bool) {
 	bestLine, bestWord, bestX := -1, -1, -1<<30
 	for j, a := range z.Lines {
-		if j == i || a.MRZ {
+		if j == i || a.MRZ || a.Reread {
 			continue
 		}
 		for k, w := range a.Words {
