@@ -1,0 +1,90 @@
+package viz_test
+
+import (
+	"context"
+	"image"
+	"image/draw"
+	"testing"
+
+	"golang.org/x/image/font"
+	"golang.org/x/image/font/gofont/goregular"
+	"golang.org/x/image/font/opentype"
+	"golang.org/x/image/math/fixed"
+
+	"github.com/verifyd/verifyd/internal/testdb"
+	"github.com/verifyd/verifyd/mrz"
+	"github.com/verifyd/verifyd/ocr"
+	"github.com/verifyd/verifyd/viz"
+)
+
+// TestRereadWithTesseract reads a spot again with the tesseract program
+// from a photo twice the page's scale: the words come back in the page's
+// coordinates, where the value lies, and confirm the MRZ's birth date.
+func TestRereadWithTesseract(t *testing.T) {
+	tess := &ocr.Tesseract{}
+	if _, err := tess.Available(context.Background()); err != nil {
+		testdb.Skip(t, err.Error())
+	}
+	// A 2400 × 1600 photo read as a 1200-pixel page: the page's
+	// coordinates are the photo's halved.
+	photo := image.NewGray(image.Rect(0, 0, 2400, 1600))
+	draw.Draw(photo, photo.Bounds(), image.White, image.Point{}, draw.Src)
+	write(t, photo, 36, 400, 700, "DATE OF BIRTH")
+	write(t, photo, 72, 400, 800, "23 AUG 1974")
+	write(t, photo, 72, 400, 1200, "MULLER")
+	r := viz.Region{Side: 1200}
+	// The value's capitals, 72 px in the photo, are about 26 px on the page.
+	spot := viz.Spot{Rect: image.Rect(150, 320, 700, 420), Glyph: 26}
+	words, err := viz.Reread(context.Background(), tess, photo, r, []viz.Spot{spot}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var year *ocr.Word
+	for i, w := range words {
+		t.Logf("%q %v", w.Text, w.Box)
+		if w.Text == "1974" {
+			year = &words[i]
+		}
+	}
+	if year == nil {
+		t.Fatalf("1974 not read: %+v", words)
+	}
+	// "1974" ends about 400 + 11 characters of 72 px Go Regular in the
+	// photo, its capitals from y 748 to 800: on the page, x near 200 + 200
+	// and y 374 to 400.
+	if b := year.Box; b.Min.Y < 365 || b.Max.Y > 410 || b.Min.X < 250 || b.Max.X > 480 || b.Dy() < 20 {
+		t.Errorf("1974's box %v is not where the page holds it", b)
+	}
+	f := mrz.Fields{Surname: "MULLER", DocumentNumber: "C01X00T47", BirthDate: mrz.Date{Year: 1974, Month: 8, Day: 23},
+		ExpiryDate: mrz.Date{Year: 2031, Month: 1, Day: 1}}
+	for _, fd := range viz.Compare(viz.Zone{}.WithRereads(words, viz.DMY), f) {
+		if fd.Name == "birth_date" && fd.Status != viz.Match {
+			t.Errorf("birth date after reading again: %+v", fd)
+		}
+		if fd.Name == "surname" && fd.Status != viz.Unread {
+			t.Errorf("the surname, outside the spot, was read: %+v", fd)
+		}
+	}
+
+	// Once enough is read, the spot's second reading is not made.
+	once, err := viz.Reread(context.Background(), tess, photo, r, []viz.Spot{spot}, func(w []ocr.Word) bool { return len(w) > 0 })
+	if err != nil || len(once) == 0 || 2*len(once) != len(words) {
+		t.Errorf("reading until enough: %d words (%v), want half of %d", len(once), err, len(words))
+	}
+}
+
+// write draws text in Go Regular at size px with its baseline at (x, y).
+func write(t *testing.T, img draw.Image, size float64, x, y int, text string) {
+	t.Helper()
+	f, err := opentype.Parse(goregular.TTF)
+	if err != nil {
+		t.Fatal(err)
+	}
+	face, err := opentype.NewFace(f, &opentype.FaceOptions{Size: size, DPI: 72, Hinting: font.HintingFull})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer face.Close()
+	d := font.Drawer{Dst: img, Src: image.Black, Face: face, Dot: fixed.P(x, y)}
+	d.DrawString(text)
+}
