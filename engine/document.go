@@ -67,7 +67,10 @@ type Located struct {
 	Quad        [4]image.Point
 	Angle       float64
 	Corrections int
-	Doubtful    bool
+	// CorrectedFields are MRZRead's: fields the reader changed so that
+	// their check digits verify.
+	CorrectedFields []string
+	Doubtful        bool
 	// Format is the zone's layout, which with Quad gives the document's
 	// scale and extent on the photo (ICAO 9303 fixes the character pitch
 	// and where the zone lies on the page).
@@ -198,7 +201,8 @@ func (c DocumentCheck) Run(ctx context.Context, in *Input) Result {
 	}
 	ev["mrz"] = fieldsEvidence(fields)
 	in.Facts[FactMRZ] = fields
-	in.Facts[FactMRZRead] = Located{Side: side, Quad: read.Quad, Angle: read.Angle, Corrections: read.Corrections, Doubtful: read.Doubtful, Format: fields.Format}
+	in.Facts[FactMRZRead] = Located{Side: side, Quad: read.Quad, Angle: read.Angle, Corrections: read.Corrections,
+		CorrectedFields: read.CorrectedFields, Doubtful: read.Doubtful, Format: fields.Format}
 	in.Facts[FactDocumentKey] = string(in.DocumentType) + "|" + fields.IssuingState + "|" + fields.DocumentNumber
 	// verdict fails the document on what field says, unless the reading
 	// needed corrections there, or needed some and is not confident: a

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"image"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/verifyd/verifyd"
@@ -56,9 +57,13 @@ func (c VisualZoneCheck) Run(ctx context.Context, in *Input) Result {
 	cmp := viz.Compare(z, fields)
 	for i, f := range cmp {
 		// The MRZ's name is never protected by a check digit; its number
-		// is, except in a reading already doubtful: a difference there is
-		// only uncertain (dates carry their own check digits).
-		if f.Status == viz.Mismatch && (f.Name == "surname" || (loc.Doubtful && f.Name == "document_number")) {
+		// is, except in a reading already doubtful; and a field the reader
+		// changed so that its check digit verifies is a guess made to fit
+		// that digit (a genuine passport's glared HD1813080 was read
+		// HD1S13OSO and corrected to HDISI3OSO, which verifies): a
+		// difference there is only uncertain.
+		if f.Status == viz.Mismatch && (f.Name == "surname" || (loc.Doubtful && f.Name == "document_number") ||
+			slices.Contains(loc.CorrectedFields, f.Name)) {
 			cmp[i].Status = viz.Uncertain
 		}
 	}

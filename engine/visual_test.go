@@ -99,6 +99,12 @@ func TestVisualZoneCheck(t *testing.T) {
 		{"another surname, confident MRZ: review", page("17 MAY 1990", "01 JAN 2030", "123456789", "WINTERBOTTOM"), nil, engine.Review, ""},
 		{"another number, confident MRZ: fraud", page("17 MAY 1990", "01 JAN 2030", "987654321", "DOE"), nil, engine.Fail, verifyd.ReasonPotentialFraud},
 		{"another number, doubtful MRZ: review", page("17 MAY 1990", "01 JAN 2030", "987654321", "DOE"), nil, engine.Review, ""},
+		// A field the reader changed so that its check digit verifies is
+		// a guess: a genuine passport's glared HD1813080 was read HD1S13OSO
+		// and "corrected" to HDISI3OSO (independently generated photos).
+		{"another number, MRZ document number corrected: review", page("17 MAY 1990", "01 JAN 2030", "987654321", "DOE"), nil, engine.Review, ""},
+		{"another birth date, MRZ birth date corrected: review", page("17 MAY 2011", "01 JAN 2030", "123456789", "DOE"), nil, engine.Review, ""},
+		{"another birth date, MRZ document number corrected: fraud", page("17 MAY 2011", "01 JAN 2030", "123456789", "DOE"), nil, engine.Fail, verifyd.ReasonPotentialFraud},
 		{"corrected MRZ says expired, printed expiry confirms", page("17 MAY 1990", "01 JAN 2030", "123456789", "DOE"),
 			&engine.Result{Outcome: engine.Fail, Reason: verifyd.ReasonExpiredID, Detail: "expired", Evidence: map[string]any{}}, engine.Fail, verifyd.ReasonExpiredID},
 		{"corrected MRZ says expired, printed expiry unread", page("17 MAY 1990", "0? J#N 20?0", "123456789", "DOE"),
@@ -108,8 +114,15 @@ func TestVisualZoneCheck(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			img := &engine.Image{Kind: verifyd.ImageDocumentFront, Image: image.NewGray(image.Rect(0, 0, 800, 500))}
+			loc := engine.Located{Side: img, Doubtful: strings.Contains(tt.name, "doubtful")}
+			for _, c := range []string{mrz.FieldDocumentNumber, mrz.FieldBirthDate} {
+				if strings.Contains(tt.name, strings.ReplaceAll(c, "_", " ")+" corrected") {
+					loc.Corrections++
+					loc.CorrectedFields = append(loc.CorrectedFields, c)
+				}
+			}
 			in := &engine.Input{DocumentType: verifyd.DocPassport, Country: "gbr", Front: img, Now: now,
-				Facts: map[string]any{engine.FactMRZ: f, engine.FactMRZRead: engine.Located{Side: img, Doubtful: strings.Contains(tt.name, "doubtful")}}}
+				Facts: map[string]any{engine.FactMRZ: f, engine.FactMRZRead: loc}}
 			if tt.pending != nil {
 				in.Facts[engine.FactPending] = *tt.pending
 			}
