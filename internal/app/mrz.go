@@ -69,7 +69,7 @@ func (ocrReader) ReadMRZ(ctx context.Context, img image.Image, hint mrz.Format) 
 // completed by mrzread's guesses (Result.GuessUnchecked).
 func readCropped(img image.Image, hint mrz.Format) (mrzread.Result, error) {
 	r, err := mrzread.Read(img, hint)
-	if err == nil && r.Valid {
+	if err == nil && usable(r) {
 		return r, nil
 	}
 	var guessable []mrzread.Result
@@ -96,7 +96,7 @@ func readCropped(img image.Image, hint mrz.Format) (mrzread.Result, error) {
 				// SubImage keeps the photo's coordinates: the corners
 				// need no moving.
 				cr, cerr := mrzread.Read(sub.SubImage(c), hint)
-				if cerr == nil && cr.Valid {
+				if cerr == nil && usable(cr) {
 					return cr, nil
 				}
 				if cerr == nil {
@@ -104,7 +104,7 @@ func readCropped(img image.Image, hint mrz.Format) (mrzread.Result, error) {
 				}
 			}
 			if ur, ok := readEnlarged(img, c, hint); ok {
-				if ur.Valid {
+				if usable(ur) {
 					return ur, nil
 				}
 				guessable = append(guessable, ur)
@@ -112,7 +112,7 @@ func readCropped(img image.Image, hint mrz.Format) (mrzread.Result, error) {
 		}
 	}
 	if rr, ok := readRectified(img, hint); ok {
-		if rr.Valid {
+		if usable(rr) {
 			return rr, nil
 		}
 		guessable = append(guessable, rr)
@@ -123,6 +123,21 @@ func readCropped(img image.Image, hint mrz.Format) (mrzread.Result, error) {
 		}
 	}
 	return r, err
+}
+
+// usable reports a reading that ends the search: valid (every check
+// verifies) and parsed into fields. Corrections can make a garbage
+// reading verify — a TD1 card seen in keystone perspective, read
+// "1164864<4488484<<<…" with five digits changed to fit their checks, was
+// taken over the valid reading its warped outline gave (independently
+// generated photos, docs/accuracy.md) — but rarely make it parse: such
+// lines hold no nationality, no name.
+func usable(r mrzread.Result) bool {
+	if !r.Valid {
+		return false
+	}
+	_, err := mrz.Parse(r.Lines)
+	return err == nil
 }
 
 // enlargedSide is the long side a small document crop is enlarged to for

@@ -62,7 +62,7 @@ func readRectified(img image.Image, hint mrz.Format) (mrzread.Result, bool) {
 			continue
 		}
 		r, rhm, read = rr, hm, true
-		if r.Valid {
+		if usable(r) {
 			break
 		}
 	}
