@@ -23,8 +23,10 @@
 //     nearby pieces whose own baseline meets the line's at the break
 //     (a bowed line broken in two).
 //  4. The zone: 1–3 parallel lines, 1.2–2.4 glyph heights apart, of many
-//     glyphs at a regular pitch close to their height, preferring lines of
-//     30, 36 or 44 characters. The ends of each line are followed over
+//     glyphs at a regular pitch close to their height (0.7–1.35 heights;
+//     up to 1.6 for 20 or more glyphs at a strictly regular pitch, as a
+//     printer's smaller OCR-B gives), preferring lines of 30, 36 or 44
+//     characters. The ends of each line are followed over
 //     faint ink to the last glyph; an end is clean, blocked (something
 //     crosses the line) or at the image border.
 //  5. The format follows from the number of lines and characters (or the
