@@ -100,12 +100,39 @@ func (z Zone) compareDate(name string, want mrz.Date, role Role, other mrz.Date)
 		return fd
 	}
 	fd.Printed, fd.Conf = c.Text, fmt.Sprintf("%.2f", c.Conf)
-	if nearDate(c, want) || c.Conf < MinConf && c.Reads < 2 || sameDate(c, other) || nearDate(c, other) {
+	if nearDate(c, want) || c.Conf < MinConf && c.Reads < 2 || sameDate(c, other) || nearDate(c, other) ||
+		cutShort(c, want) || !forgersWay(c, want, role) {
 		fd.Status = Uncertain
 	} else {
 		fd.Status = Mismatch
 	}
 	return fd
+}
+
+// cutShort reports a printed date whose two-digit year is the MRZ year's
+// century: a four-digit year cut short by glare or the edge of what OCR
+// read ("18.02.20" for 17.02.2027 on an independently generated card, a
+// genuine one failed as potential_fraud), as likely as a two-digit year.
+func cutShort(p Date, want mrz.Date) bool {
+	return strings.HasPrefix(p.Digits, "__") && len(p.Digits) == 8 && p.Digits[2:4] == strconv.Itoa(want.Year/100)
+}
+
+// forgersWay reports whether a printed date differs from the MRZ's the
+// way a forgery that passes our checks would: a birth date later than the
+// MRZ's (the holder younger than the MRZ says, as when an adult's MRZ is
+// put on a minor's document) or an expiry date earlier (the document
+// expired, its MRZ made current). A difference the other way gains a
+// forger nothing against these checks and is most often a misread: a
+// genuine card's expiry 06 10 2029 was read "08 10 2079" (independently
+// generated photos); it goes to a person, never to approval.
+func forgersWay(p Date, want mrz.Date, role Role) bool {
+	switch role {
+	case RoleBirth:
+		return resolved(p).After(want.Time())
+	case RoleExpiry:
+		return resolved(p).Before(want.Time())
+	}
+	return true
 }
 
 // spelledOut looks for the MRZ's date among the printed words with its

@@ -119,6 +119,17 @@ func TestCompare(t *testing.T) {
 			map[string]Status{"document_number": Match}},
 		{"birth date not printed legibly", passportPage("12 A#G 19?4", "11 JUN 2030", "L898902C3", "ERIKSSON"),
 			map[string]Status{"birth_date": Unread}},
+		// Found on independently generated photos: genuine cards failed as
+		// potential_fraud for "18.02.20" (17.02.2027) and "08 10 2079"
+		// (06 10 2029).
+		{"expiry year cut to its century", passportPage("12 AUG 1974", "12.06.20", "L898902C3", "ERIKSSON"),
+			map[string]Status{"expiry_date": Uncertain}},
+		{"printed expiry later than the MRZ's: nothing a forger gains", passportPage("12 AUG 1974", "11 JUN 2045", "L898902C3", "ERIKSSON"),
+			map[string]Status{"expiry_date": Uncertain}},
+		{"printed birth date earlier than the MRZ's: nothing a forger gains", passportPage("12 AUG 1950", "11 JUN 2030", "L898902C3", "ERIKSSON"),
+			map[string]Status{"birth_date": Uncertain}},
+		{"a two-digit expiry year of another century's digits", passportPage("12 AUG 1974", "12.06.19", "L898902C3", "ERIKSSON"),
+			map[string]Status{"expiry_date": Mismatch}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
