@@ -6,12 +6,8 @@ import (
 	"image/draw"
 	"testing"
 
-	"golang.org/x/image/font"
-	"golang.org/x/image/font/gofont/goregular"
-	"golang.org/x/image/font/opentype"
-	"golang.org/x/image/math/fixed"
-
 	"github.com/verifyd/verifyd/internal/testdb"
+	"github.com/verifyd/verifyd/internal/textimage"
 	"github.com/verifyd/verifyd/mrz"
 	"github.com/verifyd/verifyd/ocr"
 	"github.com/verifyd/verifyd/viz"
@@ -76,17 +72,9 @@ func TestRereadWithTesseract(t *testing.T) {
 // write draws text in Go Regular at size px with its baseline at (x, y).
 func write(t testing.TB, img draw.Image, size float64, x, y int, text string) {
 	t.Helper()
-	f, err := opentype.Parse(goregular.TTF)
-	if err != nil {
+	if err := textimage.Write(img, size, x, y, text); err != nil {
 		t.Fatal(err)
 	}
-	face, err := opentype.NewFace(f, &opentype.FaceOptions{Size: size, DPI: 72, Hinting: font.HintingFull})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer face.Close()
-	d := font.Drawer{Dst: img, Src: image.Black, Face: face, Dot: fixed.P(x, y)}
-	d.DrawString(text)
 }
 
 // BenchmarkReread times one spot read again both ways (two runs of the

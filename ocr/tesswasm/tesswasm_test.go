@@ -12,11 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/image/font"
-	"golang.org/x/image/font/gofont/goregular"
-	"golang.org/x/image/font/opentype"
-	"golang.org/x/image/math/fixed"
-
+	"github.com/verifyd/verifyd/internal/textimage"
 	"github.com/verifyd/verifyd/ocr"
 )
 
@@ -90,21 +86,12 @@ func engine(tb testing.TB) *Engine {
 // starting at (x, y) with the given line spacing.
 func render(tb testing.TB, w, h int, size float64, x, y, spacing int, lines []string) *image.Gray {
 	tb.Helper()
-	f, err := opentype.Parse(goregular.TTF)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	face, err := opentype.NewFace(f, &opentype.FaceOptions{Size: size, DPI: 72, Hinting: font.HintingFull})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer face.Close()
 	img := image.NewGray(image.Rect(0, 0, w, h))
 	draw.Draw(img, img.Bounds(), image.White, image.Point{}, draw.Src)
-	d := font.Drawer{Dst: img, Src: image.Black, Face: face}
 	for i, l := range lines {
-		d.Dot = fixed.P(x, y+i*spacing)
-		d.DrawString(l)
+		if err := textimage.Write(img, size, x, y+i*spacing, l); err != nil {
+			tb.Fatal(err)
+		}
 	}
 	return img
 }
