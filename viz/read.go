@@ -39,7 +39,7 @@ func Prepare(img image.Image, r Region) *image.Gray {
 		src = masked(img, r.Mask)
 	}
 	g := geometryOf(img.Bounds(), r)
-	return g.draw(src, image.Rect(0, 0, g.w, g.h), 1, g.s < 0.75)
+	return g.draw(src, g.rect, image.Rect(0, 0, g.w, g.h), 1, g.s < 0.75)
 }
 
 // geometry is how Prepare maps a photo onto the page it reads: m takes
@@ -82,9 +82,9 @@ func geometryOf(bounds image.Rectangle, r Region) geometry {
 }
 
 // draw renders the window of the page (in the page's coordinates)
-// enlarged k times, from src (the photo, masked). fast trades averaging
-// for speed where the photo is shrunk.
-func (g geometry) draw(src image.Image, window image.Rectangle, k float64, fast bool) *image.Gray {
+// enlarged k times, from the part from of src (the photo, masked). fast
+// trades averaging for speed where the photo is shrunk.
+func (g geometry) draw(src image.Image, from, window image.Rectangle, k float64, fast bool) *image.Gray {
 	w, h := int(math.Round(float64(window.Dx())*k)), int(math.Round(float64(window.Dy())*k))
 	dst := image.NewGray(image.Rect(0, 0, w, h))
 	draw.Draw(dst, dst.Bounds(), image.White, image.Point{}, draw.Src)
@@ -98,7 +98,7 @@ func (g geometry) draw(src image.Image, window image.Rectangle, k float64, fast 
 	if fast {
 		interp = xdraw.ApproxBiLinear // shrinking: averaging matters less than speed here
 	}
-	interp.Transform(dst, m, src, g.rect, xdraw.Over, nil)
+	interp.Transform(dst, m, src, from, xdraw.Over, nil)
 	return dst
 }
 

@@ -210,11 +210,16 @@ func Reread(ctx context.Context, eng ocr.Engine, img image.Image, r Region, spot
 		src = masked(img, r.Mask)
 	}
 	g := geometryOf(img.Bounds(), r)
+	// A spot may reach past the page's crop, by a tenth of its size: an
+	// outline found a little inside the document cut the last digits of
+	// a number printed at a card's edge, in every reading. It is drawn
+	// from the whole photo.
 	page := image.Rect(0, 0, g.w, g.h)
+	reach := page.Inset(-max(g.w, g.h) / 10)
 	var words []ocr.Word
 	for _, opt := range rereadPasses {
 		for _, s := range spots {
-			win := s.Rect.Intersect(page)
+			win := s.Rect.Intersect(reach)
 			if win.Empty() {
 				continue
 			}
@@ -225,7 +230,7 @@ func Reread(ctx context.Context, eng ocr.Engine, img image.Image, r Region, spot
 			// At least half as large again as Read's page: a new scale
 			// binarises and segments the glyphs anew.
 			k := min(max(want/float64(s.Glyph), 1.5), 3)
-			got, err := eng.Words(ctx, g.draw(src, win, k, false), opt)
+			got, err := eng.Words(ctx, g.draw(src, src.Bounds(), win, k, false), opt)
 			if err != nil {
 				return nil, err
 			}

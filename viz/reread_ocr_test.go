@@ -69,6 +69,37 @@ func TestRereadWithTesseract(t *testing.T) {
 	}
 }
 
+// TestRereadPastTheCrop: a number at the document's edge that the page's
+// crop cuts (an outline found a little inside the card) is read whole by
+// a spot that reaches past the crop, drawn from the photo.
+func TestRereadPastTheCrop(t *testing.T) {
+	tess := &ocr.Tesseract{}
+	if _, err := tess.Available(context.Background()); err != nil {
+		testdb.Skip(t, err.Error())
+	}
+	photo := image.NewGray(image.Rect(0, 0, 1600, 1000))
+	draw.Draw(photo, photo.Bounds(), image.White, image.Point{}, draw.Src)
+	write(t, photo, 40, 1100, 200, "1107250401")
+	// The crop ends at x 1250, inside the number (1100 to about 1330);
+	// read at its own scale, the page is the photo's crop.
+	r := viz.Region{Rect: image.Rect(0, 0, 1250, 1000), Side: 1250}
+	page := viz.Prepare(photo, r)
+	if page.Bounds().Dx() != 1250 {
+		t.Fatalf("page %v, want the crop at its own scale", page.Bounds())
+	}
+	spot := viz.Spot{Rect: image.Rect(1060, 160, 1250+100, 215), Glyph: 30}
+	words, err := viz.Reread(context.Background(), tess, photo, r, []viz.Spot{spot}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range words {
+		if w.Text == "1107250401" {
+			return
+		}
+	}
+	t.Errorf("the whole number not read: %+v", words)
+}
+
 // write draws text in Go Regular at size px with its baseline at (x, y).
 func write(t testing.TB, img draw.Image, size float64, x, y int, text string) {
 	t.Helper()
