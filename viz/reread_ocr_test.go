@@ -17,14 +17,10 @@ import (
 // from a photo twice the page's scale: the words come back in the page's
 // coordinates, where the value lies, and confirm the MRZ's birth date.
 func TestRereadWithTesseract(t *testing.T) {
-	tess := &ocr.Tesseract{}
-	if _, err := tess.Available(context.Background()); err != nil {
-		testdb.Skip(t, err.Error())
-	}
+	tess := tesseract(t)
 	// A 2400 × 1600 photo read as a 1200-pixel page: the page's
 	// coordinates are the photo's halved.
-	photo := image.NewGray(image.Rect(0, 0, 2400, 1600))
-	draw.Draw(photo, photo.Bounds(), image.White, image.Point{}, draw.Src)
+	photo := blank(2400, 1600)
 	write(t, photo, 36, 400, 700, "DATE OF BIRTH")
 	write(t, photo, 72, 400, 800, "23 AUG 1974")
 	write(t, photo, 72, 400, 1200, "MULLER")
@@ -73,12 +69,8 @@ func TestRereadWithTesseract(t *testing.T) {
 // crop cuts (an outline found a little inside the card) is read whole by
 // a spot that reaches past the crop, drawn from the photo.
 func TestRereadPastTheCrop(t *testing.T) {
-	tess := &ocr.Tesseract{}
-	if _, err := tess.Available(context.Background()); err != nil {
-		testdb.Skip(t, err.Error())
-	}
-	photo := image.NewGray(image.Rect(0, 0, 1600, 1000))
-	draw.Draw(photo, photo.Bounds(), image.White, image.Point{}, draw.Src)
+	tess := tesseract(t)
+	photo := blank(1600, 1000)
 	write(t, photo, 40, 1100, 200, "1107250401")
 	// The crop ends at x 1250, inside the number (1100 to about 1330);
 	// read at its own scale, the page is the photo's crop.
@@ -100,6 +92,24 @@ func TestRereadPastTheCrop(t *testing.T) {
 	t.Errorf("the whole number not read: %+v", words)
 }
 
+// tesseract returns the tesseract program, or skips the test (fails it
+// under VERIFYD_TEST_REQUIRE_ALL=1) when it is not installed.
+func tesseract(t testing.TB) *ocr.Tesseract {
+	t.Helper()
+	tess := &ocr.Tesseract{}
+	if _, err := tess.Available(context.Background()); err != nil {
+		testdb.Skip(t, err.Error())
+	}
+	return tess
+}
+
+// blank is a white w × h photo.
+func blank(w, h int) *image.Gray {
+	img := image.NewGray(image.Rect(0, 0, w, h))
+	draw.Draw(img, img.Bounds(), image.White, image.Point{}, draw.Src)
+	return img
+}
+
 // write draws text in Go Regular at size px with its baseline at (x, y).
 func write(t testing.TB, img draw.Image, size float64, x, y int, text string) {
 	t.Helper()
@@ -112,12 +122,8 @@ func write(t testing.TB, img draw.Image, size float64, x, y int, text string) {
 // tesseract program on a 825 × 150 pixel crop of a 12 MP-class photo),
 // what each spot adds to a page the whole-page readings did not confirm.
 func BenchmarkReread(b *testing.B) {
-	tess := &ocr.Tesseract{}
-	if _, err := tess.Available(context.Background()); err != nil {
-		b.Skip(err)
-	}
-	photo := image.NewGray(image.Rect(0, 0, 4000, 3000))
-	draw.Draw(photo, photo.Bounds(), image.White, image.Point{}, draw.Src)
+	tess := tesseract(b)
+	photo := blank(4000, 3000)
 	write(b, photo, 36, 800, 1400, "DATE OF BIRTH")
 	write(b, photo, 72, 800, 1500, "23 AUG 1974")
 	r := viz.Region{Side: 1600}
