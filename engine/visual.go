@@ -168,7 +168,8 @@ func readSides(ctx context.Context, eng ocr.Engine, in *Input, loc Located, orde
 			more = append(more, l.Words...)
 		}
 		words = viz.Append(words, more, 1, dy)
-		z = viz.NewZone(words, order).WithRereads(rereads, order)
+		read := viz.NewZone(words, order)
+		z = read.WithRereads(rereads, order)
 		if enough(z) {
 			break
 		}
@@ -183,7 +184,7 @@ func readSides(ctx context.Context, eng ocr.Engine, in *Input, loc Located, orde
 			return viz.Zone{}, err
 		}
 		rereads = viz.Append(rereads, again, 1, dy)
-		z = viz.NewZone(words, order).WithRereads(rereads, order)
+		z = read.WithRereads(rereads, order)
 		if enough(z) {
 			break
 		}

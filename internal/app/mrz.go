@@ -78,10 +78,12 @@ func readCropped(img image.Image, hint mrz.Format) (mrzread.Result, error) {
 	}
 	// repaired is the first usable reading of the crops that needed
 	// check-digit corrections: it is taken only when no later one reads
-	// without them (see repairedChecks).
+	// without them (see repairedChecks). done reports a reading that ends
+	// the search and keeps the others for later.
 	var repaired *mrzread.Result
 	done := func(c mrzread.Result) bool {
 		if !usable(c) {
+			guessable = append(guessable, c)
 			return false
 		}
 		if !repairedChecks(c) {
@@ -115,16 +117,10 @@ func readCropped(img image.Image, hint mrz.Format) (mrzread.Result, error) {
 				if cerr == nil && done(cr) {
 					return cr, nil
 				}
-				if cerr == nil && !usable(cr) {
-					guessable = append(guessable, cr)
-				}
 			}
 			if ur, ok := readEnlarged(img, c, hint); ok {
 				if done(ur) {
 					return ur, nil
-				}
-				if !usable(ur) {
-					guessable = append(guessable, ur)
 				}
 			}
 		}
@@ -132,9 +128,6 @@ func readCropped(img image.Image, hint mrz.Format) (mrzread.Result, error) {
 	if rr, ok := readRectified(img, hint); ok {
 		if done(rr) {
 			return rr, nil
-		}
-		if !usable(rr) {
-			guessable = append(guessable, rr)
 		}
 	}
 	if repaired != nil {
