@@ -59,7 +59,8 @@ func TestRepairLookAlikes(t *testing.T) {
 		name   string
 		format mrz.Format
 		want   []string
-		// misread replaces characters of want: line, position, as read.
+		// misread replaces characters of want: line, position, as read
+		// (the same character: right, but as likely its look-alike).
 		misread [][3]int
 		// repaired: whether repair must give want back; otherwise it
 		// must leave the reading as read (no guess).
@@ -69,6 +70,12 @@ func TestRepairLookAlikes(t *testing.T) {
 		{"document number 0 read as O", mrz.TD3, td3, [][3]int{{1, 5, 'O'}}, true},
 		{"four zeros read as O in number and optional data", mrz.TD1, td1,
 			[][3]int{{0, 5, 'O'}, {0, 10, 'O'}, {1, 19, 'O'}, {1, 20, 'O'}}, true},
+		// 24 × 3 ≡ −24 × 7 (mod 10): the last 0 of the personal number
+		// read as O, and the 0 seven places before it as likely an O by
+		// its glyph; a number written in digits decides (an independently
+		// generated, motion-blurred passport).
+		{"an O among digits at weight 3, its rival at weight 7", mrz.TD3, []string{td3[0], "HV29555769POL8810285F280402888102830240<<<62"},
+			[][3]int{{1, 38, 'O'}, {1, 31, '0'}}, true},
 		{"a date is digits only: not a look-alike field", mrz.TD1, td1, [][3]int{{1, 0, '6'}}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -87,8 +94,8 @@ func TestRepairLookAlikes(t *testing.T) {
 			switch {
 			case tc.repaired && strings.Join(out, "\n") != strings.Join(tc.want, "\n"):
 				t.Fatalf("repaired to\n%s\nwant\n%s\n(corrections %+v)", strings.Join(out, "\n"), strings.Join(tc.want, "\n"), got)
-			case tc.repaired && len(got) != len(tc.misread):
-				t.Fatalf("corrections %+v, want %d", got, len(tc.misread))
+			case tc.repaired && len(got) != changed(tc.want, tc.misread):
+				t.Fatalf("corrections %+v, want %d", got, changed(tc.want, tc.misread))
 			case !tc.repaired && strings.Join(out, "\n") != strings.Join(lines, "\n"):
 				t.Fatalf("changed to\n%s\nfrom\n%s (corrections %+v)", strings.Join(out, "\n"), strings.Join(lines, "\n"), got)
 			}
@@ -99,6 +106,18 @@ func TestRepairLookAlikes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// changed counts the misread characters that differ from want's (a
+// misread may only make a right character unsure).
+func changed(want []string, misread [][3]int) int {
+	n := 0
+	for _, m := range misread {
+		if want[m[0]][m[1]] != byte(m[2]) {
+			n++
+		}
+	}
+	return n
 }
 
 // TestRepairLookAlikesAmbiguous: when two combinations of swaps verify

@@ -80,30 +80,7 @@ func decodeNumbers(format mrz.Format, text, alt [][]byte, scores [][][nClass]flo
 	sort.SliceStable(cands, func(i, j int) bool { return cands[i].emit > cands[j].emit })
 	cands = cands[:min(len(cands), lookAlikeCandidates)]
 
-	// prior is the log-probability of the alphanumeric fields' writing:
-	// each switch between a letter and a digit next to each other costs,
-	// and each avoided letter.
-	prior := func() float64 {
-		v := 0.0
-		for li, cls := range classes[format] {
-			if li >= len(text) {
-				break
-			}
-			t := text[li]
-			for k := 0; k < len(cls) && k < len(t); k++ {
-				if cls[k] != 'x' {
-					continue
-				}
-				if t[k] == 'I' || t[k] == 'O' || t[k] == 'Q' {
-					v -= avoidedCost
-				}
-				if k > 0 && cls[k-1] == 'x' && t[k] != '<' && t[k-1] != '<' && isDigit(t[k]) != isDigit(t[k-1]) {
-					v -= switchCost
-				}
-			}
-		}
-		return v
-	}
+	prior := func() float64 { return numberPrior(format, text) }
 	swaps := make([]swap, len(cands))
 	for i, c := range cands {
 		swaps[i] = swap{c.p, c.to}
@@ -141,6 +118,31 @@ func decodeNumbers(format mrz.Format, text, alt [][]byte, scores [][][nClass]flo
 		return out[i].Line < out[j].Line || out[i].Line == out[j].Line && out[i].Pos < out[j].Pos
 	})
 	return out
+}
+
+// numberPrior is the log-probability of how the alphanumeric fields of
+// text are written: each switch between a letter and a digit next to each
+// other costs switchCost, and each avoided letter avoidedCost.
+func numberPrior(format mrz.Format, text [][]byte) float64 {
+	v := 0.0
+	for li, cls := range classes[format] {
+		if li >= len(text) {
+			break
+		}
+		t := text[li]
+		for k := 0; k < len(cls) && k < len(t); k++ {
+			if cls[k] != 'x' {
+				continue
+			}
+			if t[k] == 'I' || t[k] == 'O' || t[k] == 'Q' {
+				v -= avoidedCost
+			}
+			if k > 0 && cls[k-1] == 'x' && t[k] != '<' && t[k-1] != '<' && isDigit(t[k]) != isDigit(t[k-1]) {
+				v -= switchCost
+			}
+		}
+	}
+	return v
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
