@@ -93,6 +93,25 @@ func TestRead(t *testing.T) {
 	}
 }
 
+// TestReadAgainstTheHint: a hint is what the person declared, and a card
+// photographed as a passport (or a passport as a card) is read as what
+// its zone is, so that the engine can say the type is not the declared
+// one instead of taking a garbled zone for a covered one.
+func TestReadAgainstTheHint(t *testing.T) {
+	for _, tc := range []struct{ f, hint mrz.Format }{
+		{mrz.TD1, mrz.TD3}, {mrz.TD2, mrz.TD1}, {mrz.TD3, mrz.TD1},
+	} {
+		doc, ph := photo(t, tc.f, 12, docgen.Mild())
+		res, err := Read(ph.Image, tc.hint)
+		if err != nil {
+			t.Fatalf("%v hinted %v: %v", tc.f, tc.hint, err)
+		}
+		if res.Format != tc.f || !res.Valid || strings.Join(res.Lines, "\n") != strings.Join(doc.Lines, "\n") {
+			t.Errorf("%v hinted %v: read %v %q (valid %v), want %q", tc.f, tc.hint, res.Format, res.Lines, res.Valid, doc.Lines)
+		}
+	}
+}
+
 // rotated returns img turned clockwise by deg (90, 180, 270).
 func rotated(img image.Image, deg int) image.Image {
 	b := img.Bounds()
