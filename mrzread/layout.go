@@ -133,6 +133,9 @@ func FieldOf(format mrz.Format, line, pos int) string {
 	if sp, ok := nameSpans[format]; ok && line == sp.line && pos >= sp.start && pos < sp.end {
 		return FieldNames
 	}
+	if sps := stateSpans[format]; len(sps) == 2 && line == sps[1].line && pos >= sps[1].start && pos < sps[1].end {
+		return FieldNationality
+	}
 	for _, c := range checks[format] {
 		if c.name == mrz.FieldComposite {
 			continue
@@ -148,6 +151,9 @@ func FieldOf(format mrz.Format, line, pos int) string {
 
 // FieldHeader is FieldOf's name for the document code and issuing state.
 const FieldHeader = "header"
+
+// FieldNationality is FieldOf's name for the holder's nationality.
+const FieldNationality = "nationality"
 
 // GuessUnchecked returns the reading with every unreadable character ('?')
 // of the fields no check digit covers — the name, the document code and

@@ -164,13 +164,14 @@ func TestFieldOf(t *testing.T) {
 		{mrz.TD3, 0, 5, FieldNames},
 		{mrz.TD3, 1, 0, mrz.FieldDocumentNumber},
 		{mrz.TD3, 1, 9, mrz.FieldDocumentNumber}, // its check digit
-		{mrz.TD3, 1, 10, ""},                     // nationality
+		{mrz.TD3, 1, 10, FieldNationality},
 		{mrz.TD3, 1, 13, mrz.FieldBirthDate},
 		{mrz.TD3, 1, 21, mrz.FieldExpiryDate},
 		{mrz.TD3, 1, 30, mrz.FieldPersonalNumber},
 		{mrz.TD3, 1, 43, ""}, // the composite check digit
 		{mrz.TD1, 0, 7, mrz.FieldDocumentNumber},
 		{mrz.TD1, 0, 20, ""}, // optional data
+		{mrz.TD1, 1, 17, FieldNationality},
 		{mrz.TD1, 1, 3, mrz.FieldBirthDate},
 		{mrz.TD1, 1, 10, mrz.FieldExpiryDate},
 		{mrz.TD1, 2, 3, FieldNames},
