@@ -56,13 +56,20 @@
 //     Corrections); when checks still fail, letters and digits that OCR-B
 //     prints alike (O/0, I/1, S/5, B/8, Z/2, G/6) are swapped in the
 //     fields that admit both, up to four, taking the cheapest combination
-//     that makes every check verify when it is clearly the cheapest
-//     (lookalike.go). In the name field, a letter after three fillers in a
+//     that makes every check verify and best explains both the glyphs
+//     and how such fields are written (runs of digits and of letters),
+//     when it is clearly the best (lookalike.go, numbers.go). A state
+//     code (issuing state, nationality) that is no state's is replaced
+//     by the one ISO 3166 or ICAO code one close glyph away, when no
+//     other comes close (states.go). In the name field, a letter after three fillers in a
 //     row (which only the trailing filler can be) becomes '<' when that
 //     is its runner-up and unreadable otherwise. A two-line zone that does
 //     not verify is also read as the other two-line layout (TD2 ↔ TD3),
 //     taken only if it verifies without corrections and its first glyph
 //     is that layout's document code.
+//     A hinted reading (the declared document type) that does not verify
+//     is read again in the format its lines show, taken if it verifies
+//     and parses: people photograph a card as a "passport".
 //  8. If the result does not verify (or verifies with more than two
 //     low-confidence characters), or the zone is seen at an angle (turned
 //     by 8° or more, its lines' spacing more than 12 % off the nominal 6
