@@ -125,6 +125,7 @@ func TestDocumentDecisionsIndependent(t *testing.T) {
 	// alone on one core (taskset -c 1) measures the decision's cost
 	// (docs/performance.md); nothing is asserted on it.
 	took := map[bool][]time.Duration{}
+	checkTook := map[string][]time.Duration{} // of those not approved, by check
 	for _, c := range cases {
 		if *indepOnly != "" && !strings.Contains(c.Case, *indepOnly) && !strings.Contains(c.Condition, *indepOnly) {
 			continue
@@ -153,6 +154,11 @@ func TestDocumentDecisionsIndependent(t *testing.T) {
 		}
 		got := outcome(d)
 		took[got == "approved"] = append(took[got == "approved"], time.Since(start))
+		if got != "approved" {
+			for _, r := range d.Results {
+				checkTook[r.Check] = append(checkTook[r.Check], time.Duration(r.Millis)*time.Millisecond)
+			}
+		}
 		want := c.want()
 		if len(c.MRZ) > 0 && !slices.Contains([]string{"cut", "covered", "unreadable"}, c.Case) {
 			var read []string
@@ -236,6 +242,10 @@ func TestDocumentDecisionsIndependent(t *testing.T) {
 			t.Logf("document checks, approved %v: %d, p50 %v, p95 %v, max %v", ok, len(ts),
 				percentile(ts, 50).Round(time.Millisecond), percentile(ts, 95).Round(time.Millisecond), slices.Max(ts).Round(time.Millisecond))
 		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(checkTook)) {
+		ts := checkTook[k]
+		t.Logf("  not approved, check %s: %d, p50 %v, p95 %v", k, len(ts), percentile(ts, 50), percentile(ts, 95))
 	}
 	if genuine > 0 {
 		t.Logf("genuine: %d, approved %d (%.0f %%), failed %d (%.0f %%)", genuine, genuineApproved,
