@@ -10,6 +10,8 @@ import (
 	"golang.org/x/image/font"
 	"golang.org/x/image/font/basicfont"
 	"golang.org/x/image/math/fixed"
+
+	"github.com/verifyd/verifyd/internal/textimage"
 )
 
 // card draws lines of text (basicfont, 13 px, enlarged 3×) on a pale card
@@ -84,5 +86,44 @@ func TestTextRegion(t *testing.T) {
 	draw.Draw(blank, blank.Bounds(), image.NewUniform(color.Gray{128}), image.Point{}, draw.Src)
 	if r, _, ok := TextRegion(blank); ok {
 		t.Errorf("found text %v on a blank photo", r)
+	}
+}
+
+// TestTextRegionSmallCard: a card filling a small part of a large photo,
+// its values (capitals ~14 px) between labels half their size. At the
+// photo's search scale the labels are too small to be glyphs, the value
+// lines stand apart and each is a cluster of its own; searched again
+// around the first one found, the labels join them, and the region holds
+// every value (an independently generated card's front lost its dates
+// and number to the first search alone).
+func TestTextRegionSmallCard(t *testing.T) {
+	photo := image.NewGray(image.Rect(0, 0, 3000, 2000))
+	draw.Draw(photo, photo.Bounds(), image.NewUniform(color.Gray{150}), image.Point{}, draw.Src)
+	cardRect := image.Rect(1500, 1100, 2120, 1700)
+	draw.Draw(photo, cardRect, image.NewUniform(color.Gray{235}), image.Point{}, draw.Src)
+	rows := [][2]string{{"1. SURNAME / NOM", "ERIKSSON"}, {"2. NUMBER", "L898902C3"},
+		{"3. GIVEN NAMES / PRENOMS", "ANNA MARIA LOUISE"}, {"4. DATE OF BIRTH", "12 08 1974"}, {"5. DATE OF EXPIRY", "11 06 2030"}}
+	var values []image.Rectangle
+	for i, r := range rows {
+		y := cardRect.Min.Y + 50 + 100*i
+		if err := textimage.Write(photo, 9, cardRect.Min.X+30, y, r[0]); err != nil {
+			t.Fatal(err)
+		}
+		if err := textimage.Write(photo, 24, cardRect.Min.X+30, y+40, r[1]); err != nil {
+			t.Fatal(err)
+		}
+		values = append(values, image.Rect(cardRect.Min.X+30, y+40-17, cardRect.Min.X+30+12*len(r[1]), y+40))
+	}
+	r, _, ok := TextRegion(photo)
+	if !ok {
+		t.Fatal("no text found")
+	}
+	for i, v := range values {
+		if !v.In(r) {
+			t.Errorf("region %v misses the value %q at %v", r, rows[i][1], v)
+		}
+	}
+	if !r.In(cardRect.Inset(-60)) {
+		t.Errorf("region %v reaches beyond the card %v", r, cardRect)
 	}
 }
