@@ -92,17 +92,18 @@ const (
 // correct by swapping characters of the alphanumeric fields for their
 // look-alikes. Of every combination of at most maxLookAlikes swaps among
 // the positions of failing checks, it takes the one that makes every
-// check of the format verify and best explains both the glyphs (the
-// templates' preference for the character read over its look-alike, in
-// nats as decodeNumbers counts it) and how such fields are written
-// (numberPrior), when no other such combination comes close: check
-// digits are mod 10, so one random swap in eleven verifies a field by
-// chance, and both the field's check and the composite must hold. The
-// glyphs alone cannot always tell: an O/0 swap at weight 3 changes the
-// sum as much as the reverse swap at weight 7 (24 × 3 ≡ −24 × 7 mod 10),
-// and a motion-blurred passport's personal number 88102830240, read with
-// its last 0 as O, verified as well with a 0 of the middle read as O,
-// the templates preferring the one by 0.003. Swaps are reported as
+// check of the format verify and costs the least correlation (the
+// templates' preference for the character read over its look-alike),
+// when no other such combination comes close: check digits are mod 10,
+// so one random swap in eleven verifies a field by chance, and both the
+// field's check and the composite must hold. The glyphs alone cannot
+// always tell: an O/0 swap at weight 3 changes the sum as much as the
+// reverse swap at weight 7 (24 × 3 ≡ −24 × 7 mod 10), and a
+// motion-blurred passport's personal number 88102830240, read with its
+// last 0 as O, verified as well with a 0 of the middle read as O, the
+// templates preferring the one by 0.003. Between such combinations of
+// slight swaps, how the field is written (numberPrior, as decodeNumbers
+// weighs it) decides when it clearly prefers one. Swaps are reported as
 // corrections (a corrected reading decides nothing alone: the engine
 // has the printed data confirm it) at most half confident.
 func lookAlikes(format mrz.Format, text [][]byte, scores [][][nClass]float32, conf [][]float64) []Correction {
@@ -158,26 +159,53 @@ func lookAlikes(format mrz.Format, text [][]byte, scores [][][nClass]float32, co
 		swaps[i] = swap{c.p, c.to}
 	}
 
+	// Combinations are ranked by their glyphs' cost first, as before the
+	// prior was added: the cheapest is taken when no other comes within
+	// clearly. When the glyphs cannot tell, the prior may break the tie,
+	// but only between combinations whose every swap is one the
+	// templates barely prefer (within tieCost): a seed 1 passport's
+	// U202431264, its 3 read as S (no look-alike), verified as UZ02451Z6
+	// through three swaps two of which the templates objected to, and
+	// the prior, asked to rank every combination, would have taken it.
+	const clearly, tieCost = 0.05, 0.05
 	allVerify := func() bool { return verifies(format, text) }
-	best, second := math.Inf(-1), math.Inf(-1)
-	var bestSet []int
+	bestCost, secondCost := math.Inf(1), math.Inf(1)
+	var cheapest []int
+	bestScore, secondScore := math.Inf(-1), math.Inf(-1)
+	var tieBreak []int
 	verifyingSets(text, swaps, allVerify, func(set []int) {
-		v := numberPrior(format, text)
+		cost, slight := 0.0, true
 		for _, i := range set {
-			v -= cands[i].cost / nameTemp
+			cost += cands[i].cost
+			slight = slight && cands[i].cost <= tieCost
 		}
 		switch {
-		case v > best:
-			best, second = v, best
-			bestSet = append([]int(nil), set...)
-		case v > second:
-			second = v
+		case cost < bestCost:
+			bestCost, secondCost = cost, bestCost
+			cheapest = append([]int(nil), set...)
+		case cost < secondCost:
+			secondCost = cost
+		}
+		v := numberPrior(format, text) - cost/nameTemp
+		switch {
+		case v > bestScore && slight:
+			bestScore, secondScore = v, bestScore
+			tieBreak = append([]int(nil), set...)
+		case v > secondScore:
+			secondScore = v
 		}
 	})
-	// Another combination that explains the glyphs and the fields'
-	// writing nearly as well is as likely: a guess, not a repair.
-	const clearly = 0.05 / nameTemp
-	if bestSet == nil || best-second < clearly {
+	bestSet := cheapest
+	if bestSet != nil && secondCost-bestCost < clearly {
+		// Another combination as cheap is as likely: a guess, not a
+		// repair, unless how such fields are written tells them apart
+		// (nats, on the scale of nameTemp).
+		bestSet = nil
+		if tieBreak != nil && bestScore-secondScore >= clearly/nameTemp {
+			bestSet = tieBreak
+		}
+	}
+	if bestSet == nil {
 		return nil
 	}
 	var out []Correction
