@@ -95,10 +95,20 @@ func TestDeadReplicasJobsAreRescued(t *testing.T) {
 		t.Fatalf("45 s after the kill %d of %d deliveries arrived; %d jobs still running on the dead replica", delivered(), n, runningOn(aID))
 	}
 	t.Logf("all %d deliveries arrived %s after the kill", n, time.Since(killed).Round(time.Millisecond))
-	if k := runningOn(aID); k != 0 {
-		t.Errorf("%d jobs still marked running on the dead replica", k)
+	// The requests replica a had sent before it died can reach the
+	// receiver once the gate opens, before b's rescuer has run: arrival
+	// alone does not show the rescue (a CI run saw all ten 1 s after the
+	// kill with two jobs still marked running on a). The rescue must
+	// follow within the same bound.
+	rescued := func() bool {
+		return runningOn(aID) == 0 && len(b.logLines(t, "jobs left running by a dead replica made available")) > 0
 	}
-	if len(b.logLines(t, "jobs left running by a dead replica made available")) == 0 {
-		t.Error("replica b did not log the rescue")
+	if !waitFor(45*time.Second, 50*time.Millisecond, func() bool { b.checkAlive(t); return rescued() }) {
+		if k := runningOn(aID); k != 0 {
+			t.Errorf("%d jobs still marked running on the dead replica 45 s after the deliveries", k)
+		}
+		if len(b.logLines(t, "jobs left running by a dead replica made available")) == 0 {
+			t.Error("replica b did not log the rescue")
+		}
 	}
 }
