@@ -232,7 +232,14 @@ func largestCluster(lines [][]int, comps []component) []int {
 	for i := range lines {
 		for j := i + 1; j < len(lines); j++ {
 			m := int(math.Ceil(4 * max(hs[i], hs[j])))
-			if boxes[i].Inset(-m).Overlaps(boxes[j]) {
+			mx := m
+			// Fields of one row stand further apart than rows do (a
+			// card's number at the top right, beyond its header).
+			a, b := boxes[i], boxes[j]
+			if ov := min(a.Max.Y, b.Max.Y) - max(a.Min.Y, b.Min.Y); 2*ov >= min(a.Dy(), b.Dy()) {
+				mx = 2 * m
+			}
+			if image.Rect(a.Min.X-mx, a.Min.Y-m, a.Max.X+mx, a.Max.Y+m).Overlaps(b) {
 				sets.join(i, j)
 			}
 		}

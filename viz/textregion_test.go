@@ -127,3 +127,31 @@ func TestTextRegionSmallCard(t *testing.T) {
 		t.Errorf("region %v reaches beyond the card %v", r, cardRect)
 	}
 }
+
+// TestTextRegionRow: fields of one row stand further apart than rows do;
+// a card's number printed at the top right, six glyph heights beyond its
+// header, belongs to the text (an independently generated card's number
+// was left out of the region, and never read).
+func TestTextRegionRow(t *testing.T) {
+	photo := image.NewGray(image.Rect(0, 0, 1000, 700))
+	draw.Draw(photo, photo.Bounds(), image.NewUniform(color.Gray{235}), image.Point{}, draw.Src)
+	for _, l := range []struct {
+		x, y int
+		text string
+	}{{100, 150, "REPUBLIC OF UTOPIA"}, {100, 200, "ERIKSSON"}, {100, 240, "ANNA MARIA"}, {100, 280, "12 08 1974"}} {
+		if err := textimage.Write(photo, 20, l.x, l.y, l.text); err != nil {
+			t.Fatal(err)
+		}
+	}
+	number := image.Rect(440, 136, 440+9*12, 150)
+	if err := textimage.Write(photo, 20, number.Min.X, 150, "L898902C3"); err != nil {
+		t.Fatal(err)
+	}
+	r, _, ok := TextRegion(photo)
+	if !ok {
+		t.Fatal("no text found")
+	}
+	if !number.In(r) {
+		t.Errorf("region %v misses the number at %v", r, number)
+	}
+}
