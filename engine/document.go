@@ -51,6 +51,10 @@ type MRZRead struct {
 	// digits verify: names and filler carry no check digit, so its name
 	// (and a number with compensating O/0 swaps) may be misread.
 	Doubtful bool
+	// SurnameConfidence is the lowest confidence of the surname's
+	// characters in the zone (0 to 1; 0 when unknown): the name carries no
+	// check digit, so this is how far the surname read can be trusted.
+	SurnameConfidence float64
 	// Quad is the zone's corners (top-left, top-right, bottom-right,
 	// bottom-left) in the photo; Angle the document's rotation in degrees,
 	// clockwise as displayed, as the zone's lines show it.
@@ -71,6 +75,8 @@ type Located struct {
 	// their check digits verify.
 	CorrectedFields []string
 	Doubtful        bool
+	// SurnameConfidence is MRZRead's.
+	SurnameConfidence float64
 	// Format is the zone's layout, which with Quad gives the document's
 	// scale and extent on the photo (ICAO 9303 fixes the character pitch
 	// and where the zone lies on the page).
@@ -202,7 +208,8 @@ func (c DocumentCheck) Run(ctx context.Context, in *Input) Result {
 	ev["mrz"] = fieldsEvidence(fields)
 	in.Facts[FactMRZ] = fields
 	in.Facts[FactMRZRead] = Located{Side: side, Quad: read.Quad, Angle: read.Angle, Corrections: read.Corrections,
-		CorrectedFields: read.CorrectedFields, Doubtful: read.Doubtful, Format: fields.Format}
+		CorrectedFields: read.CorrectedFields, Doubtful: read.Doubtful, SurnameConfidence: read.SurnameConfidence,
+		Format: fields.Format}
 	in.Facts[FactDocumentKey] = string(in.DocumentType) + "|" + fields.IssuingState + "|" + fields.DocumentNumber
 	// verdict fails the document on what field says, unless the reading
 	// needed corrections there, or needed some and is not confident: a

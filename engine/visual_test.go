@@ -93,10 +93,15 @@ func TestVisualZoneCheck(t *testing.T) {
 		{"printed expiry differs", page("17 MAY 1990", "01 JAN 2021", "123456789", "DOE"), nil, engine.Fail, verifyd.ReasonPotentialFraud},
 		{"one digit off: review, not fraud", page("17 MAY 1991", "01 JAN 2030", "123456789", "DOE"), nil, engine.Review, ""},
 		{"nothing legible: review", printed{"PASSPORT"}, nil, engine.Review, ""},
-		{"another surname, doubtful MRZ: review", page("17 MAY 1990", "01 JAN 2030", "123456789", "WINTERBOTTOM"), nil, engine.Review, ""},
-		// The MRZ's name has no check digit: even a confident reading of it
-		// does not make a fraud verdict alone.
-		{"another surname, confident MRZ: review", page("17 MAY 1990", "01 JAN 2030", "123456789", "WINTERBOTTOM"), nil, engine.Review, ""},
+		// The MRZ's name has no check digit: only a surname read surely,
+		// from a line whose given names are printed as read, contradicts.
+		{"another surname, surname read surely: fraud", page("17 MAY 1990", "01 JAN 2030", "123456789", "WINTERBOTTOM"), nil, engine.Fail, verifyd.ReasonPotentialFraud},
+		{"another surname, surname read surely, doubtful MRZ: review", page("17 MAY 1990", "01 JAN 2030", "123456789", "WINTERBOTTOM"), nil, engine.Review, ""},
+		{"another surname, surname read surely, names corrected: review", page("17 MAY 1990", "01 JAN 2030", "123456789", "WINTERBOTTOM"), nil, engine.Review, ""},
+		{"another surname, surname read unsurely: review", page("17 MAY 1990", "01 JAN 2030", "123456789", "WINTERBOTTOM"), nil, engine.Review, ""},
+		{"another surname and given names, surname read surely: review",
+			printed{"PASSPORT", "PASSPORT NO.", "123456789", "SURNAME", "WINTERBOTTOM", "GIVEN NAMES", "MARGARET",
+				"DATE OF BIRTH", "17 MAY 1990", "DATE OF EXPIRY", "01 JAN 2030"}, nil, engine.Review, ""},
 		{"another number, confident MRZ: fraud", page("17 MAY 1990", "01 JAN 2030", "987654321", "DOE"), nil, engine.Fail, verifyd.ReasonPotentialFraud},
 		{"another number, doubtful MRZ: review", page("17 MAY 1990", "01 JAN 2030", "987654321", "DOE"), nil, engine.Review, ""},
 		// A field the reader changed so that its check digit verifies is
@@ -114,7 +119,14 @@ func TestVisualZoneCheck(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			img := &engine.Image{Kind: verifyd.ImageDocumentFront, Image: image.NewGray(image.Rect(0, 0, 800, 500))}
-			loc := engine.Located{Side: img, Doubtful: strings.Contains(tt.name, "doubtful")}
+			loc := engine.Located{Side: img, Doubtful: strings.Contains(tt.name, "doubtful"), SurnameConfidence: 0.4}
+			if strings.Contains(tt.name, "surname read surely") {
+				loc.SurnameConfidence = 0.9
+			}
+			if strings.Contains(tt.name, "names corrected") {
+				loc.Corrections++
+				loc.CorrectedFields = append(loc.CorrectedFields, "names")
+			}
 			for _, c := range []string{mrz.FieldDocumentNumber, mrz.FieldBirthDate} {
 				if strings.Contains(tt.name, strings.ReplaceAll(c, "_", " ")+" corrected") {
 					loc.Corrections++

@@ -207,3 +207,34 @@ func (r *Result) GuessUnchecked() (Result, bool) {
 	out.Valid = true
 	return out, true
 }
+
+// SurnameConfidence is the lowest confidence of the characters of the
+// name field's primary identifier (the surname) and of the "<<" that ends
+// it, or 0 when the reading has no surname. The name field carries no
+// check digit, so this is all that says how far its reading can be
+// trusted: a printed surname that differs from a surname read this surely
+// is a contradiction, not a misread (engine.VisualZoneCheck).
+func (r Result) SurnameConfidence() float64 {
+	sp, ok := nameSpans[r.Format]
+	if !ok || sp.line >= len(r.Lines) || sp.line >= len(r.Confidence) {
+		return 0
+	}
+	line, conf := r.Lines[sp.line], r.Confidence[sp.line]
+	end := min(sp.end, len(line), len(conf))
+	lo, letters := 1.0, 0
+	for k := sp.start; k < end; k++ {
+		lo = min(lo, conf[k])
+		if line[k] == '<' {
+			if k+1 < end && line[k+1] == '<' {
+				lo = min(lo, conf[k+1])
+				break
+			}
+			continue
+		}
+		letters++
+	}
+	if letters == 0 {
+		return 0
+	}
+	return lo
+}

@@ -67,3 +67,37 @@ func TestDecodeNames(t *testing.T) {
 		})
 	}
 }
+
+func TestSurnameConfidence(t *testing.T) {
+	t.Parallel()
+	conf := func(line string, low map[int]float64) []float64 {
+		c := make([]float64, len(line))
+		for i := range c {
+			c[i] = 0.9
+			if v, ok := low[i]; ok {
+				c[i] = v
+			}
+		}
+		return c
+	}
+	td1 := []string{"I<UTOD231458907<<<<<<<<<<<<<<<", "7408122F1204159UTO<<<<<<<<<<<6", "ERIKSSON<<ANNA<MARIA<<<<<<<<<<"}
+	td3 := "P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<"
+	tests := []struct {
+		name string
+		r    Result
+		want float64
+	}{
+		{"TD1, all sure", Result{Format: mrz.TD1, Lines: td1, Confidence: [][]float64{nil, nil, conf(td1[2], nil)}}, 0.9},
+		{"TD1, a surname letter unsure", Result{Format: mrz.TD1, Lines: td1, Confidence: [][]float64{nil, nil, conf(td1[2], map[int]float64{3: 0.2})}}, 0.2},
+		{"TD1, the separator unsure", Result{Format: mrz.TD1, Lines: td1, Confidence: [][]float64{nil, nil, conf(td1[2], map[int]float64{9: 0.3})}}, 0.3},
+		{"TD1, a given name unsure", Result{Format: mrz.TD1, Lines: td1, Confidence: [][]float64{nil, nil, conf(td1[2], map[int]float64{12: 0.1})}}, 0.9},
+		{"TD3, the header is not the surname", Result{Format: mrz.TD3, Lines: []string{td3, ""}, Confidence: [][]float64{conf(td3, map[int]float64{2: 0.1, 6: 0.5})}}, 0.5},
+		{"no surname", Result{Format: mrz.TD3, Lines: []string{"P<UTO<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<", ""}, Confidence: [][]float64{conf(td3, nil)}}, 0},
+		{"no reading", Result{Format: mrz.TD3}, 0},
+	}
+	for _, tt := range tests {
+		if got := tt.r.SurnameConfidence(); got != tt.want {
+			t.Errorf("%s: got %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}

@@ -293,6 +293,9 @@ func (z Zone) compareNumber(want string, others ...string) Field {
 			len(parseDates(s, DMY)) == 0 && len(parseDates(s, MDY)) == 0
 	})
 	if !ok {
+		if v, conf, ok := z.alteredNumber(target, others); ok {
+			fd.Status, fd.Printed, fd.Conf = Mismatch, v, fmt.Sprintf("%.2f", conf)
+		}
 		return fd
 	}
 	fd.Printed, fd.Conf = v, fmt.Sprintf("%.2f", conf)
@@ -309,6 +312,72 @@ func (z Zone) compareNumber(want string, others ...string) Field {
 		fd.Status = Mismatch
 	}
 	return fd
+}
+
+// alteredNumber looks, where no label names the document number, for the
+// forger's way of changing it: an unlabelled word of the number's length
+// that differs from it (by shape) in two to half of its characters, so
+// that the rest is the same number, read alike in at least two readings
+// with MinConf or in three with any confidence (Tesseract is rarely
+// confident of a number it has no dictionary for: an altered passport
+// number was read the same in four readings at 0.12–0.39), and no other
+// such word read twice (nor one in the MRZ's optional data, others). It is
+// looked for only when no reading of the page came within one character
+// of the MRZ's number (findNumber), so a misread would have to change two
+// characters alike in every reading; another number printed on the
+// document (a personal or record number) differs in most characters, or
+// in length. The numbered layouts (field "5." on its own, or no label at
+// all) left an altered passport number G6148928 for G3146628 unread on
+// independently generated photos (docs/accuracy.md).
+func (z Zone) alteredNumber(target string, others []string) (string, float64, bool) {
+	type cand struct {
+		text             string
+		reads, confident int
+		conf             float64
+	}
+	cands := map[string]*cand{}
+	for _, l := range z.Lines {
+		if l.MRZ || l.Reread {
+			continue
+		}
+		for _, w := range l.Words {
+			t := fold(w.Text)
+			sw := shape(t)
+			if strings.ContainsAny(t, "<«‹") || len(sw) != len(target) || !strings.ContainsAny(sw, "0123456789") ||
+				len(parseDates(t, DMY)) > 0 || len(parseDates(t, MDY)) > 0 {
+				continue
+			}
+			if d := distance(sw, target); d < 2 || 2*d > len(target) || slices.ContainsFunc(others, func(o string) bool {
+				return len(o) >= 4 && strings.Contains(shape(o), sw)
+			}) {
+				continue
+			}
+			c, ok := cands[sw]
+			if !ok {
+				c = &cand{text: t, conf: w.Conf}
+				cands[sw] = c
+			}
+			c.reads++
+			c.conf = max(c.conf, w.Conf)
+			if w.Conf >= MinConf {
+				c.confident++
+			}
+		}
+	}
+	var found *cand
+	for _, c := range cands {
+		if c.reads < 2 {
+			continue // one reading of noise
+		}
+		if found != nil {
+			return "", 0, false
+		}
+		found = c
+	}
+	if found == nil || found.confident < 2 && found.reads < 3 {
+		return "", 0, false
+	}
+	return found.text, found.conf, true
 }
 
 // findNumber looks for the document number among the printed words,
@@ -348,41 +417,18 @@ func (z Zone) findNumber(target string) (string, bool) {
 	return "", false
 }
 
-var surnameLabels = []string{"SURNAME", "SURNAMES", "NOM", "NAME", "APELLIDOS", "APELLIDO", "COGNOME", "ACHTERNAAM",
+var surnameLabels = []string{"SURNAME", "SURNAMES", "NOM", "NAME", "APELLIDOS", "APELLIDO", "COGNOME", "ACHTERNAAM", "SOYADI",
 	"NAZWISKO", "EFTERNAMN", "FAMILIENNAME", "SUKUNIMI", "ETTERNAVN", "EFTERNAVN", "APELIDO", "1", "1."}
 
 var givenLabels = []string{"GIVEN", "NAMES", "PRENOMS", "PRENOM", "VORNAMEN", "VORNAME", "NOMBRE", "NOMBRES", "NOMI", "NOME",
-	"VOORNAMEN", "IMIONA", "FORNAMN", "ETUNIMET", "FORNAVN", "FIRST", "2", "2."}
+	"VOORNAMEN", "IMIONA", "FORNAMN", "ETUNIMET", "FORNAVN", "FIRST", "ADI", "2", "2."}
 
 func (z Zone) compareSurname(want string) Field {
 	fd := Field{Name: "surname", Status: Unread, MRZ: want}
-	parts := strings.Fields(want)
-	if len(parts) == 0 {
+	if len(strings.Fields(want)) == 0 {
 		return fd
 	}
-	var words []string
-	for _, l := range z.Lines {
-		if !l.MRZ {
-			words = append(words, strings.FieldsFunc(l.Text, notLetter)...)
-		}
-	}
-	all := true
-	var seen []string
-	for _, p := range parts {
-		if len(p) < 2 {
-			continue
-		}
-		found := false
-		for _, w := range words {
-			if nameLike(w, p) {
-				found = true
-				seen = append(seen, w)
-				break
-			}
-		}
-		all = all && found
-	}
-	if all {
+	if seen, ok := z.findName(want, nameLike); ok {
 		fd.Status, fd.Printed = Match, strings.Join(seen, " ")
 		return fd
 	}
@@ -404,6 +450,42 @@ func (z Zone) compareSurname(want string) Field {
 		fd.Status = Uncertain
 	}
 	return fd
+}
+
+// NamePrinted reports whether every part of name (an MRZ name, parts
+// separated by spaces) of two or more letters is printed outside the MRZ,
+// the same but for one misread (by shape) in six letters. A name with no
+// such part is not printed. It is stricter than the surname's comparison,
+// because it is evidence that a reading is right: a short name within
+// one letter is found in too many words (JANE in "01 JAN 2030").
+func (z Zone) NamePrinted(name string) bool {
+	_, ok := z.findName(name, func(printed, part string) bool {
+		return distance(shape(printed), shape(part)) <= len(part)/6
+	})
+	return ok
+}
+
+// findName returns the printed words that are name's parts, as like
+// says, and whether all were found.
+func (z Zone) findName(name string, like func(printed, part string) bool) ([]string, bool) {
+	var words []string
+	for _, l := range z.Lines {
+		if !l.MRZ {
+			words = append(words, strings.FieldsFunc(l.Text, notLetter)...)
+		}
+	}
+	var seen []string
+	for _, p := range strings.Fields(name) {
+		if len(p) < 2 {
+			continue
+		}
+		i := slices.IndexFunc(words, func(w string) bool { return like(w, p) })
+		if i < 0 {
+			return nil, false
+		}
+		seen = append(seen, words[i])
+	}
+	return seen, len(seen) > 0
 }
 
 func notLetter(r rune) bool { return !(r >= 'A' && r <= 'Z') }
@@ -514,14 +596,18 @@ func (z Zone) valueBelow(i int, isValue func(string) bool) (string, float64, boo
 func (z Zone) valueRight(i int, isLabel func([]string) bool, isValue func(string) bool) (string, float64, bool) {
 	l := z.Lines[i]
 	h := max(l.Box.Dy(), 1)
+	box, cont := l.Box, z.labelBelow(i, isLabel)
+	if cont >= 0 {
+		box = box.Union(z.Lines[cont].Box)
+	}
 	bestLine, bestWord, bestX := -1, -1, 1<<30
 	for j, a := range z.Lines {
-		if j == i || a.MRZ || a.Reread {
+		if j == i || j == cont || a.MRZ || a.Reread {
 			continue
 		}
 		for k, w := range a.Words {
-			overlap := min(w.Box.Max.Y, l.Box.Max.Y) - max(w.Box.Min.Y, l.Box.Min.Y)
-			if 2*overlap < h || w.Box.Min.X < l.Box.Max.X-h/4 || w.Box.Min.X-l.Box.Max.X > 6*h {
+			overlap := min(w.Box.Max.Y, box.Max.Y) - max(w.Box.Min.Y, box.Min.Y)
+			if 2*overlap < min(box.Dy(), max(w.Box.Dy(), h)) || w.Box.Min.X < box.Max.X-h/4 || w.Box.Min.X-box.Max.X > 6*h {
 				continue
 			}
 			if w.Box.Min.X < bestX {
@@ -551,6 +637,28 @@ func (z Zone) valueRight(i int, isLabel func([]string) bool, isValue func(string
 		return "", 0, false
 	}
 	return v, z.Lines[bestLine].Conf, true
+}
+
+// labelBelow returns the line that continues label line i on the next
+// line (a bilingual label, "COGNOME/" over "SURNAME", left of its value),
+// or -1: a line of the same field's label words only, starting under it
+// within half its height, and left-aligned with it.
+func (z Zone) labelBelow(i int, isLabel func([]string) bool) int {
+	l := z.Lines[i]
+	h := max(l.Box.Dy(), 1)
+	for j, b := range z.Lines {
+		if j == i || b.MRZ || b.Reread {
+			continue
+		}
+		dy, dx := b.Box.Min.Y-l.Box.Max.Y, b.Box.Min.X-l.Box.Min.X
+		if dy < -h/4 || dy > h/2 || dx < -h || dx > h || !isLabelLine(b.Text) {
+			continue
+		}
+		if isLabel(strings.FieldsFunc(b.Text, notLetter)) {
+			return j
+		}
+	}
+	return -1
 }
 
 // isLabelLine reports a line made only of label words (of any field).

@@ -1,10 +1,12 @@
 package viz
 
 import (
+	"image"
 	"strings"
 	"testing"
 
 	"github.com/verifyd/verifyd/mrz"
+	"github.com/verifyd/verifyd/ocr"
 )
 
 func TestParseDates(t *testing.T) {
@@ -128,6 +130,18 @@ func TestCompare(t *testing.T) {
 			map[string]Status{"expiry_date": Uncertain}},
 		{"printed birth date earlier than the MRZ's: nothing a forger gains", passportPage("12 AUG 1950", "11 JUN 2030", "L898902C3", "ERIKSSON"),
 			map[string]Status{"birth_date": Uncertain}},
+		// Numbered layouts leave the number without a label: a forger's
+		// altered digits are still read as the number they came from.
+		{"unlabelled number altered in two characters, read twice", []string{"SURNAME", "ERIKSSON", "L898962C8", "DATE OF BIRTH", "12 AUG 1974", "P UTO L898962C8"},
+			map[string]Status{"document_number": Mismatch, "surname": Match}},
+		{"unlabelled altered number read once", []string{"SURNAME", "ERIKSSON", "L898962C8", "DATE OF BIRTH", "12 AUG 1974"},
+			map[string]Status{"document_number": Unread}},
+		{"unlabelled altered number read two ways", []string{"SURNAME", "ERIKSSON", "L898962C8", "L898962C8", "L898902B1", "L898902B1"},
+			map[string]Status{"document_number": Unread}},
+		{"another unlabelled number of the same length", []string{"SURNAME", "ERIKSSON", "X123455K7", "X123455K7"},
+			map[string]Status{"document_number": Unread}},
+		{"unlabelled number one misread off", []string{"SURNAME", "ERIKSSON", "L898902C8", "L898902C8"},
+			map[string]Status{"document_number": Match}},
 		{"a two-digit expiry year of another century's digits", passportPage("12 AUG 1974", "12.06.19", "L898902C3", "ERIKSSON"),
 			map[string]Status{"expiry_date": Mismatch}},
 	}
@@ -209,6 +223,71 @@ func TestSurnameMisreadInTheMRZ(t *testing.T) {
 			if fd.Name == "surname" && fd.Status != tt.want {
 				t.Errorf("MRZ %s, printed %s: %s, want %s", tt.mrz, tt.printed, fd.Status, tt.want)
 			}
+		}
+	}
+}
+
+func TestNamePrinted(t *testing.T) {
+	t.Parallel()
+	page := NewZone(words("SURNAME", "LINDQVIST", "GIVEN NAMES", "ANNA MARIA", "DATE OF EXPIRY", "01 JAN 2030"), DMY)
+	tests := []struct {
+		name string
+		want bool
+	}{
+		{"ANNA MARIA", true},
+		{"ANNA", true},
+		{"LINDOVIST", true}, // one look-alike (Q and O read alike)
+		{"ANNA MARIE", false},
+		{"JANE", false}, // within one letter of JAN, which is not a name
+		{"ERIK", false},
+		{"A", false}, // no part of two letters: nothing to find
+	}
+	for _, tt := range tests {
+		if got := page.NamePrinted(tt.name); got != tt.want {
+			t.Errorf("NamePrinted(%q) = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestTwoLineLabel: a bilingual label written on two lines ("COGNOME/"
+// over "SURNAME") with its value centred against both, left of it: the
+// value overlaps neither label line by half its height.
+func TestTwoLineLabel(t *testing.T) {
+	t.Parallel()
+	word := func(text string, x0, y0, x1, y1, line int) ocr.Word {
+		return ocr.Word{Text: text, Conf: 0.95, Box: image.Rect(x0, y0, x1, y1), Block: 1, Line: line}
+	}
+	page := []ocr.Word{
+		word("COGNOME/", 10, 100, 150, 120, 0),
+		word("SURNAME", 10, 124, 140, 144, 1),
+		word("PRETORIUS", 250, 112, 430, 132, 2),
+		word("NOME/", 10, 170, 100, 190, 3),
+		word("GIVEN", 10, 194, 90, 214, 4),
+		word("NAMES", 100, 194, 190, 214, 4),
+		word("JOHANNES", 250, 182, 410, 202, 5),
+	}
+	c := Compare(NewZone(page, DMY), mrz.Fields{Format: mrz.TD1, Surname: "DLAMINI", GivenNames: "JOHANNES"})
+	got := c[3]
+	if got.Name != "surname" || got.Status != Mismatch || got.Printed != "PRETORIUS" {
+		t.Fatalf("got %+v, want the surname PRETORIUS, a mismatch", got)
+	}
+}
+
+// TestAlteredNumberUnsure: Tesseract is rarely confident of a number; an
+// altered one read alike three times contradicts the MRZ, twice does not.
+func TestAlteredNumberUnsure(t *testing.T) {
+	t.Parallel()
+	f := mrz.Fields{Format: mrz.TD3, DocumentNumber: "G3146628", Surname: "MUKHERJEE"}
+	for _, tt := range []struct {
+		reads int
+		want  Status
+	}{{2, Unread}, {3, Mismatch}} {
+		ws := words("SURNAME", "MUKHERJEE")
+		for i := range tt.reads {
+			ws = append(ws, ocr.Word{Text: "G6148928", Conf: 0.2, Box: image.Rect(10, 200+50*i, 170, 230+50*i), Block: 9, Line: i})
+		}
+		if got := Compare(NewZone(ws, DMY), f)[2]; got.Status != tt.want {
+			t.Errorf("read %d times at 0.2: got %+v, want %s", tt.reads, got, tt.want)
 		}
 	}
 }

@@ -42,11 +42,11 @@ func (ocrReader) ReadMRZ(ctx context.Context, img image.Image, hint mrz.Format) 
 		}
 	}
 	return engine.MRZRead{Lines: r.Lines, Confidence: r.MeanConfidence(), CutOff: r.CutOff, Covered: r.Covered, Corrections: len(r.Corrections),
-		CorrectedFields: corrected, Doubtful: len(r.Uncertain) > 0 || guessed,
+		CorrectedFields: corrected, Doubtful: len(r.Uncertain) > 0 || guessed, SurnameConfidence: r.SurnameConfidence(),
 		Quad: r.Quad, Angle: r.Skew - float64(r.Rotation), Evidence: map[string]any{
 			"found": true, "format": r.Format.String(), "band": r.Band.String(), "skew_degrees": r.Skew,
 			"corrections": r.Corrections, "uncertain": r.Uncertain, "all_check_digits_valid": r.Valid,
-			"unchecked_guessed": guessed,
+			"unchecked_guessed": guessed, "surname_confidence": r.SurnameConfidence(),
 		}}, nil
 }
 
@@ -143,7 +143,8 @@ func readCropped(img image.Image, hint mrz.Format) (mrzread.Result, error) {
 
 // repairedChecks reports a reading whose check digits verify only after
 // the reader changed characters to fit them (look-alike swaps, runner-ups;
-// not the name field's spelling): one chance in ten per check that a
+// not the name field's spelling, nor a state code completed from the list
+// of codes, which no check digit covers): one chance in ten per check that a
 // misread verifies, against none for a reading that verifies as read.
 // When the whole photo does not read, such a reading of one crop is kept
 // while the other crops and the warped outline are tried: the text crop
@@ -154,7 +155,7 @@ func readCropped(img image.Image, hint mrz.Format) (mrzread.Result, error) {
 // so: that would read every corrected photo several times.
 func repairedChecks(r mrzread.Result) bool {
 	return slices.ContainsFunc(r.Corrections, func(c mrzread.Correction) bool {
-		return c.Field != mrzread.FieldNames && c.Field != mrzread.FieldHeader && c.From != '?'
+		return c.Field != mrzread.FieldNames && c.Field != mrzread.FieldHeader && c.Field != mrzread.FieldNationality && c.From != '?'
 	})
 }
 

@@ -202,3 +202,28 @@ func TestSmallGlyphsForTheirPitch(t *testing.T) {
 		t.Errorf("read %q (valid %v), want %q", r.Lines, r.Valid, c.MRZ)
 	}
 }
+
+// TestRepairedChecks: only a change made so that a check digit verifies
+// holds a crop's reading back; fields no check digit covers (names, the
+// document code and states completed from the code list) do not.
+func TestRepairedChecks(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		field string
+		from  byte
+		want  bool
+	}{
+		{mrz.FieldDocumentNumber, 'O', true},
+		{mrz.FieldBirthDate, 'B', true},
+		{mrzread.FieldNames, 'K', false},
+		{mrzread.FieldHeader, 'Q', false},
+		{mrzread.FieldNationality, 'H', false},
+		{mrz.FieldExpiryDate, '?', false},
+	}
+	for _, tt := range tests {
+		r := mrzread.Result{Corrections: []mrzread.Correction{{Field: tt.field, From: tt.from, To: '0'}}}
+		if got := repairedChecks(r); got != tt.want {
+			t.Errorf("a correction of %s from %q: got %v, want %v", tt.field, tt.from, got, tt.want)
+		}
+	}
+}
