@@ -306,7 +306,10 @@ func (z Zone) compareNumber(want string, others ...string) Field {
 			elsewhere = true
 		}
 	}
-	if d := distance(sv, target); d <= 1 || conf < MinConf || len(sv) != len(target) || elsewhere {
+	// Tesseract is rarely confident of a number (no dictionary): the
+	// same value read alike three times is as good as a confident read.
+	sure := conf >= MinConf || z.readsOf(sv) >= 3
+	if d := distance(sv, target); d <= 1 || !sure || len(sv) != len(target) || elsewhere {
 		fd.Status = Uncertain
 	} else {
 		fd.Status = Mismatch
@@ -378,6 +381,23 @@ func (z Zone) alteredNumber(target string, others []string) (string, float64, bo
 		return "", 0, false
 	}
 	return found.text, found.conf, true
+}
+
+// readsOf counts the words, outside the MRZ and the spots read again,
+// whose shape is sv: how many readings of the page agree on a value.
+func (z Zone) readsOf(sv string) int {
+	n := 0
+	for _, l := range z.Lines {
+		if l.MRZ || l.Reread {
+			continue
+		}
+		for _, w := range l.Words {
+			if shape(fold(w.Text)) == sv {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // findNumber looks for the document number among the printed words,
@@ -591,8 +611,9 @@ func (z Zone) valueBelow(i int, isValue func(string) bool) (string, float64, boo
 
 // valueRight returns the words nearest to the right of label line i on
 // its row, within six of its heights (values may stand in a column of
-// their own), up to the next wide gap, when they
-// are a value (isValue) and not another label.
+// their own; a label on two lines, labelBelow, counts both lines'
+// height), up to the next wide gap, when they are a value (isValue) and
+// not another label.
 func (z Zone) valueRight(i int, isLabel func([]string) bool, isValue func(string) bool) (string, float64, bool) {
 	l := z.Lines[i]
 	h := max(l.Box.Dy(), 1)
@@ -607,7 +628,7 @@ func (z Zone) valueRight(i int, isLabel func([]string) bool, isValue func(string
 		}
 		for k, w := range a.Words {
 			overlap := min(w.Box.Max.Y, box.Max.Y) - max(w.Box.Min.Y, box.Min.Y)
-			if 2*overlap < min(box.Dy(), max(w.Box.Dy(), h)) || w.Box.Min.X < box.Max.X-h/4 || w.Box.Min.X-box.Max.X > 6*h {
+			if 2*overlap < min(box.Dy(), max(w.Box.Dy(), h)) || w.Box.Min.X < box.Max.X-h/4 || w.Box.Min.X-box.Max.X > 6*box.Dy() {
 				continue
 			}
 			if w.Box.Min.X < bestX {
