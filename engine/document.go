@@ -55,6 +55,10 @@ type MRZRead struct {
 	// characters in the zone (0 to 1; 0 when unknown): the name carries no
 	// check digit, so this is how far the surname read can be trusted.
 	SurnameConfidence float64
+	// NumberConfidence is the lowest confidence of the document number's
+	// characters, its check digit included (0 to 1; 0 when unknown): two
+	// misreads verify a check digit one time in ten.
+	NumberConfidence float64
 	// Quad is the zone's corners (top-left, top-right, bottom-right,
 	// bottom-left) in the photo; Angle the document's rotation in degrees,
 	// clockwise as displayed, as the zone's lines show it.
@@ -75,8 +79,8 @@ type Located struct {
 	// their check digits verify.
 	CorrectedFields []string
 	Doubtful        bool
-	// SurnameConfidence is MRZRead's.
-	SurnameConfidence float64
+	// SurnameConfidence and NumberConfidence are MRZRead's.
+	SurnameConfidence, NumberConfidence float64
 	// Format is the zone's layout, which with Quad gives the document's
 	// scale and extent on the photo (ICAO 9303 fixes the character pitch
 	// and where the zone lies on the page).
@@ -209,7 +213,7 @@ func (c DocumentCheck) Run(ctx context.Context, in *Input) Result {
 	in.Facts[FactMRZ] = fields
 	in.Facts[FactMRZRead] = Located{Side: side, Quad: read.Quad, Angle: read.Angle, Corrections: read.Corrections,
 		CorrectedFields: read.CorrectedFields, Doubtful: read.Doubtful, SurnameConfidence: read.SurnameConfidence,
-		Format: fields.Format}
+		NumberConfidence: read.NumberConfidence, Format: fields.Format}
 	in.Facts[FactDocumentKey] = string(in.DocumentType) + "|" + fields.IssuingState + "|" + fields.DocumentNumber
 	// verdict fails the document on what field says, unless the reading
 	// needed corrections there, or needed some and is not confident: a

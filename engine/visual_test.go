@@ -104,6 +104,8 @@ func TestVisualZoneCheck(t *testing.T) {
 				"DATE OF BIRTH", "17 MAY 1990", "DATE OF EXPIRY", "01 JAN 2030"}, nil, engine.Review, ""},
 		{"another number, confident MRZ: fraud", page("17 MAY 1990", "01 JAN 2030", "987654321", "DOE"), nil, engine.Fail, verifyd.ReasonPotentialFraud},
 		{"another number, doubtful MRZ: review", page("17 MAY 1990", "01 JAN 2030", "987654321", "DOE"), nil, engine.Review, ""},
+		// Two misreads verify a check digit one time in ten.
+		{"another number, number read unsurely: review", page("17 MAY 1990", "01 JAN 2030", "987654321", "DOE"), nil, engine.Review, ""},
 		// A field the reader changed so that its check digit verifies is
 		// a guess: a genuine passport's glared HD1813080 was read HD1S13OSO
 		// and "corrected" to HDISI3OSO (independently generated photos).
@@ -119,7 +121,10 @@ func TestVisualZoneCheck(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			img := &engine.Image{Kind: verifyd.ImageDocumentFront, Image: image.NewGray(image.Rect(0, 0, 800, 500))}
-			loc := engine.Located{Side: img, Doubtful: strings.Contains(tt.name, "doubtful"), SurnameConfidence: 0.4}
+			loc := engine.Located{Side: img, Doubtful: strings.Contains(tt.name, "doubtful"), SurnameConfidence: 0.4, NumberConfidence: 0.9}
+			if strings.Contains(tt.name, "number read unsurely") {
+				loc.NumberConfidence = 0.3
+			}
 			if strings.Contains(tt.name, "surname read surely") {
 				loc.SurnameConfidence = 0.9
 			}

@@ -101,3 +101,42 @@ func TestSurnameConfidence(t *testing.T) {
 		}
 	}
 }
+
+func TestFieldConfidence(t *testing.T) {
+	t.Parallel()
+	td1 := []string{"I<UTOD231458907<<<<<<<<<<<<<<<", "7408122F1204159UTO<<<<<<<<<<<6", "ERIKSSON<<ANNA<MARIA<<<<<<<<<<"}
+	conf := func(low map[[2]int]float64) [][]float64 {
+		out := make([][]float64, 3)
+		for li, l := range td1 {
+			out[li] = make([]float64, len(l))
+			for k := range out[li] {
+				out[li][k] = 0.9
+				if v, ok := low[[2]int{li, k}]; ok {
+					out[li][k] = v
+				}
+			}
+		}
+		return out
+	}
+	tests := []struct {
+		name  string
+		low   map[[2]int]float64
+		field string
+		want  float64
+	}{
+		{"number, all sure", nil, mrz.FieldDocumentNumber, 0.9},
+		{"number, a digit unsure", map[[2]int]float64{{0, 8}: 0.3}, mrz.FieldDocumentNumber, 0.3},
+		{"number, its check digit unsure", map[[2]int]float64{{0, 14}: 0.2}, mrz.FieldDocumentNumber, 0.2},
+		{"number, the birth date unsure", map[[2]int]float64{{1, 2}: 0.1}, mrz.FieldDocumentNumber, 0.9},
+		{"birth date, unsure", map[[2]int]float64{{1, 2}: 0.1}, mrz.FieldBirthDate, 0.1},
+	}
+	for _, tt := range tests {
+		r := Result{Format: mrz.TD1, Lines: td1, Confidence: conf(tt.low)}
+		if got := r.FieldConfidence(tt.field); got != tt.want {
+			t.Errorf("%s: got %v, want %v", tt.name, got, tt.want)
+		}
+	}
+	if got := (Result{Format: mrz.TD1}).FieldConfidence(mrz.FieldDocumentNumber); got != 0 {
+		t.Errorf("no reading: got %v, want 0", got)
+	}
+}
