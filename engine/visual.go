@@ -61,12 +61,12 @@ func (c VisualZoneCheck) Run(ctx context.Context, in *Input) Result {
 		// read unsurely (two misreads verify a check digit one time in
 		// ten: a genuine card's EAC552993<94327 was read EAC557993<94377,
 		// both checks verifying, and failed as potential_fraud on
-		// independently generated photos); a field the reader changed so that its
-		// check digit verifies is a guess made to fit that digit (a genuine
-		// passport's glared HD1813080 was read HD1S13OSO and corrected to
-		// HDISI3OSO, which verifies); the name never is, so its reading
-		// must be sure (surnameSure). Otherwise a difference there is only
-		// uncertain.
+		// independently generated photos); a field the reader changed so
+		// that its check digit verifies is a guess made to fit that digit
+		// (a genuine passport's glared HD1813080 was read HD1S13OSO and
+		// corrected to HDISI3OSO, which verifies); the name never is, so
+		// its reading must be sure (surnameSure). Otherwise a difference
+		// there is only uncertain.
 		if f.Status == viz.Mismatch && ((f.Name == "surname" && !surnameSure(loc, fields, z)) ||
 			(f.Name == "document_number" && (loc.Doubtful || loc.NumberConfidence < MinNumberConfidence)) ||
 			slices.Contains(loc.CorrectedFields, f.Name)) {

@@ -41,13 +41,14 @@ func (ocrReader) ReadMRZ(ctx context.Context, img image.Image, hint mrz.Format) 
 			corrected = append(corrected, f)
 		}
 	}
+	surname := r.SurnameConfidence()
 	return engine.MRZRead{Lines: r.Lines, Confidence: r.MeanConfidence(), CutOff: r.CutOff, Covered: r.Covered, Corrections: len(r.Corrections),
-		CorrectedFields: corrected, Doubtful: len(r.Uncertain) > 0 || guessed, SurnameConfidence: r.SurnameConfidence(),
+		CorrectedFields: corrected, Doubtful: len(r.Uncertain) > 0 || guessed, SurnameConfidence: surname,
 		NumberConfidence: r.FieldConfidence(mrz.FieldDocumentNumber), Quad: r.Quad, Angle: r.Skew - float64(r.Rotation),
 		Evidence: map[string]any{
 			"found": true, "format": r.Format.String(), "band": r.Band.String(), "skew_degrees": r.Skew,
 			"corrections": r.Corrections, "uncertain": r.Uncertain, "all_check_digits_valid": r.Valid,
-			"unchecked_guessed": guessed, "surname_confidence": r.SurnameConfidence(),
+			"unchecked_guessed": guessed, "surname_confidence": surname,
 		}}, nil
 }
 
