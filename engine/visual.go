@@ -145,10 +145,10 @@ func orderFor(country string) viz.Order {
 // printed data; a passport's data page, whose MRZ is masked out), then the
 // side with the MRZ when it is another photo and the front was not enough.
 // Words of the second photo are placed below the first's, so that labels
-// are only ever taken from the same photo. When a side's reading is not
-// enough, the places spots (nil: none) names on it, given what that side
-// and all sides so far read, are read again (viz.Reread) before the next
-// side.
+// are only ever taken from the same photo. When a side's first readings
+// are not enough, the places spots (nil: none) names on it, given what
+// that side and all sides so far read, are read again (viz.Reread) before
+// its other readings, and the places those name anew after them.
 func readSides(ctx context.Context, eng ocr.Engine, in *Input, loc Located, order viz.Order, enough func(viz.Zone) bool,
 	spots func(side, all viz.Zone) []viz.Spot) (viz.Zone, error) {
 	var sides []*Image
@@ -163,6 +163,12 @@ func readSides(ctx context.Context, eng ocr.Engine, in *Input, loc Located, orde
 		r := viz.Region{}
 		var found bool
 		r.Rect, found = quality.DocumentRegion(s.Image)
+		if s != loc.Side && found && !cardShaped(r.Rect) {
+			// What stood out from the table is not the card (its
+			// portrait's frame, on an independently generated Swiss
+			// card lying on paper of its own colour): look for its text.
+			found = false
+		}
 		if s != loc.Side && !found {
 			// No outline found (textured tables defeat it): read where
 			// the text is, at a scale set by its glyphs.
@@ -191,41 +197,71 @@ func readSides(ctx context.Context, eng ocr.Engine, in *Input, loc Located, orde
 				}
 			}
 		}
-		got, err := viz.Read(ctx, eng, s.Image, r, order, enough)
-		if err != nil {
-			return viz.Zone{}, err
-		}
 		dy := 0
 		for _, w := range words {
 			dy = max(dy, w.Box.Max.Y+10000)
 		}
-		var more []ocr.Word
-		for _, l := range got.Lines {
-			more = append(more, l.Words...)
+		// What this side's readings, with every side's before it and the
+		// spots read so far, come to.
+		with := func(side, again []ocr.Word) viz.Zone {
+			return viz.NewZone(viz.Append(words, side, 1, dy), order).WithRereads(viz.Append(rereads, again, 1, dy), order)
 		}
-		words = viz.Append(words, more, 1, dy)
-		read := viz.NewZone(words, order)
-		z = read.WithRereads(rereads, order)
-		if enough(z) {
-			break
+		var side []ocr.Word
+		var read []viz.Spot
+		// The first page readings, the spots they leave unconfirmed, the
+		// other page readings, and the spots those name anew: a field the
+		// first readings found in pieces is read again before the page is,
+		// four times, at other scales and thresholds (viz.FirstReadings).
+		for _, stage := range [][2]int{{0, viz.FirstReadings}, {viz.FirstReadings, viz.Readings()}} {
+			var err error
+			side, err = viz.Read(ctx, eng, s.Image, r, side, stage[0], stage[1], func(w []ocr.Word) bool {
+				return enough(with(w, nil))
+			})
+			if err != nil {
+				return viz.Zone{}, err
+			}
+			if z = with(side, nil); enough(z) {
+				break
+			}
+			if spots == nil {
+				continue
+			}
+			var fresh []viz.Spot
+			for _, sp := range spots(viz.NewZone(side, order), z) {
+				if !sp.Among(read) {
+					fresh = append(fresh, sp)
+				}
+			}
+			read = append(read, fresh...)
+			again, err := viz.Reread(ctx, eng, s.Image, r, fresh, func(w []ocr.Word) bool {
+				return enough(with(side, w))
+			})
+			if err != nil {
+				return viz.Zone{}, err
+			}
+			rereads = viz.Append(rereads, again, 1, dy)
+			if z = with(side, nil); enough(z) {
+				break
+			}
 		}
-		if spots == nil {
-			continue
-		}
-		base := z
-		again, err := viz.Reread(ctx, eng, s.Image, r, spots(got, z), func(w []ocr.Word) bool {
-			return enough(base.WithRereads(viz.Append(nil, w, 1, dy), order))
-		})
-		if err != nil {
-			return viz.Zone{}, err
-		}
-		rereads = viz.Append(rereads, again, 1, dy)
-		z = read.WithRereads(rereads, order)
+		words = viz.Append(words, side, 1, dy)
 		if enough(z) {
 			break
 		}
 	}
 	return z, nil
+}
+
+// cardShaped reports whether an outline found on a photo without an MRZ
+// could be the card's: ID-1 (85.6 × 54 mm, 1.59:1) and TD2 (105 × 74 mm,
+// 1.42:1) documents, either way up, seen at up to ~35° off square, which
+// stretches or shortens one side by up to a fifth.
+func cardShaped(r image.Rectangle) bool {
+	if r.Empty() {
+		return false
+	}
+	long, short := float64(max(r.Dx(), r.Dy())), float64(min(r.Dx(), r.Dy()))
+	return long >= 1.15*short && long <= 2*short
 }
 
 // textGlyphPx is the median glyph height (labels and values together)

@@ -54,3 +54,28 @@ func TestPageOf(t *testing.T) {
 		t.Error("a zone without corners gives a page")
 	}
 }
+
+// TestCardShaped: an outline found on a photo without an MRZ is taken for
+// the card only when its sides are in an ID-1 or TD2 card's proportion,
+// allowing for perspective; a portrait's frame is not.
+func TestCardShaped(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		r    image.Rectangle
+		want bool
+	}{
+		{"ID-1 card", image.Rect(0, 0, 856, 540), true},
+		{"ID-1 card on its side", image.Rect(100, 100, 640, 956), true},
+		{"TD2 card", image.Rect(0, 0, 1050, 740), true},
+		{"a card seen at an angle, shortened", image.Rect(0, 0, 856, 700), true},
+		{"a card seen at an angle, stretched", image.Rect(0, 0, 1000, 540), true},
+		{"a portrait's frame (Swiss card)", image.Rect(875, 706, 1291, 1675), false},
+		{"a square", image.Rect(0, 0, 500, 500), false},
+		{"a strip", image.Rect(0, 0, 1500, 400), false},
+		{"nothing", image.Rectangle{}, false},
+	} {
+		if got := cardShaped(tc.r); got != tc.want {
+			t.Errorf("%s %v: cardShaped = %v, want %v", tc.name, tc.r, got, tc.want)
+		}
+	}
+}

@@ -3,7 +3,9 @@ package engine_test
 import (
 	"context"
 	"image"
+	"regexp"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/verifyd/verifyd"
@@ -154,4 +156,60 @@ func TestVisualZoneCheck(t *testing.T) {
 		t.Fatalf("without OCR: %s", r.Outcome)
 	}
 	_ = mrz.TD3
+}
+
+// spotted is an OCR engine that reads page on a page-sized image (one of
+// viz.Read's readings) and spot on a smaller one (a spot read again,
+// viz.Reread), and records which it was asked for, in order: P or S.
+type spotted struct {
+	page, spot printed
+	mu         sync.Mutex
+	calls      []byte
+}
+
+func (s *spotted) Words(ctx context.Context, g *image.Gray, o ocr.Options) ([]ocr.Word, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	// The 800 × 500 photo is read as a page 750 to 1000 px tall; a
+	// label's spot is a few of its lines.
+	if g.Rect.Dy() >= 700 {
+		s.calls = append(s.calls, 'P')
+		return s.page.Words(ctx, g, o)
+	}
+	s.calls = append(s.calls, 'S')
+	return s.spot.Words(ctx, g, o)
+}
+
+// TestSpotsBeforeMorePageReadings: a field the first page readings leave
+// unread is read again at its label's spot before the page is read four
+// more times, and a spot already read is not read again after them.
+func TestSpotsBeforeMorePageReadings(t *testing.T) {
+	t.Parallel()
+	page := printed{"PASSPORT", "PASSPORT NO.", "123456789", "SURNAME", "", "GIVEN NAMES", "JANE",
+		"DATE OF BIRTH", "17 MAY 1990", "DATE OF EXPIRY", "01 JAN 2030"}
+	tests := []struct {
+		name    string
+		spot    printed
+		outcome engine.Outcome
+		calls   string // as a regular expression
+	}{
+		{"the spot confirms the surname", printed{"DOE"}, engine.Pass, "^PPS+$"},
+		{"the spot does not", printed{"D0E?"}, engine.Review, "^PPS+PPPP$"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ocrEngine := &spotted{page: page, spot: tt.spot}
+			img := &engine.Image{Kind: verifyd.ImageDocumentFront, Image: image.NewGray(image.Rect(0, 0, 800, 500))}
+			in := &engine.Input{DocumentType: verifyd.DocPassport, Country: "gbr", Front: img, Now: now,
+				Facts: map[string]any{engine.FactMRZ: passport(nil), engine.FactMRZRead: engine.Located{Side: img, NumberConfidence: 0.9}}}
+			r := engine.VisualZoneCheck{OCR: ocrEngine}.Run(context.Background(), in)
+			if r.Outcome != tt.outcome {
+				t.Fatalf("got %s (%s), want %s", r.Outcome, r.Detail, tt.outcome)
+			}
+			if calls := string(ocrEngine.calls); !regexp.MustCompile(tt.calls).MatchString(calls) {
+				t.Errorf("readings %s, want %s (P: the page, S: a spot)", calls, tt.calls)
+			}
+		})
+	}
 }

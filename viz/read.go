@@ -6,6 +6,7 @@ import (
 	"image/color"
 	"image/draw"
 	"math"
+	"slices"
 
 	xdraw "golang.org/x/image/draw"
 	"golang.org/x/image/math/f64"
@@ -184,36 +185,46 @@ var passes = []struct {
 // it read them (docs/accuracy.md).
 const readDPI = 300
 
-// Read recognises the document's visual zone: a reading with Tesseract's
-// local threshold, then, while enough (nil: never) is not satisfied by
-// what was read, a reading with its global threshold and one at a larger
-// scale, merged in. Each reading's lines stay separate lines, in the
-// coordinates of the first.
-func Read(ctx context.Context, eng ocr.Engine, img image.Image, r Region, order Order, enough func(Zone) bool) (Zone, error) {
-	var words []ocr.Word
-	var z Zone
-	firstW := 0
+// FirstReadings is how many of the page readings come before the caller
+// reads its unconfirmed fields' spots again (engine's readSides): of 91
+// approved independently generated documents, the first two page readings
+// confirmed 75; the four others cost ~0.4 s each on one core, a spot read
+// again ~0.2 s (docs/performance.md), so the spots are tried first.
+const FirstReadings = 2
+
+// Readings is how many page readings there are (passes).
+func Readings() int { return len(passes) }
+
+// Read recognises the document's visual zone: it makes the page readings
+// (passes) from, from up to to, after the words of the earlier ones
+// (prior, as Read returned them), until enough (nil: never) is satisfied
+// by all the words so far, and returns them all. Each reading's words
+// are lines of their own, in the coordinates of the first reading, for
+// NewZone; a caller can read other things between the readings.
+func Read(ctx context.Context, eng ocr.Engine, img image.Image, r Region, prior []ocr.Word, from, to int,
+	enough func([]ocr.Word) bool) ([]ocr.Word, error) {
+	words := slices.Clone(prior)
 	base := r.Side
 	if base == 0 {
 		base = TargetSide
 	}
-	for i, p := range passes {
+	// Every reading's boxes are scaled to the first's page, whether or
+	// not it ran in this call.
+	firstW := geometryOf(img.Bounds(), Region{Rect: r.Rect, Angle: r.Angle, Side: base}).w
+	for i := from; i < min(to, len(passes)); i++ {
+		p := passes[i]
 		r.Side = int(math.Round(float64(base) * p.scale))
 		g := Prepare(img, r)
 		got, err := eng.Words(ctx, g, ocr.Options{PSM: p.psm, Threshold: p.threshold, DPI: readDPI})
 		if err != nil {
-			return Zone{}, err
-		}
-		if i == 0 {
-			firstW = g.Rect.Dx()
+			return nil, err
 		}
 		words = Append(words, got, float64(firstW)/float64(g.Rect.Dx()), 0)
-		z = NewZone(words, order)
-		if enough == nil || enough(z) || i == len(passes)-1 {
+		if enough != nil && enough(words) {
 			break
 		}
 	}
-	return z, nil
+	return words, nil
 }
 
 // Append adds the words of another reading to words, as lines of their

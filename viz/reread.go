@@ -84,15 +84,6 @@ func (z Zone) Spots(f mrz.Fields, done Comparison) []Spot {
 		}, func(w string) bool { return len(w) >= 3 && slices.Contains(surnameLabels, w) }},
 	}
 	var out []Spot
-	covered := func(r image.Rectangle) bool {
-		for _, s := range out {
-			in := s.Rect.Intersect(r)
-			if 5*area(in) >= 3*min(area(s.Rect), area(r)) {
-				return true
-			}
-		}
-		return false
-	}
 	for _, fd := range fields {
 		if !need[fd.name] {
 			continue
@@ -126,13 +117,24 @@ func (z Zone) Spots(f mrz.Fields, done Comparison) []Spot {
 			if n == spotsPerField || len(out) == maxSpots {
 				break
 			}
-			if !covered(c.Rect) {
+			if !c.Among(out) {
 				out = append(out, c)
 				n++
 			}
 		}
 	}
 	return out
+}
+
+// Among reports whether three fifths of s, or of one of spots, lies in
+// the other: the same place, already read or about to be.
+func (s Spot) Among(spots []Spot) bool {
+	for _, o := range spots {
+		if 5*area(o.Rect.Intersect(s.Rect)) >= 3*min(area(o.Rect), area(s.Rect)) {
+			return true
+		}
+	}
+	return false
 }
 
 func area(r image.Rectangle) int { return r.Dx() * r.Dy() }

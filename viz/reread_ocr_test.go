@@ -134,3 +134,55 @@ func BenchmarkReread(b *testing.B) {
 		}
 	}
 }
+
+// TestReadInStages: the page read in two stages, as readSides does
+// with spots read between them, is the page read at once: the later
+// readings' words land in the first reading's coordinates either way.
+func TestReadInStages(t *testing.T) {
+	tess := tesseract(t)
+	photo := blank(1800, 1200)
+	write(t, photo, 36, 200, 300, "DATE OF BIRTH")
+	write(t, photo, 64, 200, 400, "23 AUG 1974")
+	write(t, photo, 64, 200, 700, "ERIKSSON")
+	r := viz.Region{Rect: image.Rect(100, 100, 1700, 1100), Angle: 4}
+	ctx := context.Background()
+	whole, err := viz.Read(ctx, tess, photo, r, nil, 0, viz.Readings(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := viz.Read(ctx, tess, photo, r, nil, 0, viz.FirstReadings, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	staged, err := viz.Read(ctx, tess, photo, r, first, viz.FirstReadings, viz.Readings(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(first) == 0 || len(first) >= len(whole) {
+		t.Fatalf("%d words in the first readings, %d in all", len(first), len(whole))
+	}
+	if len(staged) != len(whole) {
+		t.Fatalf("%d words in stages, %d at once", len(staged), len(whole))
+	}
+	for i := range whole {
+		if staged[i] != whole[i] {
+			t.Errorf("word %d: %+v in stages, %+v at once", i, staged[i], whole[i])
+		}
+	}
+	// The readings at other scales are placed where the first found the
+	// same words.
+	var boxes []image.Rectangle
+	for _, w := range whole {
+		if w.Text == "ERIKSSON" {
+			boxes = append(boxes, w.Box)
+		}
+	}
+	if len(boxes) < 3 {
+		t.Fatalf("ERIKSSON read %d times in %d readings", len(boxes), viz.Readings())
+	}
+	for _, b := range boxes[1:] {
+		if d := b.Min.Sub(boxes[0].Min); d.X*d.X+d.Y*d.Y > 100 {
+			t.Errorf("ERIKSSON at %v in one reading, %v in the first", b, boxes[0])
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package viz
 
 import (
+	"image"
 	"testing"
 
 	"github.com/verifyd/verifyd/mrz"
@@ -78,5 +79,31 @@ func TestRereadsOnlyConfirm(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSpotAmong: a spot is among others when three fifths of it, or of
+// one of them, lies in the other.
+func TestSpotAmong(t *testing.T) {
+	read := []Spot{{Rect: image.Rect(0, 0, 100, 40)}, {Rect: image.Rect(0, 200, 400, 260)}}
+	tests := []struct {
+		name string
+		rect image.Rectangle
+		want bool
+	}{
+		{"the same place", image.Rect(0, 0, 100, 40), true},
+		{"moved by a fifth", image.Rect(20, 0, 120, 40), true},
+		{"moved by half", image.Rect(50, 0, 150, 40), false},
+		{"inside a larger one", image.Rect(100, 210, 200, 250), true},
+		{"holding a smaller one", image.Rect(-10, -10, 300, 100), true},
+		{"elsewhere", image.Rect(0, 100, 100, 140), false},
+	}
+	for _, tt := range tests {
+		if got := (Spot{Rect: tt.rect}).Among(read); got != tt.want {
+			t.Errorf("%s: Among = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+	if (Spot{Rect: image.Rect(0, 0, 100, 40)}).Among(nil) {
+		t.Error("among no spots")
 	}
 }

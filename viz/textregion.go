@@ -36,23 +36,34 @@ import (
 // number so. Searched again in a window three times the region's size,
 // at the larger scale the window allows, the labels come back and join
 // the text; the region is what both searches found.
+//
+// Out of focus, a word's letters run into one shape, too wide for a
+// glyph: a soft-focus photo of a permit on a pale table (independently
+// generated) yielded six glyph-shaped components and no text. When the
+// search finds none, it is made again taking such word-shaped components
+// for runs of letters, each counted as its width in capitals.
 func TextRegion(img image.Image) (rect image.Rectangle, glyph float64, ok bool) {
-	rect, glyph, ok = textRegionIn(img, img.Bounds())
+	words := false
+	rect, glyph, ok = textRegionIn(img, img.Bounds(), words)
 	if !ok {
-		return rect, glyph, ok
+		words = true
+		if rect, glyph, ok = textRegionIn(img, img.Bounds(), words); !ok {
+			return rect, glyph, ok
+		}
 	}
 	b := img.Bounds()
 	win := rect.Inset(-max(rect.Dx(), rect.Dy())).Intersect(b)
 	if long := max(b.Dx(), b.Dy()); long > textDetectSide && max(win.Dx(), win.Dy())*4 <= long*3 {
-		if r, g, found := textRegionIn(img, win); found && r.Overlaps(rect) {
+		if r, g, found := textRegionIn(img, win, words); found && r.Overlaps(rect) {
 			rect, glyph = rect.Union(r), g
 		}
 	}
 	return rect, glyph, ok
 }
 
-// textRegionIn is TextRegion's search within area b of img.
-func textRegionIn(img image.Image, b image.Rectangle) (rect image.Rectangle, glyph float64, ok bool) {
+// textRegionIn is TextRegion's search within area b of img; words says
+// whether a component may be a run of letters run together.
+func textRegionIn(img image.Image, b image.Rectangle, words bool) (rect image.Rectangle, glyph float64, ok bool) {
 	long := max(b.Dx(), b.Dy())
 	if long < 64 {
 		return image.Rectangle{}, 0, false
@@ -61,21 +72,29 @@ func textRegionIn(img image.Image, b image.Rectangle) (rect image.Rectangle, gly
 	w, h := max(int(float64(b.Dx())*s), 1), max(int(float64(b.Dy())*s), 1)
 	g := image.NewGray(image.Rect(0, 0, w, h))
 	xdraw.ApproxBiLinear.Scale(g, g.Bounds(), img, b, xdraw.Src, nil)
-	comps := glyphComponents(g)
+	comps := glyphComponents(g, words)
 	lines := chainLines(comps)
 	if len(lines) == 0 {
 		return image.Rectangle{}, 0, false
 	}
-	cl := largestCluster(lines, comps)
+	reach := 4.0
+	if words {
+		// Blurred small labels vanish, and the values' rows they
+		// separated stand twice as far apart.
+		reach = 8
+	}
+	cl := largestCluster(lines, comps, reach)
 	var box image.Rectangle
 	var heights []float64
+	glyphs := 0
 	for _, li := range cl {
 		for _, ci := range lines[li] {
 			box = box.Union(comps[ci].box)
 			heights = append(heights, float64(comps[ci].box.Dy()))
+			glyphs += comps[ci].glyphs
 		}
 	}
-	if len(heights) < textMinGlyphs {
+	if glyphs < textMinGlyphs {
 		return image.Rectangle{}, 0, false
 	}
 	sort.Float64s(heights)
@@ -100,11 +119,15 @@ const (
 type component struct {
 	box  image.Rectangle
 	area int
+	// glyphs is how many letters the component stands for: one, or
+	// for a run of letters run together, its width in capitals.
+	glyphs int
 }
 
 // glyphComponents returns the connected components of the pixels darker
-// than their surroundings that have the size and shape of a glyph.
-func glyphComponents(g *image.Gray) []component {
+// than their surroundings that have the size and shape of a glyph, or with
+// words, also of a run of letters run together.
+func glyphComponents(g *image.Gray, words bool) []component {
 	w, h := g.Rect.Dx(), g.Rect.Dy()
 	// A window of a few glyph heights: ink against its own paper.
 	dark := make([]bool, w*h)
@@ -150,8 +173,14 @@ func glyphComponents(g *image.Gray) []component {
 		// speck nor a solid shape: strokes fill at most about two thirds
 		// of a glyph's box even in bold, a dot or a square of a
 		// tablecloth's pattern three quarters or more.
-		if bh >= 4 && bh <= maxH && bw <= 3*bh && fill >= 0.08 && fill <= 0.72 {
-			out = append(out, component{box, area})
+		switch {
+		case bh >= 4 && bh <= maxH && bw <= 3*bh && fill >= 0.08 && fill <= 0.72:
+			out = append(out, component{box, area, 1})
+		case words && bh >= 4 && bh <= maxH && bw <= 16*bh && fill >= 0.25 && fill <= 0.85:
+			// Letters blurred together, their strokes filled in: a
+			// capital is about three quarters as wide as tall. A solid
+			// bar or dot fills more, a frame or a stripe's outline less.
+			out = append(out, component{box, area, max(1, int(float64(bw)/(0.75*float64(bh))))})
 		}
 	}
 	return out
@@ -159,7 +188,7 @@ func glyphComponents(g *image.Gray) []component {
 
 // chainLines links each component to its nearest neighbour to the right
 // of similar height on the same row and returns the chains of at least
-// three components (indices into comps).
+// three glyphs (indices into comps).
 func chainLines(comps []component) [][]int {
 	order := make([]int, len(comps))
 	for i := range order {
@@ -203,7 +232,11 @@ func chainLines(comps []component) [][]int {
 	}
 	var lines [][]int
 	for _, g := range groups {
-		if len(g) >= 3 {
+		n := 0
+		for _, ci := range g {
+			n += comps[ci].glyphs
+		}
+		if n >= 3 {
 			lines = append(lines, g)
 		}
 	}
@@ -212,11 +245,11 @@ func chainLines(comps []component) [][]int {
 	return lines
 }
 
-// largestCluster groups the lines whose boxes come within a few glyph
-// heights of each other and returns the group holding most components:
+// largestCluster groups the lines whose boxes come within reach glyph
+// heights of each other and returns the group holding most glyphs:
 // the document's text, not a row of blobs in a tablecloth's pattern far
 // from it.
-func largestCluster(lines [][]int, comps []component) []int {
+func largestCluster(lines [][]int, comps []component, reach float64) []int {
 	boxes := make([]image.Rectangle, len(lines))
 	hs := make([]float64, len(lines))
 	for i, l := range lines {
@@ -231,12 +264,16 @@ func largestCluster(lines [][]int, comps []component) []int {
 	sets := newDisjoint(len(lines))
 	for i := range lines {
 		for j := i + 1; j < len(lines); j++ {
-			m := int(math.Ceil(4 * max(hs[i], hs[j])))
+			m := int(math.Ceil(reach * max(hs[i], hs[j])))
 			mx := m
 			// Fields of one row stand further apart than rows do (a
-			// card's number at the top right, beyond its header).
+			// card's number at the top right, beyond its header). Such
+			// a number, printed smaller or lower than the header, or on
+			// a card turned by a few degrees, overlaps the header's
+			// height by a quarter of its own (Swiss and Dutch cards of
+			// independently generated photos lost theirs at a half).
 			a, b := boxes[i], boxes[j]
-			if ov := min(a.Max.Y, b.Max.Y) - max(a.Min.Y, b.Min.Y); 2*ov >= min(a.Dy(), b.Dy()) {
+			if ov := min(a.Max.Y, b.Max.Y) - max(a.Min.Y, b.Min.Y); 4*ov >= min(a.Dy(), b.Dy()) {
 				mx = 2 * m
 			}
 			if image.Rect(a.Min.X-mx, a.Min.Y-m, a.Max.X+mx, a.Max.Y+m).Overlaps(b) {
@@ -247,7 +284,9 @@ func largestCluster(lines [][]int, comps []component) []int {
 	find := sets.find
 	size := map[int]int{}
 	for i, l := range lines {
-		size[find(i)] += len(l)
+		for _, ci := range l {
+			size[find(i)] += comps[ci].glyphs
+		}
 	}
 	best, bestSize := -1, -1
 	for i := range lines {

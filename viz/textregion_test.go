@@ -131,27 +131,76 @@ func TestTextRegionSmallCard(t *testing.T) {
 // TestTextRegionRow: fields of one row stand further apart than rows do;
 // a card's number printed at the top right, six glyph heights beyond its
 // header, belongs to the text (an independently generated card's number
-// was left out of the region, and never read).
+// was left out of the region, and never read), also when it stands a
+// little lower than the header (Swiss and Dutch cards, whose numbers
+// overlapped the header's height by a third).
 func TestTextRegionRow(t *testing.T) {
-	photo := image.NewGray(image.Rect(0, 0, 1000, 700))
-	draw.Draw(photo, photo.Bounds(), image.NewUniform(color.Gray{235}), image.Point{}, draw.Src)
-	for _, l := range []struct {
-		x, y int
-		text string
-	}{{100, 150, "REPUBLIC OF UTOPIA"}, {100, 200, "ERIKSSON"}, {100, 240, "ANNA MARIA"}, {100, 280, "12 08 1974"}} {
-		if err := textimage.Write(photo, 20, l.x, l.y, l.text); err != nil {
+	for _, baseline := range []int{150, 160} {
+		photo := image.NewGray(image.Rect(0, 0, 1000, 700))
+		draw.Draw(photo, photo.Bounds(), image.NewUniform(color.Gray{235}), image.Point{}, draw.Src)
+		for _, l := range []struct {
+			x, y int
+			text string
+		}{{100, 150, "REPUBLIC OF UTOPIA"}, {100, 200, "ERIKSSON"}, {100, 240, "ANNA MARIA"}, {100, 280, "12 08 1974"}} {
+			if err := textimage.Write(photo, 20, l.x, l.y, l.text); err != nil {
+				t.Fatal(err)
+			}
+		}
+		number := image.Rect(440, baseline-14, 440+9*12, baseline)
+		if err := textimage.Write(photo, 20, number.Min.X, baseline, "L898902C3"); err != nil {
 			t.Fatal(err)
 		}
+		r, _, ok := TextRegion(photo)
+		if !ok {
+			t.Fatal("no text found")
+		}
+		if !number.In(r) {
+			t.Errorf("number's baseline at %d: region %v misses the number at %v", baseline, r, number)
+		}
 	}
-	number := image.Rect(440, 136, 440+9*12, 150)
-	if err := textimage.Write(photo, 20, number.Min.X, 150, "L898902C3"); err != nil {
-		t.Fatal(err)
+}
+
+// TestTextRegionOutOfFocus: out of focus, each word's letters run into
+// one shape too wide for a glyph and the search by glyphs finds no text
+// (a soft-focus photo of an independently generated permit); taken for
+// runs of letters, the words are found, the whole card's text with them.
+func TestTextRegionOutOfFocus(t *testing.T) {
+	photo, cardRect := card(func(x, y int) color.Gray { return color.Gray{200} }, image.Pt(900, 700),
+		"REPUBLIC", "", "ERIKSSON", "", "12 AUG 1974")
+	soft := boxBlur(boxBlur(photo.(*image.Gray), 5), 5)
+	if _, _, ok := textRegionIn(soft, soft.Bounds(), false); ok {
+		t.Fatal("the search by glyphs found text: the photo is not blurred enough to test the fallback")
 	}
-	r, _, ok := TextRegion(photo)
+	r, glyph, ok := TextRegion(soft)
 	if !ok {
 		t.Fatal("no text found")
 	}
-	if !number.In(r) {
-		t.Errorf("region %v misses the number at %v", r, number)
+	if textBox := image.Rect(cardRect.Min.X+18, cardRect.Min.Y+18, cardRect.Min.X+18+11*21, cardRect.Min.Y+5*48); !textBox.In(r.Inset(-6)) {
+		t.Errorf("region %v misses text of %v", r, textBox)
 	}
+	if inside := r.Intersect(cardRect.Inset(-100)); inside != r {
+		t.Errorf("region %v reaches beyond the card %v", r, cardRect)
+	}
+	if glyph < 20 || glyph > 50 {
+		t.Errorf("glyph height %.1f, want about 27 and the blur", glyph)
+	}
+}
+
+// boxBlur averages each pixel of g with its neighbours up to r away.
+func boxBlur(g *image.Gray, r int) *image.Gray {
+	b := g.Bounds()
+	out := image.NewGray(b)
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			sum, n := 0, 0
+			for yy := max(y-r, b.Min.Y); yy <= min(y+r, b.Max.Y-1); yy++ {
+				for xx := max(x-r, b.Min.X); xx <= min(x+r, b.Max.X-1); xx++ {
+					sum += int(g.GrayAt(xx, yy).Y)
+					n++
+				}
+			}
+			out.SetGray(x, y, color.Gray{uint8(sum / n)})
+		}
+	}
+	return out
 }
