@@ -58,7 +58,10 @@
 //     fields that admit both, up to four, taking the cheapest combination
 //     that makes every check verify and best explains both the glyphs
 //     and how such fields are written (runs of digits and of letters),
-//     when it is clearly the best (lookalike.go, numbers.go). A state
+//     when it is clearly the best (lookalike.go, numbers.go); the zone's
+//     own dates say how much its printer's digits look like their
+//     look-alike letters (digitBias), and that much is given back to a
+//     letter that may be the same digit elsewhere. A state
 //     code (issuing state, nationality) that is no state's is replaced
 //     by the one ISO 3166 or ICAO code one close glyph away, when no
 //     other comes close (states.go). In the name field, a letter after three fillers in a

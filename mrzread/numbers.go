@@ -57,6 +57,7 @@ func decodeNumbers(format mrz.Format, text, alt [][]byte, scores [][][nClass]flo
 		emit float64 // log-likelihood of the glyph as to, against as read
 	}
 	var cands []cand
+	bias := digitBias(format, text, scores)
 	for li, cls := range classes[format] {
 		if li >= len(text) {
 			break
@@ -69,6 +70,9 @@ func decodeNumbers(format mrz.Format, text, alt [][]byte, scores [][][nClass]flo
 			}
 			sc := scores[li][k]
 			d := sc[strings.IndexByte(cell.Alphabet, to)] - sc[strings.IndexByte(cell.Alphabet, ch)]
+			if isDigit(to) {
+				d += bias[to]
+			}
 			if d >= -numberGap {
 				cands = append(cands, cand{[2]int{li, k}, to, float64(d) / nameTemp})
 			}
@@ -117,6 +121,53 @@ func decodeNumbers(format mrz.Format, text, alt [][]byte, scores [][][nClass]flo
 	sort.Slice(out, func(i, j int) bool {
 		return out[i].Line < out[j].Line || out[i].Line == out[j].Line && out[i].Pos < out[j].Pos
 	})
+	return out
+}
+
+// digitBias measures how the zone's printer draws its digits: at the
+// positions where only a digit may stand (dates and their check digits),
+// a glyph is the digit read whatever the templates prefer, and how far
+// its letter look-alike's template scores above the digit's there is
+// how far the same digit's glyph is likely to score above it where a
+// letter may stand too. It returns, for each digit read at two or more
+// such positions, the mean of that excess (none when the digit's own
+// template scores higher on average). The templates are one rendering of
+// OCR-B: an independently generated zone, engraved at low resolution,
+// had zeros whose O template scored 1.9 higher in every date, and its
+// personal number 673098606 read as 673O986O6 — two O/0 swaps at weights
+// 7 and 3, which verify — with each O clearly preferred to 0 by the
+// templates, so that the numbers prior never weighed them.
+func digitBias(format mrz.Format, text [][]byte, scores [][][nClass]float32) map[byte]float32 {
+	sum := map[byte]float32{}
+	n := map[byte]int{}
+	for li, cls := range classes[format] {
+		if li >= len(text) || li >= len(scores) {
+			break
+		}
+		for k := 0; k < len(cls) && k < len(text[li]) && k < len(scores[li]); k++ {
+			ch := text[li][k]
+			if cls[k] != 'n' && cls[k] != 'c' || !isDigit(ch) {
+				continue
+			}
+			best := float32(math.Inf(-1))
+			for from, to := range lookAlike {
+				if to == ch && !isDigit(from) {
+					best = max(best, scores[li][k][strings.IndexByte(cell.Alphabet, from)])
+				}
+			}
+			if math.IsInf(float64(best), -1) {
+				continue
+			}
+			sum[ch] += best - scores[li][k][strings.IndexByte(cell.Alphabet, ch)]
+			n[ch]++
+		}
+	}
+	out := map[byte]float32{}
+	for ch, c := range n {
+		if c >= 2 && sum[ch] > 0 {
+			out[ch] = sum[ch] / float32(c)
+		}
+	}
 	return out
 }
 

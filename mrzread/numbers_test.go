@@ -29,14 +29,21 @@ func TestDecodeNumbers(t *testing.T) {
 		name    string
 		printed string
 		rivals  map[int][2]any // position: look-alike, its score
-		want    string
+		// zeros is the score of O at the dates' zeros (0: as any other
+		// class): how this printer's zeros look where only digits stand.
+		zeros float64
+		want  string
 	}{
-		{"a pair of 0 read as O in the personal number", personal, map[int][2]any{28: {byte('O'), 0.86}, 32: {byte('O'), 0.86}}, personal},
+		{"a pair of 0 read as O in the personal number", personal, map[int][2]any{28: {byte('O'), 0.86}, 32: {byte('O'), 0.86}}, 0, personal},
 		// Beyond numberGap the glyphs are O, however the field is written.
-		{"a clear pair of O stays", personal, map[int][2]any{28: {byte('O'), 0.92}, 32: {byte('O'), 0.92}}, personal[:28] + "O" + personal[29:32] + "O" + personal[33:]},
+		{"a clear pair of O stays", personal, map[int][2]any{28: {byte('O'), 0.92}, 32: {byte('O'), 0.92}}, 0, personal[:28] + "O" + personal[29:32] + "O" + personal[33:]},
+		// Unless the dates' zeros, which can only be zeros, score as O
+		// too: this printer's zeros look like the templates' O.
+		{"a clear pair of O, the dates' zeros alike", personal, map[int][2]any{28: {byte('O'), 0.92}, 32: {byte('O'), 0.92}}, 0.95, personal},
+		{"a clear pair of O, the dates' zeros clear", personal, map[int][2]any{28: {byte('O'), 0.92}, 32: {byte('O'), 0.92}}, 0.70, personal[:28] + "O" + personal[29:32] + "O" + personal[33:]},
 		// One swap alone would break the number's check digit.
-		{"a genuine O stays", genuineO, map[int][2]any{1: {byte('0'), 0.78}}, genuineO},
-		{"no rival, no change", personal, nil, personal},
+		{"a genuine O stays", genuineO, map[int][2]any{1: {byte('0'), 0.78}}, 0.95, genuineO},
+		{"no rival, no change", personal, nil, 0, personal},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -53,6 +60,11 @@ func TestDecodeNumbers(t *testing.T) {
 					}
 					scores[li][k][strings.IndexByte(cell.Alphabet, text[li][k])] = 0.80
 					conf[li][k] = 1
+				}
+			}
+			for k := 13; k < 27 && tt.zeros > 0; k++ {
+				if classes[mrz.TD3][1][k] == 'n' && line[k] == '0' {
+					scores[1][k][strings.IndexByte(cell.Alphabet, 'O')] = float32(tt.zeros)
 				}
 			}
 			for k, r := range tt.rivals {

@@ -928,6 +928,16 @@ func rematchLine(g *gray, ts *templateSet, lg *lineGeom, cells []cellResult, cls
 				n++
 			}
 		}
+		// The look-alikes of the leading classes are scored again too:
+		// the check-digit repairs and the numbers prior weigh a glyph's
+		// character against its look-alike (lookalike.go, numbers.go).
+		for _, c := range order[:3] {
+			if to, ok := lookAlike[cell.Alphabet[c]]; ok && strings.IndexByte(set, to) >= 0 {
+				if i := strings.IndexByte(cell.Alphabet, to); !slices.Contains(cands, i) {
+					cands = append(cands, i)
+				}
+			}
+		}
 		ts.rematch(patch, cands, cr)
 		// Classes not scored again must not outrank those that were.
 		for _, c := range order[10:] {
