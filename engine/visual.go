@@ -255,7 +255,10 @@ func readSides(ctx context.Context, eng ocr.Engine, in *Input, loc Located, orde
 // cardShaped reports whether an outline found on a photo without an MRZ
 // could be the card's: ID-1 (85.6 × 54 mm, 1.59:1) and TD2 (105 × 74 mm,
 // 1.42:1) documents, either way up, seen at up to ~35° off square, which
-// stretches or shortens one side by up to a fifth.
+// stretches or shortens one side by up to a fifth. The outline is its
+// bounding box: a card turned by more than ~25° in the frame has a
+// squarer one and is then read where its text is, as where no outline is
+// found at all.
 func cardShaped(r image.Rectangle) bool {
 	if r.Empty() {
 		return false

@@ -71,6 +71,8 @@ func TestCardShaped(t *testing.T) {
 		{"a card seen at an angle, stretched", image.Rect(0, 0, 1000, 540), true},
 		{"a portrait's frame (Swiss card)", image.Rect(875, 706, 1291, 1675), false},
 		{"a square", image.Rect(0, 0, 500, 500), false},
+		// Its bounding box, 1.13:1: read where its text is instead.
+		{"an ID-1 card turned by 30°", image.Rect(0, 0, 1011, 896), false},
 		{"a strip", image.Rect(0, 0, 1500, 400), false},
 		{"nothing", image.Rectangle{}, false},
 	} {
