@@ -53,17 +53,21 @@ func TestReadCroppedIndependentPhotos(t *testing.T) {
 }
 
 // TestReadRectifiedIndependentPhotos reads two passport pages of the
-// independent generator (seed 1) that mrzread cannot read as photographed
-// — #16 turned and foreshortened on a portrait photo, #69 held at a slant
-// so its far edge is a quarter shorter — and that read once the page is
+// independent generator (seed 1) that mrzread could not read as
+// photographed — #16 turned and foreshortened on a portrait photo, #69
+// held at a slant so its far edge is a quarter shorter — once the page is
 // warped upright from its outline (readRectified). It also checks the
-// outline's corners against the generator's.
+// outline's corners against the generator's. #69 reads as photographed
+// too since mrzread scores look-alikes again (2026-11-29); its warp is
+// still read here, by readRectified itself.
 func TestReadRectifiedIndependentPhotos(t *testing.T) {
 	for _, c := range indepFronts(t, 16, 69) {
 		t.Run(c.ID, func(t *testing.T) {
 			img := c.Img
 			if r, err := mrzread.Read(img, mrz.TD3); err == nil && r.Valid {
-				t.Fatalf("the photo reads as it is (%q): this case no longer tests rectification", r.Lines)
+				if c.ID != "s1-0069" {
+					t.Fatalf("the photo reads as it is (%q): this case no longer tests rectification", r.Lines)
+				}
 			}
 			truth := c.Quad
 			q, ok := quality.FindDocumentQuad(img)
@@ -76,9 +80,15 @@ func TestReadRectifiedIndependentPhotos(t *testing.T) {
 					t.Errorf("corner %d at %.0f, want %.0f (off by %.1f %% of the diagonal)", i, q[i], truth[i], 100*d/diag)
 				}
 			}
-			r, err := readCropped(img, mrz.TD3)
-			if err != nil {
-				t.Fatal(err)
+			r, ok := readRectified(img, mrz.TD3)
+			if !ok {
+				t.Fatal("the page warped upright was not read")
+			}
+			if c.ID == "s1-0016" {
+				// Where it is the only way, the search takes it.
+				if rc, err := readCropped(img, mrz.TD3); err != nil || len(rc.Lines) != 2 || rc.Lines[1] != r.Lines[1] {
+					t.Fatalf("readCropped read %q (%v), the warp %q", rc.Lines, err, r.Lines)
+				}
 			}
 			// The name line's letters have no check digit (#69's O in
 			// CAOIMHE reads as D): the checked line must be exact.
