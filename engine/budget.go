@@ -4,6 +4,7 @@ import (
 	"context"
 	"image"
 	"image/color"
+	"math"
 	"sync"
 
 	xdraw "golang.org/x/image/draw"
@@ -18,12 +19,26 @@ import (
 // (docs/reliability.md).
 const DefaultDecodeBudget = 512 << 20
 
-// WorkingSide is the long side a decoded photo is kept at: larger photos
-// are scaled down at once and their full-size pixels dropped. No check
-// reads finer detail than a 12 MP phone photo holds (4000×3000); a
-// document filling a third of a 4096-pixel frame still gives its MRZ
-// characters 20 pixels of height.
-const WorkingSide = 4096
+// WorkingPixels is the most pixels a decoded photo is kept at: larger
+// photos are scaled down at once, keeping their proportions, and their
+// full-size pixels dropped. No check reads finer detail than a 12 MP phone
+// photo holds, and a document filling a third of one still gives its MRZ
+// characters 20 pixels of height. The bound is on the area, not the long
+// side: a phone's 12 MP photo in 16:9 is 4624×2600, and a bound of 4096 px
+// on the side shrank it, which took 1–1.5 s of one core by BiLinear — the
+// slowest decodes of the independently generated photos (docs/performance.md)
+// — to keep fewer pixels than the 4:3 photo of the same camera.
+const WorkingPixels = 4096 * 3072
+
+// workingSize is the size a photo of w × h pixels is kept at, and whether
+// that is smaller than w × h.
+func workingSize(w, h int) (int, int, bool) {
+	if int64(w)*int64(h) <= WorkingPixels {
+		return w, h, false
+	}
+	k := math.Sqrt(float64(WorkingPixels) / (float64(w) * float64(h)))
+	return max(1, int(float64(w)*k)), max(1, int(float64(h)*k)), true
+}
 
 // DecodeBudget bounds the memory that decoding takes across all the
 // verifications running in a process: a decode waits until the bytes it
@@ -105,13 +120,13 @@ func imageBytes(img image.Image) int64 {
 	return int64(b.Dx()) * int64(b.Dy()) * 8
 }
 
-// toWorkingSide scales img down so that its long side is WorkingSide,
-// and keeps it in at most four bytes a pixel: a 16-bit PNG's or a CMYK
-// JPEG's pixels are converted, since no check reads more than 8 bits.
-func toWorkingSide(img image.Image) image.Image {
+// toWorkingSize scales img down to at most WorkingPixels, and keeps it in
+// at most four bytes a pixel: a 16-bit PNG's or a CMYK JPEG's pixels are
+// converted, since no check reads more than 8 bits.
+func toWorkingSize(img image.Image) image.Image {
 	b := img.Bounds()
-	long := max(b.Dx(), b.Dy())
-	if long <= WorkingSide {
+	w, h, shrink := workingSize(b.Dx(), b.Dy())
+	if !shrink {
 		switch img.(type) {
 		case *image.YCbCr, *image.Gray, *image.RGBA, *image.NRGBA, *image.NYCbCrA:
 			return img
@@ -120,32 +135,30 @@ func toWorkingSide(img image.Image) image.Image {
 		xdraw.Draw(dst, dst.Bounds(), img, b.Min, xdraw.Src)
 		return dst
 	}
-	w := max(1, b.Dx()*WorkingSide/long)
-	h := max(1, b.Dy()*WorkingSide/long)
 	var dst xdraw.Image = image.NewRGBA(image.Rect(0, 0, w, h))
 	if _, grey := img.(*image.Gray); grey {
 		dst = image.NewGray(image.Rect(0, 0, w, h))
 	}
 	// The tent kernel widened to the shrink (BiLinear; ApproxBiLinear
 	// samples only 2×2 pixels and aliases fine print such as the MRZ).
-	// Only photos above 16 MP come here.
+	// Only photos above 12.6 MP come here.
 	xdraw.BiLinear.Scale(dst, dst.Bounds(), img, b, xdraw.Src, nil)
 	return dst
 }
 
-// workingCopyBytes is what toWorkingSide allocates for a photo with the
+// workingCopyBytes is what toWorkingSize allocates for a photo with the
 // header cfg: nothing when it is kept as decoded.
 func workingCopyBytes(cfg image.Config) int64 {
 	w, h := cfg.Width, cfg.Height
-	long := max(w, h)
-	if long <= WorkingSide {
+	ww, wh, shrink := workingSize(w, h)
+	if !shrink {
 		switch cfg.ColorModel {
 		case color.YCbCrModel, color.GrayModel, color.RGBAModel, color.NRGBAModel, color.NYCbCrAModel:
 			return 0
 		}
 		return int64(w) * int64(h) * 4 // a 16-bit, CMYK or paletted photo's 4-byte copy
 	}
-	return int64(w*WorkingSide/long) * int64(h*WorkingSide/long) * 4
+	return int64(ww) * int64(wh) * 4
 }
 
 // decode decodes one photo whose share of the run's reservation is
@@ -157,7 +170,7 @@ func (b *DecodeBudget) decode(raw []byte, reserved int64) (image.Image, string, 
 		b.release(reserved)
 		return nil, format, 0, 0, err
 	}
-	img = toWorkingSide(img)
+	img = toWorkingSize(img)
 	keep := min(reserved, imageBytes(img))
 	b.release(reserved - keep)
 	return img, format, orientation, keep, nil

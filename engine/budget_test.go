@@ -32,14 +32,14 @@ func TestDecodeBudgetHoldsUntilTheRunEnds(t *testing.T) {
 	b := NewDecodeBudget(size)
 	in := &Input{
 		Selfie: &Image{Kind: verifyd.ImageSelfie, Bytes: testJPEG(t, 640, 480)},
-		Front:  &Image{Kind: verifyd.ImageDocumentFront, Bytes: testJPEG(t, 5000, 700)},
+		Front:  &Image{Kind: verifyd.ImageDocumentFront, Bytes: testJPEG(t, 5000, 3200)},
 		Facts:  map[string]any{},
 	}
 	if r := (DecodeCheck{Budget: b}).Run(context.Background(), in); r.Outcome != Pass {
 		t.Fatalf("decode: %s %s", r.Outcome, r.Detail)
 	}
-	if got := in.Front.Image.Bounds().Dx(); got != WorkingSide {
-		t.Errorf("a 5000-pixel photo is kept %d wide, want %d", got, WorkingSide)
+	if got := in.Front.Image.Bounds(); got.Dx() != 4434 || got.Dy() != 2837 {
+		t.Errorf("a 16 MP photo (5000×3200) is kept at %v, want 4434×2837 (%d pixels at most)", got.Size(), WorkingPixels)
 	}
 	held := imageBytes(in.Selfie.Image) + imageBytes(in.Front.Image)
 	if !b.sem.TryAcquire(size - held) {
@@ -59,6 +59,31 @@ func TestDecodeBudgetHoldsUntilTheRunEnds(t *testing.T) {
 	in.hold.add(func() { b.release(10) })
 	if !b.sem.TryAcquire(size) {
 		t.Fatal("a release registered after the run ended was kept")
+	}
+}
+
+// A phone's 12 MP photo is kept as decoded in either proportion (a bound
+// on the long side shrank the 16:9 one), and a larger one is shrunk to
+// WorkingPixels in its own proportions.
+func TestWorkingSize(t *testing.T) {
+	for _, c := range []struct {
+		w, h, ww, wh int
+		shrink       bool
+	}{
+		{4000, 3000, 4000, 3000, false},
+		{4624, 2600, 4624, 2600, false},
+		{2600, 4624, 2600, 4624, false},
+		{6000, 4000, 4344, 2896, true},
+		{8000, 1000, 8000, 1000, false},
+		{12000, 1500, 10033, 1254, true},
+	} {
+		ww, wh, shrink := workingSize(c.w, c.h)
+		if ww != c.ww || wh != c.wh || shrink != c.shrink {
+			t.Errorf("workingSize(%d, %d) = %d, %d, %v; want %d, %d, %v", c.w, c.h, ww, wh, shrink, c.ww, c.wh, c.shrink)
+		}
+		if ww*wh > WorkingPixels {
+			t.Errorf("workingSize(%d, %d) keeps %d pixels, more than %d", c.w, c.h, ww*wh, WorkingPixels)
+		}
 	}
 }
 

@@ -46,7 +46,7 @@ func DecodeImage(b []byte) (img image.Image, format string, orientation int, err
 // photos are large enough to read. It estimates each photo's memory from
 // its header first (verifyd.DecodeCost), refuses what exceeds
 // verifyd.MaxDecodeBytes, decodes within Budget (nil: unbounded, for
-// tests and tools), and keeps photos larger than WorkingSide scaled down.
+// tests and tools), and keeps photos larger than WorkingPixels scaled down.
 type DecodeCheck struct {
 	Budget *DecodeBudget
 }
