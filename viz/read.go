@@ -3,7 +3,6 @@ package viz
 import (
 	"context"
 	"image"
-	"image/color"
 	"image/draw"
 	"math"
 	"slices"
@@ -35,12 +34,8 @@ type Region struct {
 
 // Prepare crops, levels and scales the document for OCR, in grey levels.
 func Prepare(img image.Image, r Region) *image.Gray {
-	src := img
-	if len(r.Mask) > 0 {
-		src = masked(img, r.Mask)
-	}
 	g := geometryOf(img.Bounds(), r)
-	return g.draw(src, g.rect, image.Rect(0, 0, g.w, g.h), 1, g.s < 0.75)
+	return g.draw(grayOf(img, g.rect, r.Mask), g.rect, image.Rect(0, 0, g.w, g.h), 1, g.s < 0.75)
 }
 
 // geometry is how Prepare maps a photo onto the page it reads: m takes
@@ -83,12 +78,19 @@ func geometryOf(bounds image.Rectangle, r Region) geometry {
 }
 
 // draw renders the window of the page (in the page's coordinates)
-// enlarged k times, from the part from of src (the photo, masked). fast
-// trades averaging for speed where the photo is shrunk.
-func (g geometry) draw(src image.Image, from, window image.Rectangle, k float64, fast bool) *image.Gray {
+// enlarged k times, from the part from of src (the photo in grey levels,
+// masked). fast trades averaging for speed where the photo is shrunk.
+func (g geometry) draw(src *image.Gray, from, window image.Rectangle, k float64, fast bool) *image.Gray {
 	w, h := int(math.Round(float64(window.Dx())*k)), int(math.Round(float64(window.Dy())*k))
-	dst := image.NewGray(image.Rect(0, 0, w, h))
-	draw.Draw(dst, dst.Bounds(), image.White, image.Point{}, draw.Src)
+	// x/image/draw transforms fast only into RGBA: into a Gray it took
+	// its generic path, a pixel at a time through interfaces, which was a
+	// quarter of all the CPU the document checks of the independently
+	// generated photos took (docs/performance.md). The page is drawn into
+	// RGBA and its grey taken back, which is exact: grey in, grey out.
+	rgba := image.NewRGBA(image.Rect(0, 0, w, h))
+	for i := range rgba.Pix {
+		rgba.Pix[i] = 0xff // white where the turned crop leaves corners
+	}
 	m := g.m
 	for i := range m {
 		m[i] *= k
@@ -99,16 +101,39 @@ func (g geometry) draw(src image.Image, from, window image.Rectangle, k float64,
 	if fast {
 		interp = xdraw.ApproxBiLinear // shrinking: averaging matters less than speed here
 	}
-	interp.Transform(dst, m, src, from, xdraw.Over, nil)
+	interp.Transform(rgba, m, src, from, xdraw.Src, nil)
+	dst := image.NewGray(rgba.Rect)
+	for i := range dst.Pix {
+		dst.Pix[i] = rgba.Pix[4*i]
+	}
 	return dst
 }
 
-// masked returns img with the polygons painted white.
-func masked(img image.Image, polys [][4]image.Point) image.Image {
-	b := img.Bounds()
-	out := image.NewRGBA(b)
-	draw.Draw(out, b, img, b.Min, draw.Src)
-	for _, p := range polys {
+// grayOf returns the part rect of img in grey levels (the luma of
+// color.GrayModel), with the polygons mask painted white. A JPEG's luma
+// plane is that grey already: when nothing is painted it is shared, not
+// copied.
+func grayOf(img image.Image, rect image.Rectangle, mask [][4]image.Point) *image.Gray {
+	rect = rect.Intersect(img.Bounds())
+	var plane *image.Gray
+	switch m := img.(type) {
+	case *image.YCbCr:
+		plane = &image.Gray{Pix: m.Y, Stride: m.YStride, Rect: m.Rect}
+	case *image.Gray:
+		plane = m
+	}
+	if plane != nil && len(mask) == 0 {
+		return plane.SubImage(rect).(*image.Gray)
+	}
+	out := image.NewGray(rect)
+	if plane != nil {
+		for y := rect.Min.Y; y < rect.Max.Y; y++ {
+			copy(out.Pix[out.PixOffset(rect.Min.X, y):out.PixOffset(rect.Max.X, y)], plane.Pix[plane.PixOffset(rect.Min.X, y):])
+		}
+	} else {
+		draw.Draw(out, rect, img, rect.Min, draw.Src)
+	}
+	for _, p := range mask {
 		// A one-pixel rectangle at the first corner: an empty one would be
 		// dropped by Union, and with it the first corner's extent (the
 		// top-left corner is the zone's topmost point on a photo turned
@@ -117,11 +142,11 @@ func masked(img image.Image, polys [][4]image.Point) image.Image {
 		for _, q := range p[1:] {
 			bb = bb.Union(image.Rectangle{q, q.Add(image.Pt(1, 1))})
 		}
-		bb = bb.Intersect(b)
+		bb = bb.Intersect(rect)
 		for y := bb.Min.Y; y < bb.Max.Y; y++ {
 			for x := bb.Min.X; x < bb.Max.X; x++ {
 				if inQuad(p, float64(x)+0.5, float64(y)+0.5) {
-					out.SetRGBA(x, y, color.RGBA{255, 255, 255, 255})
+					out.Pix[out.PixOffset(x, y)] = 0xff
 				}
 			}
 		}

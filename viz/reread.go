@@ -207,10 +207,7 @@ func Reread(ctx context.Context, eng ocr.Engine, img image.Image, r Region, spot
 	if len(spots) == 0 {
 		return nil, nil
 	}
-	src := img
-	if len(r.Mask) > 0 {
-		src = masked(img, r.Mask)
-	}
+	src := grayOf(img, img.Bounds(), r.Mask)
 	g := geometryOf(img.Bounds(), r)
 	// A spot may reach past the page's crop, by a tenth of its size: an
 	// outline found a little inside the document cut the last digits of

@@ -116,7 +116,7 @@ func TestMaskTurnedClockwise(t *testing.T) {
 		img.Pix[i] = 0
 	}
 	quad := [4]image.Point{{50, 100}, {350, 140}, {345, 180}, {45, 140}} // TL topmost
-	out := masked(img, [][4]image.Point{quad})
+	out := grayOf(img, img.Bounds(), [][4]image.Point{quad})
 	for _, p := range []image.Point{{60, 110}, {200, 130}, {340, 165}, {55, 135}} {
 		if r, _, _, _ := out.At(p.X, p.Y).RGBA(); r != 0xffff {
 			t.Errorf("(%d,%d) inside the zone is not masked", p.X, p.Y)
