@@ -101,12 +101,36 @@ func (z Zone) compareDate(name string, want mrz.Date, role Role, other mrz.Date)
 	}
 	fd.Printed, fd.Conf = c.Text, fmt.Sprintf("%.2f", c.Conf)
 	if nearDate(c, want) || c.Conf < MinConf && c.Reads < 2 || sameDate(c, other) || nearDate(c, other) ||
-		cutShort(c, want) || !forgersWay(c, want, role) {
+		cutShort(c, want) || !forgersWay(c, want, role) || !z.labelHeld(c) {
 		fd.Status = Uncertain
 	} else {
 		fd.Status = Mismatch
 	}
 	return fd
+}
+
+// labelHeld reports whether the readings that read d agree on its label:
+// at least two of them, or half, gave it d's role. Glare over a passport's
+// birth date left only its issue date below the birth date's label in one
+// reading of six; the other five read the same date with no label, and
+// the one was enough to fail a genuine passport as potential_fraud
+// (independently generated photos, docs/accuracy.md). A date that no
+// label names (its role found by its place among the dates) holds.
+func (z Zone) labelHeld(d Date) bool {
+	if d.Role == RoleNone {
+		return true
+	}
+	reads, labelled := 0, 0
+	for _, o := range z.Dates {
+		if o.Reread || o.Digits != d.Digits {
+			continue
+		}
+		reads++
+		if o.Role == d.Role {
+			labelled++
+		}
+	}
+	return labelled >= 2 || 2*labelled >= reads
 }
 
 // cutShort reports a printed date whose two-digit year is the MRZ year's
@@ -455,8 +479,12 @@ func (z Zone) compareSurname(want string) Field {
 	v, conf, ok := z.valueFor(func(t []string) bool {
 		return hasAny(t, surnameLabels) && !hasAny(t, givenLabels)
 	}, func(s string) bool {
-		// A value, not the rest of a label ("SURNAME" / "NOM" read apart).
-		return !isLabelLine(s)
+		// A value, not the rest of a label ("SURNAME" / "NOM" read apart),
+		// nor another field's: names hold no digits, and a card's height
+		// "175 CM" read as "5 CM" under its surname's number (a numbered
+		// layout, blurred by motion) failed a genuine card as
+		// potential_fraud (independently generated photos).
+		return !isLabelLine(s) && !strings.ContainsAny(s, "0123456789")
 	})
 	if !ok {
 		return fd

@@ -142,6 +142,17 @@ func TestCompare(t *testing.T) {
 			map[string]Status{"document_number": Unread}},
 		{"unlabelled number one misread off", []string{"SURNAME", "ERIKSSON", "L898902C8", "L898902C8"},
 			map[string]Status{"document_number": Match}},
+		// Found on independently generated photos: genuine documents
+		// failed as potential_fraud for a date labelled so in one reading
+		// of six, and for another field's value under the surname's label.
+		{"one reading of six takes the issue date for the birth date", []string{"SURNAME", "ERIKSSON", "DATE OF BIRTH", "01 DEC 2019",
+			"UTOPIA", "01 DEC 2019", "UTOPIA", "01 DEC 2019", "UTOPIA", "01 DEC 2019", "UTOPIA", "01 DEC 2019", "UTOPIA", "01 DEC 2019"},
+			map[string]Status{"birth_date": Uncertain}},
+		{"the birth date so labelled in two readings of six", []string{"SURNAME", "ERIKSSON", "DATE OF BIRTH", "01 DEC 2011", "DATE OF BIRTH", "01 DEC 2011",
+			"UTOPIA", "01 DEC 2011", "UTOPIA", "01 DEC 2011", "UTOPIA", "01 DEC 2011", "UTOPIA", "01 DEC 2011"},
+			map[string]Status{"birth_date": Mismatch}},
+		{"another field's value under the surname's label", []string{"SURNAME", "5 CM", "DATE OF BIRTH", "12 AUG 1974"},
+			map[string]Status{"surname": Unread, "birth_date": Match}},
 		{"a two-digit expiry year of another century's digits", passportPage("12 AUG 1974", "12.06.19", "L898902C3", "ERIKSSON"),
 			map[string]Status{"expiry_date": Mismatch}},
 	}
