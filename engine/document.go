@@ -55,6 +55,10 @@ type MRZRead struct {
 	// characters in the zone (0 to 1; 0 when unknown): the name carries no
 	// check digit, so this is how far the surname read can be trusted.
 	SurnameConfidence float64
+	// SurnameCorrected reports that the reader changed a character of the
+	// surname (or the "<<" ending it); corrections of the given names do
+	// not count.
+	SurnameCorrected bool
 	// NumberConfidence is the lowest confidence of the document number's
 	// characters, its check digit included (0 to 1; 0 when unknown): two
 	// misreads verify a check digit one time in ten.
@@ -79,8 +83,10 @@ type Located struct {
 	// their check digits verify.
 	CorrectedFields []string
 	Doubtful        bool
-	// SurnameConfidence and NumberConfidence are MRZRead's.
+	// SurnameConfidence, SurnameCorrected and NumberConfidence are
+	// MRZRead's.
 	SurnameConfidence, NumberConfidence float64
+	SurnameCorrected                    bool
 	// Format is the zone's layout, which with Quad gives the document's
 	// scale and extent on the photo (ICAO 9303 fixes the character pitch
 	// and where the zone lies on the page).
@@ -213,7 +219,7 @@ func (c DocumentCheck) Run(ctx context.Context, in *Input) Result {
 	in.Facts[FactMRZ] = fields
 	in.Facts[FactMRZRead] = Located{Side: side, Quad: read.Quad, Angle: read.Angle, Corrections: read.Corrections,
 		CorrectedFields: read.CorrectedFields, Doubtful: read.Doubtful, SurnameConfidence: read.SurnameConfidence,
-		NumberConfidence: read.NumberConfidence, Format: fields.Format}
+		SurnameCorrected: read.SurnameCorrected, NumberConfidence: read.NumberConfidence, Format: fields.Format}
 	in.Facts[FactDocumentKey] = string(in.DocumentType) + "|" + fields.IssuingState + "|" + fields.DocumentNumber
 	// verdict fails the document on what field says, unless the reading
 	// needed corrections there, or needed some and is not confident: a

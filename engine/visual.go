@@ -129,7 +129,7 @@ const MinNumberConfidence = 0.6
 // the printed names were read where they are. What is left is the forger's
 // way: a document whose printed surname is another person's.
 func surnameSure(loc Located, fields mrz.Fields, z viz.Zone) bool {
-	return !loc.Doubtful && !slices.Contains(loc.CorrectedFields, "names") && loc.SurnameConfidence >= MinSurnameConfidence &&
+	return !loc.Doubtful && !loc.SurnameCorrected && loc.SurnameConfidence >= MinSurnameConfidence &&
 		z.NamePrinted(fields.GivenNames)
 }
 

@@ -99,7 +99,8 @@ func TestVisualZoneCheck(t *testing.T) {
 		// from a line whose given names are printed as read, contradicts.
 		{"another surname, surname read surely: fraud", page("17 MAY 1990", "01 JAN 2030", "123456789", "WINTERBOTTOM"), nil, engine.Fail, verifyd.ReasonPotentialFraud},
 		{"another surname, surname read surely, doubtful MRZ: review", page("17 MAY 1990", "01 JAN 2030", "123456789", "WINTERBOTTOM"), nil, engine.Review, ""},
-		{"another surname, surname read surely, names corrected: review", page("17 MAY 1990", "01 JAN 2030", "123456789", "WINTERBOTTOM"), nil, engine.Review, ""},
+		{"another surname, surname read surely, surname corrected: review", page("17 MAY 1990", "01 JAN 2030", "123456789", "WINTERBOTTOM"), nil, engine.Review, ""},
+		{"another surname, surname read surely, given names corrected: fraud", page("17 MAY 1990", "01 JAN 2030", "123456789", "WINTERBOTTOM"), nil, engine.Fail, verifyd.ReasonPotentialFraud},
 		{"another surname, surname read unsurely: review", page("17 MAY 1990", "01 JAN 2030", "123456789", "WINTERBOTTOM"), nil, engine.Review, ""},
 		{"another surname and given names, surname read surely: review",
 			printed{"PASSPORT", "PASSPORT NO.", "123456789", "SURNAME", "WINTERBOTTOM", "GIVEN NAMES", "MARGARET",
@@ -130,9 +131,10 @@ func TestVisualZoneCheck(t *testing.T) {
 			if strings.Contains(tt.name, "surname read surely") {
 				loc.SurnameConfidence = 0.9
 			}
-			if strings.Contains(tt.name, "names corrected") {
+			if strings.Contains(tt.name, "names corrected") || strings.Contains(tt.name, "surname corrected") {
 				loc.Corrections++
 				loc.CorrectedFields = append(loc.CorrectedFields, "names")
+				loc.SurnameCorrected = strings.Contains(tt.name, "surname corrected")
 			}
 			for _, c := range []string{mrz.FieldDocumentNumber, mrz.FieldBirthDate} {
 				if strings.Contains(tt.name, strings.ReplaceAll(c, "_", " ")+" corrected") {

@@ -239,6 +239,29 @@ func (r Result) SurnameConfidence() float64 {
 	return lo
 }
 
+// SurnameCorrected reports whether the reader changed a character of the
+// name field's primary identifier (the surname) or of the "<<" that ends
+// it (Result.Corrections): the name prior's changes keep their
+// confidence, so SurnameConfidence does not say so. A correction of the
+// given names leaves the surname as read: a forged card's printed SMITH
+// against its MRZ's DOYLE went to review, not to potential_fraud, because
+// the given name EOIN read EDIN had been changed (independently generated
+// photos, docs/accuracy.md).
+func (r Result) SurnameCorrected() bool {
+	sp, ok := nameSpans[r.Format]
+	if !ok || sp.line >= len(r.Lines) {
+		return false
+	}
+	line := r.Lines[sp.line]
+	end := min(sp.end, len(line))
+	if k := strings.Index(line[min(sp.start, end):end], "<<"); k >= 0 {
+		end = sp.start + k + 2
+	}
+	return slices.ContainsFunc(r.Corrections, func(c Correction) bool {
+		return c.Line == sp.line && c.Pos >= sp.start && c.Pos < end
+	})
+}
+
 // FieldConfidence is the lowest confidence of the characters of field (a
 // FieldOf name: mrz.FieldDocumentNumber, its check digit included, …), or
 // 0 when the reading has none of them. Two misreads in one field verify

@@ -102,6 +102,33 @@ func TestSurnameConfidence(t *testing.T) {
 	}
 }
 
+// A correction counts against the surname only within it and its "<<".
+func TestSurnameCorrected(t *testing.T) {
+	t.Parallel()
+	td1 := []string{"I<UTOD231458907<<<<<<<<<<<<<<<", "7408122F1204159UTO<<<<<<<<<<<6", "ERIKSSON<<ANNA<MARIA<<<<<<<<<<"}
+	td3 := []string{"P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<", "L898902C36UTO7408122F1204159ZE184226B<<<<<10"}
+	tests := []struct {
+		name string
+		r    Result
+		want bool
+	}{
+		{"TD1, none", Result{Format: mrz.TD1, Lines: td1}, false},
+		{"TD1, a surname letter", Result{Format: mrz.TD1, Lines: td1, Corrections: []Correction{{Line: 2, Pos: 3, Field: FieldNames}}}, true},
+		{"TD1, the second filler ending it", Result{Format: mrz.TD1, Lines: td1, Corrections: []Correction{{Line: 2, Pos: 9, Field: FieldNames}}}, true},
+		{"TD1, a given name", Result{Format: mrz.TD1, Lines: td1, Corrections: []Correction{{Line: 2, Pos: 11, Field: FieldNames}}}, false},
+		{"TD1, the number", Result{Format: mrz.TD1, Lines: td1, Corrections: []Correction{{Line: 0, Pos: 7, Field: "document_number"}}}, false},
+		{"TD3, the issuing state", Result{Format: mrz.TD3, Lines: td3, Corrections: []Correction{{Line: 0, Pos: 3, Field: FieldHeader}}}, false},
+		{"TD3, a surname letter", Result{Format: mrz.TD3, Lines: td3, Corrections: []Correction{{Line: 0, Pos: 12, Field: FieldNames}}}, true},
+		{"TD3, a given name", Result{Format: mrz.TD3, Lines: td3, Corrections: []Correction{{Line: 0, Pos: 16, Field: FieldNames}}}, false},
+		{"no reading", Result{Format: mrz.TD3, Corrections: []Correction{{Line: 0, Pos: 6}}}, false},
+	}
+	for _, tt := range tests {
+		if got := tt.r.SurnameCorrected(); got != tt.want {
+			t.Errorf("%s: got %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
 func TestFieldConfidence(t *testing.T) {
 	t.Parallel()
 	td1 := []string{"I<UTOD231458907<<<<<<<<<<<<<<<", "7408122F1204159UTO<<<<<<<<<<<6", "ERIKSSON<<ANNA<MARIA<<<<<<<<<<"}
