@@ -76,7 +76,7 @@ func (t *Tesseract) Words(ctx context.Context, img *image.Gray, opt Options) ([]
 	if lang == "" {
 		lang = "eng"
 	}
-	args := []string{"stdin", "stdout", "-l", lang}
+	args := []string{"stdin", "stdout", "-l", lang, "-c", "tessedit_do_invert=" + DoInvert}
 	if opt.PSM > 0 {
 		args = append(args, "--psm", strconv.Itoa(opt.PSM))
 	}

@@ -290,7 +290,7 @@ func (e *Engine) newInstance(ctx context.Context) (*instance, error) {
 		if int32(r[0]) != 0 {
 			return fmt.Errorf("TessBaseAPI::Init failed (%d)", int32(r[0]))
 		}
-		return nil
+		return in.setVar(ctx, "tessedit_do_invert", ocr.DoInvert)
 	})
 	if err != nil {
 		mod.Close(context.WithoutCancel(ctx))
