@@ -484,7 +484,7 @@ func (z Zone) compareSurname(want string) Field {
 		// "175 CM" read as "5 CM" under its surname's number (a numbered
 		// layout, blurred by motion) failed a genuine card as
 		// potential_fraud (independently generated photos).
-		return !isLabelLine(s) && !strings.ContainsAny(s, "0123456789")
+		return !isLabelLine(s) && !strings.ContainsAny(s, "0123456789") && !notAName(s)
 	})
 	if !ok {
 		return fd
@@ -708,6 +708,29 @@ func (z Zone) labelBelow(i int, isLabel func([]string) bool) int {
 		}
 	}
 	return -1
+}
+
+// documentWords name a document or its issuer in the titles printed on
+// it, in the languages of the documents SPEC serves.
+var documentWords = []string{"IDENTITY", "IDENTITE", "IDENTIDAD", "IDENTITA", "IDENTITEIT", "CARD", "CARTE", "CARTA", "KAART",
+	"PASSPORT", "PASSEPORT", "PASAPORTE", "PASSAPORTO", "PASPOORT", "REISEPASS", "AUSWEIS", "PERSONALAUSWEIS", "DOCUMENT",
+	"DOCUMENTO", "DOKUMENT", "REPUBLIC", "REPUBLIQUE", "REPUBLIK", "REPUBLICA", "KINGDOM", "ROYAUME", "NATIONAL", "NATIONALE",
+	"RESIDENCE", "PERMIT", "TITRE", "SEJOUR", "AUFENTHALTSTITEL", "DRIVING", "LICENCE", "LICENSE", "FUHRERSCHEIN", "PERMIS"}
+
+// notAName reports a value that holds a word of four letters or more
+// naming a field or the document: a title or a label, not a name. The
+// header "IDENTITY CARD", taken for the value of a French card's surname
+// under glare, failed a genuine card as potential_fraud (independently
+// generated photos, docs/accuracy.md). Shorter words are left alone:
+// particles such as DE, LA, VAN are parts of surnames too.
+func notAName(s string) bool {
+	for _, t := range strings.FieldsFunc(s, notLetter) {
+		if len(t) >= 4 && (slices.Contains(documentWords, t) || slices.Contains(surnameLabels, t) ||
+			slices.Contains(givenLabels, t) || slices.Contains(numberLabels, t)) {
+			return true
+		}
+	}
+	return false
 }
 
 // isLabelLine reports a line made only of label words (of any field).

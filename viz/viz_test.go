@@ -153,6 +153,10 @@ func TestCompare(t *testing.T) {
 			map[string]Status{"birth_date": Mismatch}},
 		{"another field's value under the surname's label", []string{"SURNAME", "5 CM", "DATE OF BIRTH", "12 AUG 1974"},
 			map[string]Status{"surname": Unread, "birth_date": Match}},
+		{"the document's title under the surname's label", []string{"SURNAME", "J IDENTITY CARD", "DATE OF BIRTH", "12 AUG 1974"},
+			map[string]Status{"surname": Unread}},
+		{"another surname with a particle", []string{"SURNAME", "DE LA CRUZ", "DATE OF BIRTH", "12 AUG 1974"},
+			map[string]Status{"surname": Mismatch}},
 		{"a two-digit expiry year of another century's digits", passportPage("12 AUG 1974", "12.06.19", "L898902C3", "ERIKSSON"),
 			map[string]Status{"expiry_date": Mismatch}},
 	}
