@@ -215,23 +215,17 @@ func (r *Result) GuessUnchecked() (Result, bool) {
 // trusted: a printed surname that differs from a surname read this surely
 // is a contradiction, not a misread (engine.VisualZoneCheck).
 func (r Result) SurnameConfidence() float64 {
-	sp, ok := nameSpans[r.Format]
-	if !ok || sp.line >= len(r.Lines) || sp.line >= len(r.Confidence) {
+	li, start, end, ok := r.surnameSpan()
+	if !ok || li >= len(r.Confidence) {
 		return 0
 	}
-	line, conf := r.Lines[sp.line], r.Confidence[sp.line]
-	end := min(sp.end, len(line), len(conf))
+	line, conf := r.Lines[li], r.Confidence[li]
 	lo, letters := 1.0, 0
-	for k := sp.start; k < end; k++ {
+	for k := start; k < min(end, len(conf)); k++ {
 		lo = min(lo, conf[k])
-		if line[k] == '<' {
-			if k+1 < end && line[k+1] == '<' {
-				lo = min(lo, conf[k+1])
-				break
-			}
-			continue
+		if line[k] != '<' {
+			letters++
 		}
-		letters++
 	}
 	if letters == 0 {
 		return 0
@@ -248,18 +242,26 @@ func (r Result) SurnameConfidence() float64 {
 // the given name EOIN read EDIN had been changed (independently generated
 // photos, docs/accuracy.md).
 func (r Result) SurnameCorrected() bool {
+	li, start, end, ok := r.surnameSpan()
+	return ok && slices.ContainsFunc(r.Corrections, func(c Correction) bool {
+		return c.Line == li && c.Pos >= start && c.Pos < end
+	})
+}
+
+// surnameSpan is where a reading's surname lies: its line, and the
+// positions from its first character to just after the "<<" that ends it
+// (or to the name field's end).
+func (r Result) surnameSpan() (line, start, end int, ok bool) {
 	sp, ok := nameSpans[r.Format]
 	if !ok || sp.line >= len(r.Lines) {
-		return false
+		return 0, 0, 0, false
 	}
-	line := r.Lines[sp.line]
-	end := min(sp.end, len(line))
-	if k := strings.Index(line[min(sp.start, end):end], "<<"); k >= 0 {
+	l := r.Lines[sp.line]
+	end = min(sp.end, len(l))
+	if k := strings.Index(l[min(sp.start, end):end], "<<"); k >= 0 {
 		end = sp.start + k + 2
 	}
-	return slices.ContainsFunc(r.Corrections, func(c Correction) bool {
-		return c.Line == sp.line && c.Pos >= sp.start && c.Pos < end
-	})
+	return sp.line, sp.start, end, true
 }
 
 // FieldConfidence is the lowest confidence of the characters of field (a
