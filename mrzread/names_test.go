@@ -28,6 +28,14 @@ func TestDecodeNames(t *testing.T) {
 		{"a clear Q stays", "QASIM<<ALI", map[int][2]any{0: {byte('O'), 0.68}}, "QASIM<<ALI"},
 		{"a clear D stays", "DNIPRO<<OLHA", map[int][2]any{0: {byte('O'), 0.66}}, "DNIPRO<<OLHA"},
 		{"no rival, no change", "NGUYEN<<THI<MAI", nil, "NGUYEN<<THI<MAI"},
+		// Two letters of context: "LD" and "DE" are common bigrams
+		// (HILDE), but "HLD" is not; the bigram model alone read CHLDE
+		// (independently generated photos, docs/accuracy.md).
+		{"O read as D after HL", "WILSON<<CHLOE", map[int][2]any{11: {byte('D'), 0.81}}, "WILSON<<CHLOE"},
+		// A glyph 0.09 clearer than its rival (0.094 on the photo) keeps its letter against
+		// a prior that finds "EN<" likelier than "EW<": the bigram model
+		// at full weight read MATTHEN.
+		{"a clear W at a name's end stays", "JACKSON<<MATTHEW", map[int][2]any{15: {byte('N'), 0.71}}, "JACKSON<<MATTHEW"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -107,14 +107,19 @@ type Correction struct {
 	Line, Pos int
 	From, To  byte
 	// Field is the mrz.Field* name of the check that the substitution
-	// made verify, or FieldNames for a filler restored in the name field
-	// (see fillNames).
+	// made verify, FieldNames for a filler restored in the name field
+	// (see fillNames) or FieldOptional for one restored in an empty
+	// optional field (see fillOptional).
 	Field string
 }
 
 // FieldNames is Correction.Field for a character of the name field
 // replaced by the filler that the field's layout requires there.
 const FieldNames = "names"
+
+// FieldOptional is Correction.Field for a filler restored in an empty
+// optional data field or personal number: no check digit made it.
+const FieldOptional = "optional_data"
 
 // Parse parses the recognised lines with mrz.Parse.
 func (r *Result) Parse(opts ...mrz.Option) (mrz.Fields, error) {
@@ -577,6 +582,7 @@ func readDet(g *gray, d *detection, ts *templateSet, hint mrz.Format) (Result, e
 	res.Corrections = append(res.Corrections, decodeStates(format, text, alt, scores, res.Confidence)...)
 	res.Corrections = append(res.Corrections, spelled...)
 	res.Corrections = append(res.Corrections, fillNames(format, text, alt, res.Confidence, res.guess)...)
+	res.Corrections = append(res.Corrections, fillOptional(format, text, alt, res.Confidence)...)
 	res.Alternatives = alt
 	for _, t := range text {
 		res.Lines = append(res.Lines, string(t))
@@ -1353,6 +1359,55 @@ func fillNames(format mrz.Format, text, alt [][]byte, conf [][]float64, guess []
 		t[k] = '?'
 		conf[sp.line][k] = 0
 		guess[sp.line][k] = '<'
+	}
+	return out
+}
+
+// optionalSpans are the fields an issuer fills at will (TD1's and TD2's
+// optional data, TD3's personal number): left-justified and padded with
+// fillers, so a field that begins with a filler holds nothing else.
+var optionalSpans = map[mrz.Format][]span{
+	mrz.TD1: {{0, 15, 30}, {1, 18, 29}},
+	mrz.TD2: {{1, 28, 35}},
+	mrz.TD3: {{1, 28, 42}},
+}
+
+// checkBlind are the characters whose value is a multiple of ten, as the
+// filler's (0) is: a check digit cannot tell them from '<'.
+const checkBlind = "0AKU"
+
+// fillOptional restores the fillers of an empty optional field read as
+// K, A, U or 0: a '<' whose cell takes in its neighbour's arms reads as K,
+// and no check digit notices, since K counts 20 where the filler counts 0
+// (independently generated photos read "<<<<<<<<<<<<<K" and "<K<K<K<<<<<"
+// for empty fields, with every check verifying). A field that begins with
+// a filler is empty by ICAO 9303's left-justification, so such characters
+// after it are fillers; a field with any other character is left as read
+// (it may hold data misread at its start), and so is TD1's first optional
+// field after a document number that overflows into it.
+func fillOptional(format mrz.Format, text, alt [][]byte, conf [][]float64) []Correction {
+	var out []Correction
+	for _, sp := range optionalSpans[format] {
+		if sp.line >= len(text) || len(text[sp.line]) < sp.end {
+			continue
+		}
+		t := text[sp.line]
+		if t[sp.start] != '<' || (format == mrz.TD1 && sp.line == 0 && t[14] == '<') {
+			continue
+		}
+		field := string(t[sp.start:sp.end])
+		if strings.Trim(field, "<"+checkBlind) != "" || strings.Trim(field, "<") == "" {
+			continue
+		}
+		for k := sp.start; k < sp.end; k++ {
+			if t[k] == '<' {
+				continue
+			}
+			out = append(out, Correction{Line: sp.line, Pos: k, From: t[k], To: '<', Field: FieldOptional})
+			alt[sp.line][k] = t[k]
+			t[k] = '<'
+			conf[sp.line][k] = math.Min(conf[sp.line][k], 0.5)
+		}
 	}
 	return out
 }

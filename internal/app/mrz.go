@@ -157,7 +157,8 @@ func readCropped(img image.Image, hint mrz.Format) (mrzread.Result, error) {
 // so: that would read every corrected photo several times.
 func repairedChecks(r mrzread.Result) bool {
 	return slices.ContainsFunc(r.Corrections, func(c mrzread.Correction) bool {
-		return c.Field != mrzread.FieldNames && c.Field != mrzread.FieldHeader && c.Field != mrzread.FieldNationality && c.From != '?'
+		return c.Field != mrzread.FieldNames && c.Field != mrzread.FieldHeader && c.Field != mrzread.FieldNationality &&
+			c.Field != mrzread.FieldOptional && c.From != '?'
 	})
 }
 

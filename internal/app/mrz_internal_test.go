@@ -215,7 +215,8 @@ func TestSmallGlyphsForTheirPitch(t *testing.T) {
 
 // TestRepairedChecks: only a change made so that a check digit verifies
 // holds a crop's reading back; fields no check digit covers (names, the
-// document code and states completed from the code list) do not.
+// document code and states completed from the code list, empty optional
+// fields) do not.
 func TestRepairedChecks(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -228,6 +229,7 @@ func TestRepairedChecks(t *testing.T) {
 		{mrzread.FieldNames, 'K', false},
 		{mrzread.FieldHeader, 'Q', false},
 		{mrzread.FieldNationality, 'H', false},
+		{mrzread.FieldOptional, 'K', false},
 		{mrz.FieldExpiryDate, '?', false},
 	}
 	for _, tt := range tests {

@@ -51,6 +51,7 @@ func main() {
 	sort.Strings(locales)
 	seen := map[[32]byte]bool{}
 	var total [27][27]float64
+	var total3 [27][27][27]float64
 	var used []string
 	for _, l := range locales {
 		n := byLocale[l]
@@ -75,7 +76,8 @@ func main() {
 		}
 		// Name fields as an MRZ prints them: SURNAME<<GIVEN<NAMES<<<.
 		var counts [27][27]float64
-		sum := 0.0
+		var counts3 [27][27][27]float64
+		sum, sum3 := 0.0, 0.0
 		m := max(len(first), len(last))
 		for i := 0; i < m; i++ {
 			field := "<" + last[i%len(last)] + "<<" + first[i%len(first)]
@@ -87,10 +89,21 @@ func main() {
 				counts[index(field[j-1])][index(field[j])]++
 				sum++
 			}
+			// Trigrams see the field's start as two fillers, as the
+			// reader does (a name field begins after the code and
+			// country, or a line's start).
+			f3 := "<" + field
+			for j := 2; j < len(f3); j++ {
+				counts3[index(f3[j-2])][index(f3[j-1])][index(f3[j])]++
+				sum3++
+			}
 		}
 		for a := range counts {
 			for b := range counts[a] {
 				total[a][b] += counts[a][b] / sum
+				for c := range counts3[a][b] {
+					total3[a][b][c] += counts3[a][b][c] / sum3
+				}
 			}
 		}
 		used = append(used, fmt.Sprintf("%s (%d+%d)", l, len(first), len(last)))
@@ -116,6 +129,24 @@ func main() {
 			fmt.Fprintf(&buf, "%d", uint32(total[a][b]*scale+0.5))
 		}
 		fmt.Fprintf(&buf, "}, // %c\n", "<ABCDEFGHIJKLMNOPQRSTUVWXYZ"[a])
+	}
+	fmt.Fprintf(&buf, "}\n\n")
+	fmt.Fprintf(&buf, "// nameTrigramCounts[a][b][c] is how often character c follows a and b, counted\n")
+	fmt.Fprintf(&buf, "// as nameBigramCounts is (the field's start seen as two fillers), per million.\n")
+	fmt.Fprintf(&buf, "var nameTrigramCounts = [27][27][27]uint32{\n")
+	for a := range total3 {
+		fmt.Fprintf(&buf, "\t{\n")
+		for b := range total3[a] {
+			fmt.Fprintf(&buf, "\t\t{")
+			for c := range total3[a][b] {
+				if c > 0 {
+					fmt.Fprintf(&buf, ", ")
+				}
+				fmt.Fprintf(&buf, "%d", uint32(total3[a][b][c]*scale+0.5))
+			}
+			fmt.Fprintf(&buf, "}, // %c%c\n", "<ABCDEFGHIJKLMNOPQRSTUVWXYZ"[a], "<ABCDEFGHIJKLMNOPQRSTUVWXYZ"[b])
+		}
+		fmt.Fprintf(&buf, "\t},\n")
 	}
 	fmt.Fprintf(&buf, "}\n")
 	if err := os.WriteFile(*out, buf.Bytes(), 0o644); err != nil {
