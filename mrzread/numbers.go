@@ -43,6 +43,14 @@ const (
 	numberClearly = 1.0
 )
 
+// blindAlike pairs a letter with a digit it resembles (besides its
+// lookAlike) whose value is the same modulo ten, so that no check digit
+// can ever tell them apart: S counts 28, 8 counts 8. A motion-blurred 8
+// in a card's all-digit optional data read as S, its 8 template 0.002
+// behind (independently generated photos, docs/accuracy.md), and S's
+// look-alike 5 does not verify there, so only the prior can decide.
+var blindAlike = map[byte]byte{'S': '8'}
+
 // decodeNumbers applies the numbers prior to text (every check of format
 // already verifying) and returns its changes as corrections of their
 // fields, at most half confident.
@@ -64,17 +72,21 @@ func decodeNumbers(format mrz.Format, text, alt [][]byte, scores [][][nClass]flo
 		}
 		for k := 0; k < len(cls) && k < len(text[li]); k++ {
 			ch := text[li][k]
-			to, ok := lookAlike[ch]
-			if cls[k] != 'x' || !ok {
+			if cls[k] != 'x' {
 				continue
 			}
 			sc := scores[li][k]
-			d := sc[strings.IndexByte(cell.Alphabet, to)] - sc[strings.IndexByte(cell.Alphabet, ch)]
-			if isDigit(to) {
-				d += bias[to]
-			}
-			if d >= -numberGap {
-				cands = append(cands, cand{[2]int{li, k}, to, float64(d) / nameTemp})
+			for _, to := range []byte{lookAlike[ch], blindAlike[ch]} {
+				if to == 0 {
+					continue
+				}
+				d := sc[strings.IndexByte(cell.Alphabet, to)] - sc[strings.IndexByte(cell.Alphabet, ch)]
+				if isDigit(to) {
+					d += bias[to]
+				}
+				if d >= -numberGap {
+					cands = append(cands, cand{[2]int{li, k}, to, float64(d) / nameTemp})
+				}
 			}
 		}
 	}

@@ -25,6 +25,9 @@ func TestDecodeNumbers(t *testing.T) {
 	// 7 and 3, so that reading both as O still verifies.
 	personal := td3Line2("UL2753914", "071104", "281107", "07310465123")
 	genuineO := td3Line2("XO1234567", "071104", "281107", "")
+	// 99072999480: its 8 (position 37) read as S changes no check digit
+	// (S counts 28).
+	digits := td3Line2("UL2753914", "071104", "281107", "99072999480")
 	tests := []struct {
 		name    string
 		printed string
@@ -44,6 +47,8 @@ func TestDecodeNumbers(t *testing.T) {
 		// One swap alone would break the number's check digit.
 		{"a genuine O stays", genuineO, map[int][2]any{1: {byte('0'), 0.78}}, 0.95, genuineO},
 		{"no rival, no change", personal, nil, 0, personal},
+		{"an 8 read as S among digits", digits, map[int][2]any{37: {byte('S'), 0.81}}, 0, digits},
+		{"a clear S stays", digits, map[int][2]any{37: {byte('S'), 0.92}}, 0, digits[:37] + "S" + digits[38:]},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
