@@ -83,7 +83,7 @@ func textRegionIn(img image.Image, b image.Rectangle, words bool) (rect image.Re
 		// separated stand twice as far apart.
 		reach = 8
 	}
-	cl := largestCluster(lines, comps, reach)
+	cl := growCluster(largestCluster(lines, comps, reach), lines, comps)
 	var box image.Rectangle
 	var heights []float64
 	glyphs := 0
@@ -302,6 +302,79 @@ func largestCluster(lines [][]int, comps []component, reach float64) []int {
 	}
 	return out
 }
+
+// growCluster adds to the largest cluster the other text lines that are
+// the same document's: lines of glyphs of its size (half to twice its
+// median height) as long as all of them together still fit a card's text
+// (docGlyphsLong × docGlyphsShort median glyph heights), nearest first.
+// The largest cluster is the document's main block of fields, but a
+// card's header, or its number printed alone at the top right over a
+// guilloche, stands more than reach glyphs away from it: an independently
+// generated Irish permit lost its number so, and with it the number's
+// confirmation; cards of seeds 6–8 whose front was read by its text had
+// on average a third of their outline left out (docs/accuracy.md, tenth
+// pass). A line of a patterned table further away than a card's size
+// cannot join.
+func growCluster(cl []int, lines [][]int, comps []component) []int {
+	in := make([]bool, len(lines))
+	var box image.Rectangle
+	var hs []float64
+	for _, li := range cl {
+		in[li] = true
+		for _, ci := range lines[li] {
+			box = box.Union(comps[ci].box)
+			hs = append(hs, float64(comps[ci].box.Dy()))
+		}
+	}
+	if len(hs) == 0 {
+		return cl
+	}
+	sort.Float64s(hs)
+	med := hs[len(hs)/2]
+	type cand struct {
+		li   int
+		box  image.Rectangle
+		dist int
+	}
+	var cands []cand
+	for li, l := range lines {
+		if in[li] {
+			continue
+		}
+		var b image.Rectangle
+		var lh []float64
+		for _, ci := range l {
+			b = b.Union(comps[ci].box)
+			lh = append(lh, float64(comps[ci].box.Dy()))
+		}
+		sort.Float64s(lh)
+		if h := lh[len(lh)/2]; h < med/2 || h > 2*med {
+			continue
+		}
+		u := box.Union(b)
+		cands = append(cands, cand{li, b, u.Dx() + u.Dy() - box.Dx() - box.Dy()})
+	}
+	sort.SliceStable(cands, func(i, j int) bool { return cands[i].dist < cands[j].dist })
+	for _, c := range cands {
+		u := box.Union(c.box)
+		long, short := float64(max(u.Dx(), u.Dy())), float64(min(u.Dx(), u.Dy()))
+		if long <= docGlyphsLong*med && short <= docGlyphsShort*med {
+			box = u
+			cl = append(cl, c.li)
+		}
+	}
+	return cl
+}
+
+// docGlyphsLong and docGlyphsShort bound a card's text in median glyph
+// heights: an ID-1 card is 85.6 × 54 mm, and the median glyph of its
+// labels and values is at least ~1.4 mm tall (6-point labels, values
+// twice that), so its text spans at most about 61 × 39 of them; the
+// bounds allow a card seen a few degrees turned.
+const (
+	docGlyphsLong  = 64
+	docGlyphsShort = 44
+)
 
 // disjoint is a union-find forest over n elements.
 type disjoint []int

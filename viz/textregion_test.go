@@ -204,3 +204,38 @@ func boxBlur(g *image.Gray, r int) *image.Gray {
 	}
 	return out
 }
+
+// TestTextRegionApart: a card's header and its number printed alone at
+// the top right stand further from its fields than lines of one block
+// do (ten glyph heights here), and belong to the text (an independently
+// generated Irish permit's number was left out so, and never read);
+// text-like lines beyond a card's size from the fields (a patterned
+// table, a letter beside the card) do not.
+func TestTextRegionApart(t *testing.T) {
+	photo := image.NewGray(image.Rect(0, 0, 1600, 1200))
+	draw.Draw(photo, photo.Bounds(), image.NewUniform(color.Gray{235}), image.Point{}, draw.Src)
+	write := func(x, y int, text string) image.Rectangle {
+		if err := textimage.Write(photo, 20, x, y, text); err != nil {
+			t.Fatal(err)
+		}
+		return image.Rect(x, y-14, x+12*len(text), y)
+	}
+	header := write(100, 230, "REPUBLIC OF UTOPIA")
+	number := write(700, 170, "L898902C3")
+	for i, l := range []string{"SURNAME ERIKSSON", "GIVEN NAMES ANNA MARIA", "BORN 12 08 1974", "EXPIRY 11 06 2030", "PLACE OF BIRTH ZENITH CITY"} {
+		write(100, 400+40*i, l)
+	}
+	far := write(1250, 1150, "PATTERN PATTERN")
+	r, _, ok := TextRegion(photo)
+	if !ok {
+		t.Fatal("no text found")
+	}
+	for _, want := range []image.Rectangle{header, number} {
+		if !want.In(r) {
+			t.Errorf("region %v misses the text at %v", r, want)
+		}
+	}
+	if far.Overlaps(r) {
+		t.Errorf("region %v takes in the line at %v, beyond a card's size from the fields", r, far)
+	}
+}
