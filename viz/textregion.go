@@ -43,18 +43,33 @@ import (
 // search finds none, it is made again taking such word-shaped components
 // for runs of letters, each counted as its width in capitals.
 func TextRegion(img image.Image) (rect image.Rectangle, glyph float64, ok bool) {
+	return textRegion(img, true)
+}
+
+// TextBlock is TextRegion without the lines that stand apart from the
+// largest block of text (see growCluster): where the text is densest,
+// which is where an MRZ search in a crop does best. Given the whole
+// card's text instead, the search took a bent passport page's other
+// lines for the zone, where the block alone had read it (independently
+// generated photos, docs/accuracy.md, tenth pass).
+func TextBlock(img image.Image) (rect image.Rectangle, glyph float64, ok bool) {
+	return textRegion(img, false)
+}
+
+// textRegion is TextRegion, or TextBlock when grow is false.
+func textRegion(img image.Image, grow bool) (rect image.Rectangle, glyph float64, ok bool) {
 	words := false
-	rect, glyph, ok = textRegionIn(img, img.Bounds(), words)
+	rect, glyph, ok = textRegionIn(img, img.Bounds(), words, grow)
 	if !ok {
 		words = true
-		if rect, glyph, ok = textRegionIn(img, img.Bounds(), words); !ok {
+		if rect, glyph, ok = textRegionIn(img, img.Bounds(), words, grow); !ok {
 			return rect, glyph, ok
 		}
 	}
 	b := img.Bounds()
 	win := rect.Inset(-max(rect.Dx(), rect.Dy())).Intersect(b)
 	if long := max(b.Dx(), b.Dy()); long > textDetectSide && max(win.Dx(), win.Dy())*4 <= long*3 {
-		if r, g, found := textRegionIn(img, win, words); found && r.Overlaps(rect) {
+		if r, g, found := textRegionIn(img, win, words, grow); found && r.Overlaps(rect) {
 			rect, glyph = rect.Union(r), g
 		}
 	}
@@ -62,8 +77,9 @@ func TextRegion(img image.Image) (rect image.Rectangle, glyph float64, ok bool) 
 }
 
 // textRegionIn is TextRegion's search within area b of img; words says
-// whether a component may be a run of letters run together.
-func textRegionIn(img image.Image, b image.Rectangle, words bool) (rect image.Rectangle, glyph float64, ok bool) {
+// whether a component may be a run of letters run together, grow whether
+// the lines apart from the largest cluster join it (growCluster).
+func textRegionIn(img image.Image, b image.Rectangle, words, grow bool) (rect image.Rectangle, glyph float64, ok bool) {
 	long := max(b.Dx(), b.Dy())
 	if long < 64 {
 		return image.Rectangle{}, 0, false
@@ -83,7 +99,10 @@ func textRegionIn(img image.Image, b image.Rectangle, words bool) (rect image.Re
 		// separated stand twice as far apart.
 		reach = 8
 	}
-	cl := growCluster(largestCluster(lines, comps, reach), lines, comps)
+	cl := largestCluster(lines, comps, reach)
+	if grow {
+		cl = growCluster(cl, lines, comps)
+	}
 	var box image.Rectangle
 	var heights []float64
 	glyphs := 0

@@ -168,7 +168,7 @@ func TestTextRegionOutOfFocus(t *testing.T) {
 	photo, cardRect := card(func(x, y int) color.Gray { return color.Gray{200} }, image.Pt(900, 700),
 		"REPUBLIC", "", "ERIKSSON", "", "12 AUG 1974")
 	soft := boxBlur(boxBlur(photo.(*image.Gray), 5), 5)
-	if _, _, ok := textRegionIn(soft, soft.Bounds(), false); ok {
+	if _, _, ok := textRegionIn(soft, soft.Bounds(), false, true); ok {
 		t.Fatal("the search by glyphs found text: the photo is not blurred enough to test the fallback")
 	}
 	r, glyph, ok := TextRegion(soft)
@@ -237,5 +237,9 @@ func TestTextRegionApart(t *testing.T) {
 	}
 	if far.Overlaps(r) {
 		t.Errorf("region %v takes in the line at %v, beyond a card's size from the fields", r, far)
+	}
+	// TextBlock is the fields' block alone.
+	if b, _, ok := TextBlock(photo); !ok || b.Overlaps(number) || b.Overlaps(header) || !b.In(r.Inset(-10)) {
+		t.Errorf("TextBlock %v (found %v): want the fields alone, inside %v", b, ok, r)
 	}
 }

@@ -55,7 +55,7 @@ func (ocrReader) ReadMRZ(ctx context.Context, img image.Image, hint mrz.Format) 
 // readCropped reads the MRZ of the whole photo and, when that gives no
 // valid reading, of the document's part of it: the document's outline
 // (quality.FindDocument) or, failing that, where its text is
-// (viz.TextRegion). A document filling a third of a photo of a patterned
+// (viz.TextBlock). A document filling a third of a photo of a patterned
 // tablecloth left the reader to choose among rows of the pattern's
 // repeats, at the pattern's scale; cropped, the zone stands out
 // (independently generated photos, docs/accuracy.md); a crop of the
@@ -104,7 +104,7 @@ func readCropped(img image.Image, hint mrz.Format) (mrzread.Result, error) {
 		if doc, found := quality.FindDocument(img); found {
 			crops = append(crops, doc)
 		}
-		if text, _, found := viz.TextRegion(img); found {
+		if text, _, found := viz.TextBlock(img); found {
 			crops = append(crops, text)
 		}
 		// A small photo is read enlarged as a whole, after its crops.
