@@ -18,9 +18,10 @@ import (
 // it chooses, among the letters whose templates match each cell nearly
 // as well as the best, the sequence that best explains both the glyphs
 // and how people's names are spelled (a letter trigram model, backed
-// off to bigrams, counted over the names of many languages, namegrams.go). A clear glyph keeps its
-// letter however unusual the name: the prior decides only between
-// templates within nameGap of each other.
+// off to bigrams, counted over the names of many languages,
+// namegrams.go). A clear glyph keeps its letter however unusual the
+// name: the prior decides only between templates within nameGap of each
+// other.
 const (
 	// nameGap is how far below a cell's best template score a letter
 	// may lie and still be considered. The reader calls a cell fully
@@ -59,7 +60,7 @@ var nameLogProb = sync.OnceValue(func() *[27][27]float64 {
 // trigram counts smoothed towards the bigram model by nameBackoff (a
 // context seen rarely says little more than its last letter does). The
 // bigram alone preferred CHLDE to CHLOE ("LD" and "DE" are common; "HLD"
-// is not) and JANES to JAMES on independently generated photos.
+// is not) and CONNDR to CONNOR on independently generated photos.
 var nameLogProb3 = sync.OnceValue(func() *[27][27][27]float64 {
 	lp2 := nameLogProb()
 	var lp [27][27][27]float64

@@ -45,16 +45,11 @@ func TestFillOptional(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var text, alt [][]byte
-			var conf [][]float64
-			for _, l := range tt.lines {
-				text = append(text, []byte(l))
-				alt = append(alt, make([]byte, len(l)))
-				c := make([]float64, len(l))
+			text, alt, _, conf, _ := reading(tt.lines)
+			for _, c := range conf {
 				for i := range c {
-					c[i] = 1
+					c[i] = 1 // so that the correction's lowering shows
 				}
-				conf = append(conf, c)
 			}
 			fixes := fillOptional(tt.format, text, alt, conf)
 			for i, l := range text {
