@@ -330,10 +330,10 @@ func largestCluster(lines [][]int, comps []component, reach float64) []int {
 // card's header, or its number printed alone at the top right over a
 // guilloche, stands more than reach glyphs away from it: an independently
 // generated Irish permit lost its number so, and with it the number's
-// confirmation; cards of seeds 6–8 whose front was read by its text had
-// on average a third of their outline left out (docs/accuracy.md, tenth
-// pass). A line of a patterned table further away than a card's size
-// cannot join.
+// confirmation; of seed 8's five fronts whose number was not read, four
+// had a third to a half of the card left out of their region
+// (docs/accuracy.md, tenth pass). A line of a patterned table further
+// away than a card's size cannot join.
 func growCluster(cl []int, lines [][]int, comps []component) []int {
 	in := make([]bool, len(lines))
 	var box image.Rectangle
