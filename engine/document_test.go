@@ -87,6 +87,10 @@ func TestDocumentCheckDecisions(t *testing.T) {
 		{"declared passport, is an ID card", verifyd.DocPassport, "deu", engine.MRZRead{Lines: lines(t, idCard)}, engine.Fail, verifyd.ReasonInvalidID},
 		{"declared residence permit, is an ID card", verifyd.DocResidencePermit, "deu", engine.MRZRead{Lines: lines(t, idCard)}, engine.Fail, verifyd.ReasonInvalidID},
 		{"wrong issuing country", verifyd.DocPassport, "fra", engine.MRZRead{Lines: lines(t, passport(nil))}, engine.Fail, verifyd.ReasonInvalidID},
+		// No check digit covers the code or the state: read unsurely,
+		// they are a question, not another document.
+		{"declared residence permit, code read unsurely", verifyd.DocResidencePermit, "deu", engine.MRZRead{Lines: lines(t, idCard), HeaderDoubtful: true}, engine.Review, ""},
+		{"wrong issuing country read unsurely", verifyd.DocPassport, "fra", engine.MRZRead{Lines: lines(t, passport(nil)), HeaderDoubtful: true}, engine.Review, ""},
 		// The issuing state carries no check digit: a code no state has
 		// is a misread, one letter off the declared country that country.
 		{"issuing state misread one letter off", verifyd.DocPassport, "gbr", engine.MRZRead{Lines: withState(lines(t, passport(nil)), "GQR")}, engine.Pass, ""},

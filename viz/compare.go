@@ -101,7 +101,7 @@ func (z Zone) compareDate(name string, want mrz.Date, role Role, other mrz.Date)
 	}
 	fd.Printed, fd.Conf = c.Text, fmt.Sprintf("%.2f", c.Conf)
 	if nearDate(c, want) || c.Conf < MinConf && c.Reads < 2 || sameDate(c, other) || nearDate(c, other) ||
-		cutShort(c, want) || !forgersWay(c, want, role) || !z.labelHeld(c) {
+		cutShort(c, want) || !forgersWay(c, want, role) || !z.labelHeld(c) || issueLike(c, want, role) {
 		fd.Status = Uncertain
 	} else {
 		fd.Status = Mismatch
@@ -157,6 +157,29 @@ func forgersWay(p Date, want mrz.Date, role Role) bool {
 		return resolved(p).Before(want.Time())
 	}
 	return true
+}
+
+// issueLike reports a printed expiry date a whole number of years and a
+// day before the MRZ's expiry: documents valid for whole years expire the
+// day before an anniversary of their issue, so this is the issue date,
+// read where the expiry was not. Two genuine permits of independently
+// generated photos were failed as potential_fraud so (30.10.2025 for an
+// expiry of 2028-10-29, 24 05 2026 for 2031-05-23; docs/accuracy.md,
+// tenth pass). The same day and month in an earlier year stays a
+// contradiction: that is the forger's change of the year alone. A forged
+// expiry that happens to fall on the day after goes to a person, never to
+// approval.
+func issueLike(p Date, want mrz.Date, role Role) bool {
+	if role != RoleExpiry {
+		return false
+	}
+	issued, expires := resolved(p), want.Time()
+	for years := 1; years <= 15; years++ {
+		if issued.AddDate(years, 0, -1).Equal(expires) {
+			return true
+		}
+	}
+	return false
 }
 
 // spelledOut looks for the MRZ's date among the printed words with its
@@ -492,7 +515,11 @@ func (z Zone) compareSurname(want string) Field {
 	fd.Printed, fd.Conf = v, fmt.Sprintf("%.2f", conf)
 	got := strings.Join(strings.FieldsFunc(v, notLetter), "")
 	exp := strings.ReplaceAll(want, " ", "")
-	if d := distance(got, exp); conf >= MinConf && d*3 > max(len(exp), len(got)) {
+	// A value of one or two letters is more often a fragment (of a label,
+	// of a glared name) than a surname: "- AX" read under a Brazilian
+	// passport's surname label failed FERREIRA BARBOSA as potential_fraud
+	// (independently generated photos, docs/accuracy.md, tenth pass).
+	if d := distance(got, exp); conf >= MinConf && d*3 > max(len(exp), len(got)) && len(got) >= 3 {
 		fd.Status = Mismatch
 	} else {
 		fd.Status = Uncertain

@@ -128,6 +128,13 @@ func TestCompare(t *testing.T) {
 			map[string]Status{"expiry_date": Uncertain}},
 		{"printed expiry later than the MRZ's: nothing a forger gains", passportPage("12 AUG 1974", "11 JUN 2045", "L898902C3", "ERIKSSON"),
 			map[string]Status{"expiry_date": Uncertain}},
+		// Tenth pass: the issue date, ten years and a day before the
+		// expiry, taken for it where the expiry was not read; a value of
+		// two letters under the surname's label.
+		{"issue date taken for the expiry", passportPage("12 AUG 1974", "12 JUN 2020", "L898902C3", "ERIKSSON"),
+			map[string]Status{"expiry_date": Uncertain}},
+		{"two letters under the surname's label", passportPage("12 AUG 1974", "11 JUN 2030", "L898902C3", "- AX"),
+			map[string]Status{"surname": Uncertain}},
 		{"printed birth date earlier than the MRZ's: nothing a forger gains", passportPage("12 AUG 1950", "11 JUN 2030", "L898902C3", "ERIKSSON"),
 			map[string]Status{"birth_date": Uncertain}},
 		// Numbered layouts leave the number without a label: a forger's
@@ -157,7 +164,9 @@ func TestCompare(t *testing.T) {
 			map[string]Status{"surname": Unread}},
 		{"another surname with a particle", []string{"SURNAME", "DE LA CRUZ", "DATE OF BIRTH", "12 AUG 1974"},
 			map[string]Status{"surname": Mismatch}},
-		{"a two-digit expiry year of another century's digits", passportPage("12 AUG 1974", "12.06.19", "L898902C3", "ERIKSSON"),
+		// (Not the 12th: 12.06.2019 is eleven years and a day before the
+		// expiry, an issue date.)
+		{"a two-digit expiry year of another century's digits", passportPage("12 AUG 1974", "18.06.19", "L898902C3", "ERIKSSON"),
 			map[string]Status{"expiry_date": Mismatch}},
 	}
 	for _, tt := range tests {

@@ -44,7 +44,8 @@ func (ocrReader) ReadMRZ(ctx context.Context, img image.Image, hint mrz.Format) 
 	surname := r.SurnameConfidence()
 	return engine.MRZRead{Lines: r.Lines, Confidence: r.MeanConfidence(), CutOff: r.CutOff, Covered: r.Covered, Corrections: len(r.Corrections),
 		CorrectedFields: corrected, Doubtful: len(r.Uncertain) > 0 || guessed, SurnameConfidence: surname, SurnameCorrected: r.SurnameCorrected(),
-		NumberConfidence: r.FieldConfidence(mrz.FieldDocumentNumber), Quad: r.Quad, Angle: r.Skew - float64(r.Rotation),
+		NumberConfidence: r.FieldConfidence(mrz.FieldDocumentNumber), HeaderDoubtful: r.FieldConfidence(mrzread.FieldHeader) < engine.MinNumberConfidence,
+		Quad: r.Quad, Angle: r.Skew - float64(r.Rotation),
 		Evidence: map[string]any{
 			"found": true, "format": r.Format.String(), "band": r.Band.String(), "skew_degrees": r.Skew,
 			"corrections": r.Corrections, "uncertain": r.Uncertain, "all_check_digits_valid": r.Valid,
