@@ -229,15 +229,18 @@ func (c DocumentCheck) Run(ctx context.Context, in *Input) Result {
 	// look-alike swapped in the document number says nothing about the
 	// expiry date or the issuing state, but a garbage line made to verify
 	// by corrections says nothing reliable anywhere.
+	// doubtfulHeader answers a verdict that rests on one character of the
+	// document code or the issuing state read unsurely. A genuine Swedish
+	// permit's IR read IA (glare; R the runner-up at 0.20) was failed as
+	// an identity card declared a permit (independently generated
+	// photos): no check digit covers the code or the state, so such a
+	// character is a question for a person, not another document. A
+	// passport's layout declared a card, or a state three letters off the
+	// declared one, does not rest on one character and stays a verdict.
+	doubtfulHeader := func(detail string) Result {
+		return NeedsReview(detail+", but the document code and issuing state were read unsurely: compare them with the photo", ev)
+	}
 	verdict := func(reason verifyd.Reason, detail, field string) Result {
-		if field == "header" && read.HeaderDoubtful {
-			// A genuine Swedish permit's IR read IA (glare; R the
-			// runner-up at 0.20) was failed as an identity card declared
-			// a permit (independently generated photos): no check digit
-			// covers the code or the state, so a doubtful character there
-			// is a question for a person, not another document.
-			return NeedsReview(detail+", but the document code and issuing state were read unsurely: compare them with the photo", ev)
-		}
 		if read.Corrections == 0 || read.Confidence >= confidentMRZ && !slices.Contains(read.CorrectedFields, field) {
 			return Failed(reason, detail, ev)
 		}
@@ -245,7 +248,10 @@ func (c DocumentCheck) Run(ctx context.Context, in *Input) Result {
 		in.Facts[FactPending] = Failed(reason, detail, ev)
 		return NeedsReview(detail+"; the reading needed corrections, so the printed data must confirm it", ev)
 	}
-	if problem := typeMismatch(in.DocumentType, fields); problem != "" {
+	if problem, byLayout := typeMismatch(in.DocumentType, fields); problem != "" {
+		if read.HeaderDoubtful && !byLayout {
+			return doubtfulHeader(problem)
+		}
 		return verdict(verifyd.ReasonInvalidID, problem, "header")
 	}
 	if got := alpha3(fields.IssuingState); got != strings.ToUpper(in.Country) {
@@ -260,7 +266,11 @@ func (c DocumentCheck) Run(ctx context.Context, in *Input) Result {
 				return NeedsReview(fmt.Sprintf("the issuing state was read as %q, which is no state's code: compare it with the declared %s", got, in.Country), ev)
 			}
 		} else {
-			return verdict(verifyd.ReasonInvalidID, fmt.Sprintf("the document was issued by %s, not the declared %s", got, in.Country), "header")
+			detail := fmt.Sprintf("the document was issued by %s, not the declared %s", got, in.Country)
+			if read.HeaderDoubtful && differsInOne(got, strings.ToUpper(in.Country)) {
+				return doubtfulHeader(detail)
+			}
+			return verdict(verifyd.ReasonInvalidID, detail, "header")
 		}
 	}
 	if fields.ExpiryDate.Time().Before(dateOf(in)) {
@@ -346,24 +356,26 @@ func fieldsEvidence(f mrz.Fields) map[string]any {
 var residenceCodes = map[string]bool{"IR": true, "AR": true, "CR": true, "RP": true, "RT": true, "C1": true}
 
 // typeMismatch compares the declared document type with the MRZ's format
-// and document code.
-func typeMismatch(t verifyd.DocumentType, f mrz.Fields) string {
+// and document code; byLayout reports a mismatch the format alone shows
+// (a passport's two 44-character lines declared a card), which no
+// misread character of the code explains.
+func typeMismatch(t verifyd.DocumentType, f mrz.Fields) (problem string, byLayout bool) {
 	code := f.DocumentCode
 	switch t {
 	case verifyd.DocPassport:
 		if f.Format != mrz.TD3 || !strings.HasPrefix(code, "P") {
-			return fmt.Sprintf("declared a passport, but the MRZ is a %s document with code %q", f.Format, code)
+			return fmt.Sprintf("declared a passport, but the MRZ is a %s document with code %q", f.Format, code), f.Format != mrz.TD3
 		}
 	case verifyd.DocIDCard:
 		if f.Format == mrz.TD3 || residenceCodes[code] || code == "" || !strings.ContainsAny(code[:1], "IAC") {
-			return fmt.Sprintf("declared an identity card, but the MRZ is a %s document with code %q", f.Format, code)
+			return fmt.Sprintf("declared an identity card, but the MRZ is a %s document with code %q", f.Format, code), f.Format == mrz.TD3
 		}
 	case verifyd.DocResidencePermit:
 		if f.Format == mrz.TD3 || !residenceCodes[code] {
-			return fmt.Sprintf("declared a residence permit, but the MRZ is a %s document with code %q", f.Format, code)
+			return fmt.Sprintf("declared a residence permit, but the MRZ is a %s document with code %q", f.Format, code), f.Format == mrz.TD3
 		}
 	}
-	return ""
+	return "", false
 }
 
 // knownState reports whether an MRZ issuing state (after alpha3) is a

@@ -90,7 +90,11 @@ func TestDocumentCheckDecisions(t *testing.T) {
 		// No check digit covers the code or the state: read unsurely,
 		// they are a question, not another document.
 		{"declared residence permit, code read unsurely", verifyd.DocResidencePermit, "deu", engine.MRZRead{Lines: lines(t, idCard), HeaderDoubtful: true}, engine.Review, ""},
-		{"wrong issuing country read unsurely", verifyd.DocPassport, "fra", engine.MRZRead{Lines: lines(t, passport(nil)), HeaderDoubtful: true}, engine.Review, ""},
+		{"issuing state one letter off the declared, read unsurely", verifyd.DocPassport, "gbr", engine.MRZRead{Lines: withState(lines(t, passport(nil)), "GBD"), HeaderDoubtful: true}, engine.Review, ""},
+		// Three letters off, or a passport's layout declared a card: no
+		// one misread character explains it.
+		{"another issuing country read unsurely", verifyd.DocPassport, "fra", engine.MRZRead{Lines: lines(t, passport(nil)), HeaderDoubtful: true}, engine.Fail, verifyd.ReasonInvalidID},
+		{"declared ID card, is a passport, code read unsurely", verifyd.DocIDCard, "gbr", engine.MRZRead{Lines: lines(t, passport(nil)), HeaderDoubtful: true}, engine.Fail, verifyd.ReasonInvalidID},
 		// The issuing state carries no check digit: a code no state has
 		// is a misread, one letter off the declared country that country.
 		{"issuing state misread one letter off", verifyd.DocPassport, "gbr", engine.MRZRead{Lines: withState(lines(t, passport(nil)), "GQR")}, engine.Pass, ""},
