@@ -224,11 +224,6 @@ func (c DocumentCheck) Run(ctx context.Context, in *Input) Result {
 		CorrectedFields: read.CorrectedFields, Doubtful: read.Doubtful, SurnameConfidence: read.SurnameConfidence,
 		SurnameCorrected: read.SurnameCorrected, NumberConfidence: read.NumberConfidence, Format: fields.Format}
 	in.Facts[FactDocumentKey] = string(in.DocumentType) + "|" + fields.IssuingState + "|" + fields.DocumentNumber
-	// verdict fails the document on what field says, unless the reading
-	// needed corrections there, or needed some and is not confident: a
-	// look-alike swapped in the document number says nothing about the
-	// expiry date or the issuing state, but a garbage line made to verify
-	// by corrections says nothing reliable anywhere.
 	// doubtfulHeader answers a verdict that rests on one character of the
 	// document code or the issuing state read unsurely. A genuine Swedish
 	// permit's IR read IA (glare; R the runner-up at 0.20) was failed as
@@ -240,6 +235,11 @@ func (c DocumentCheck) Run(ctx context.Context, in *Input) Result {
 	doubtfulHeader := func(detail string) Result {
 		return NeedsReview(detail+", but the document code and issuing state were read unsurely: compare them with the photo", ev)
 	}
+	// verdict fails the document on what field says, unless the reading
+	// needed corrections there, or needed some and is not confident: a
+	// look-alike swapped in the document number says nothing about the
+	// expiry date or the issuing state, but a garbage line made to verify
+	// by corrections says nothing reliable anywhere.
 	verdict := func(reason verifyd.Reason, detail, field string) Result {
 		if read.Corrections == 0 || read.Confidence >= confidentMRZ && !slices.Contains(read.CorrectedFields, field) {
 			return Failed(reason, detail, ev)
