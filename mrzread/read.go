@@ -146,20 +146,57 @@ func Read(img image.Image, hint mrz.Format) (Result, error) {
 	}
 	var best Result
 	bestErr := ErrNoMRZ
+	// Lines are looked for on the photo shrunk to detectSide, where a
+	// glyph must stand 7 px tall: a zone whose glyphs are smaller than
+	// that at this scale (a passport a fifth of a 7.6 MP photo's width,
+	// 14 px glyphs, on a checked tablecloth no crop could separate it
+	// from: independently generated photos, docs/accuracy.md) is looked
+	// for again at full resolution, only when nothing was found.
+	// There, only glyphs too small for the first search are looked for,
+	// and only upright or upside down: sideways, such a zone stays
+	// unread (what it costs on a card's front, which has no zone, is in
+	// docs/performance.md).
+	best, bestErr = readTurns(g, ts, hint, detectSide, 0, []int{0, 180, 90, 270})
+	if f := shrinkFactor(g, detectSide); f > 1 && errors.Is(bestErr, ErrNoMRZ) {
+		best, bestErr = readTurns(g, ts, hint, 0, 8*f, []int{0, 180})
+	}
+	if bestErr != nil {
+		return Result{}, bestErr
+	}
+	b := img.Bounds()
+	best.Band = best.Band.Add(b.Min)
+	for i := range best.Quad {
+		best.Quad[i] = best.Quad[i].Add(b.Min)
+	}
+	return best, nil
+}
+
+// readTurns reads g turned by the turns (degrees) as far as needed, with
+// lines of glyphs up to maxGlyph pixels tall (0: an eighth of the image)
+// looked for on g shrunk to side pixels (0: full size), and returns the
+// best reading. With a maxGlyph, the zone is not read again from a
+// levelled band (readRectified): levelling a whole photo at full size
+// costs a second on 11 MP.
+func readTurns(g *gray, ts *templateSet, hint mrz.Format, side, maxGlyph int, turns []int) (Result, error) {
+	var best Result
+	bestErr := ErrNoMRZ
 	noLines := map[int]bool{}
-	for _, rot := range []int{0, 180, 90, 270} {
+	for _, rot := range turns {
 		if noLines[(rot+180)%360] {
 			// No MRZ-like lines the other way up: turning by 180° finds
 			// the same lines, so there are none this way either.
 			continue
 		}
 		gr := g.rotate(rot)
-		d := detect(gr)
+		d := detectS(gr, 0, side)
+		if maxGlyph > 0 {
+			d.maxH = min(d.maxH, maxGlyph)
+		}
 		res, err := readZone(gr, d, ts, hint)
 		// The other orientations are rectified only while nothing good
 		// was found (an upside-down or sideways tilted zone); a cut or
 		// covered zone read the right way up is not read better so.
-		if (err != nil || !res.solid() || res.oblique) && (rot == 0 || bestErr != nil || best.quality() < 0.5) {
+		if maxGlyph == 0 && (err != nil || !res.solid() || res.oblique) && (rot == 0 || bestErr != nil || best.quality() < 0.5) {
 			// Tilted beyond what the cell fit follows, bent, distorted:
 			// read the zone again from a rectified band. A reading whose
 			// check digits verify but with doubtful characters (cells
@@ -195,15 +232,7 @@ func Read(img image.Image, hint mrz.Format) (Result, error) {
 			break
 		}
 	}
-	if bestErr != nil {
-		return Result{}, bestErr
-	}
-	b := img.Bounds()
-	best.Band = best.Band.Add(b.Min)
-	for i := range best.Quad {
-		best.Quad[i] = best.Quad[i].Add(b.Min)
-	}
-	return best, nil
+	return best, bestErr
 }
 
 // solid reports a valid reading with at most two low-confidence

@@ -424,3 +424,29 @@ func TestReadOblique(t *testing.T) {
 		})
 	}
 }
+
+// TestReadSmallZone: a passport a third of a tall 8.6 MP photo's width
+// has glyphs of ~14 px, under the 7 px lines are looked for at on the
+// photo shrunk to detectSide; they are looked for again at full size.
+func TestReadSmallZone(t *testing.T) {
+	d := docgen.Mild()
+	d.Width, d.Height = 2400, 3600
+	d.MinScale, d.MaxScale = 0.33, 0.33
+	doc, ph := photo(t, mrz.TD3, 5, d)
+	g := toGray(ph.Image)
+	ts, err := loadTemplates()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The premise: the first search finds nothing.
+	if _, err := readTurns(g, ts, 0, detectSide, 0, []int{0, 180, 90, 270}); !errors.Is(err, ErrNoMRZ) {
+		t.Fatalf("the zone was found on the shrunk photo (err %v): the photo does not test the full-size search", err)
+	}
+	res, err := Read(ph.Image, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(res.Lines, "\n") != strings.Join(doc.Lines, "\n") || !res.Valid {
+		t.Errorf("read %q (valid %v), want %q", res.Lines, res.Valid, doc.Lines)
+	}
+}

@@ -28,13 +28,27 @@ type detection struct {
 
 func detect(g *gray) *detection { return detectR(g, 0) }
 
+// detectSide is the longest side lines are first looked for on.
+const detectSide = 1700
+
 // detectR is detect with the threshold window's radius r (0: 1/25 of the
 // image's smaller side).
-func detectR(g *gray, r int) *detection {
+func detectR(g *gray, r int) *detection { return detectS(g, r, detectSide) }
+
+// shrinkFactor is the smallest whole factor that shrinks g to at most
+// side pixels a side (1 when side is 0).
+func shrinkFactor(g *gray, side int) int {
 	f := 1
-	for max(g.w, g.h)/f > 1700 {
+	for side > 0 && max(g.w, g.h)/f > side {
 		f++
 	}
+	return f
+}
+
+// detectS is detectR on g shrunk by a whole factor to at most side pixels
+// a side (0: not shrunk).
+func detectS(g *gray, r, side int) *detection {
+	f := shrinkFactor(g, side)
 	det := g.shrink(f)
 	if r <= 0 {
 		r = min(max(min(det.w, det.h)/25, 10), 100)

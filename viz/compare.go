@@ -2,9 +2,11 @@ package viz
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/verifyd/verifyd/mrz"
 )
@@ -92,6 +94,10 @@ func (z Zone) compareDate(name string, want mrz.Date, role Role, other mrz.Date)
 		}
 	}
 	if text, ok := z.spelledOut(want); ok {
+		fd.Status, fd.Printed = Match, text
+		return fd
+	}
+	if text, ok := z.namedOut(want); ok {
 		fd.Status, fd.Printed = Match, text
 		return fd
 	}
@@ -212,13 +218,74 @@ func (z Zone) spelledOut(want mrz.Date) (string, bool) {
 				if len(digits) > 8 {
 					break
 				}
-				if slices.Contains(targets, digits) {
+				if slices.Contains(targets, digits) && !numberPart(ws, i, j, digits == targets[2]) {
 					return strings.Join(ws[i:j+1], " "), true
 				}
 			}
 		}
 	}
 	return "", false
+}
+
+// numberPart reports digits read from words ws[i..j] that are a part of a
+// longer number rather than a date: continued by a hyphen ("19960707-
+// 07520", a Ukrainian passport's record number, which begins with its
+// holder's birth date: a forged birth date printed next to it was taken
+// as confirmed; independently generated photos, docs/accuracy.md), or
+// year first (yearFirst) in one word with no separator, as such numbers
+// print a date and documents do not.
+func numberPart(ws []string, i, j int, yearFirst bool) bool {
+	if strings.HasSuffix(ws[j], "-") || j+1 < len(ws) && strings.HasPrefix(ws[j+1], "-") {
+		return true
+	}
+	return yearFirst && i == j && onlyDigits(ws[i]) == ws[i]
+}
+
+// looseNamed is a day, one or two words of letters and a year of four
+// digits with at most one gap in it, in text whose punctuation was made
+// spaces.
+var looseNamed = regexp.MustCompile(`([0-9]{1,2}) ?([A-Z]{3,12}(?: [A-Z]{3,12})?) ?([0-9] ?[0-9] ?[0-9] ?[0-9])`)
+
+// namedOut looks for the MRZ's date printed with a month name that the
+// date patterns cannot read: a bilingual month whose slash OCR misread as
+// a letter and glued to both names ("18 IUIJUL 2032" for 18 IUL/JUL 2032
+// on an independently generated Romanian card), or a year split by a gap
+// ("27 JAN 203 5"). The day and the four-digit year must be the MRZ's and
+// the words must hold a name of the MRZ's month and of no other month (the
+// French AOUT holds the Portuguese OUT), so a printed date that differs
+// still never matches.
+func (z Zone) namedOut(want mrz.Date) (string, bool) {
+	unpunct := strings.NewReplacer(".", " ", ",", " ", ";", " ", ":", " ", "/", " ", "|", " ", "'", " ", "\"", " ")
+	for _, l := range z.Lines {
+		if l.MRZ {
+			continue
+		}
+		text := strings.Join(strings.Fields(unpunct.Replace(fixDigitRuns(l.Text))), " ")
+		for _, loc := range matches(looseNamed, text) {
+			day, _ := strconv.Atoi(text[loc[2]:loc[3]])
+			year, _ := strconv.Atoi(strings.ReplaceAll(text[loc[6]:loc[7]], " ", ""))
+			if day == want.Day && year == want.Year && onlyMonth(text[loc[4]:loc[5]]) == want.Month {
+				return text[loc[0]:loc[1]], true
+			}
+		}
+	}
+	return "", false
+}
+
+// onlyMonth returns the one month whose names (three letters or more)
+// the words hold, or 0 when they hold none or names of several months.
+func onlyMonth(words string) time.Month {
+	var found time.Month
+	for name, m := range monthNames {
+		if len(name) < 3 || !strings.Contains(words, name) {
+			continue
+		}
+		if found != 0 && found != m {
+			return 0
+		}
+		found = m
+	}
+	return found
 }
 
 func onlyDigits(s string) string {

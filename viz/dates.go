@@ -11,22 +11,22 @@ import (
 
 // monthNames maps the month abbreviations printed on documents (English,
 // French, German, Spanish, Italian, Dutch, Portuguese, Polish, Nordic,
-// Turkish; folded to ASCII capitals) to months. Documents print
+// Turkish, Romanian; folded to ASCII capitals) to months. Documents print
 // "12 JAN 1990", "12 JANV/JAN 1990" (France), "12 MAR/MAR 90",
 // "12 MAA/MAR 1990" (Dutch passports abbreviate maart as MAA) or
 // "22 ARA/DEC 1950" (Turkey: Aralık).
 var monthNames = map[string]time.Month{
-	"JAN": 1, "JANV": 1, "JANVIER": 1, "JANUARY": 1, "JANUAR": 1, "ENE": 1, "GEN": 1, "JANEIRO": 1, "STY": 1, "OCA": 1,
+	"JAN": 1, "IAN": 1, "JANV": 1, "JANVIER": 1, "JANUARY": 1, "JANUAR": 1, "ENE": 1, "GEN": 1, "JANEIRO": 1, "STY": 1, "OCA": 1,
 	"FEB": 2, "FEV": 2, "FEVR": 2, "FEBRUARY": 2, "FEBRUAR": 2, "FEBR": 2, "LUT": 2, "SUB": 2,
 	"MAR": 3, "MARS": 3, "MARCH": 3, "MAERZ": 3, "MARZ": 3, "MRZ": 3, "MAART": 3, "MAA": 3, "MRT": 3, "MARZO": 3,
 	"APR": 4, "AVR": 4, "AVRIL": 4, "APRIL": 4, "ABR": 4, "KWI": 4, "NIS": 4,
 	"MAY": 5, "MAI": 5, "MAG": 5, "MEI": 5, "MAJ": 5, "MAIO": 5, "MAYO": 5,
-	"JUN": 6, "JUIN": 6, "JUNE": 6, "JUNI": 6, "GIU": 6, "CZE": 6, "JUNIO": 6, "HAZ": 6,
-	"JUL": 7, "JUIL": 7, "JULY": 7, "JULI": 7, "LUG": 7, "LIP": 7, "JULIO": 7, "TEM": 7,
+	"JUN": 6, "IUN": 6, "JUIN": 6, "JUNE": 6, "JUNI": 6, "GIU": 6, "CZE": 6, "JUNIO": 6, "HAZ": 6,
+	"JUL": 7, "IUL": 7, "JUIL": 7, "JULY": 7, "JULI": 7, "LUG": 7, "LIP": 7, "JULIO": 7, "TEM": 7,
 	"AUG": 8, "AOU": 8, "AOUT": 8, "AUGUST": 8, "AGO": 8, "SIE": 8, "AGOSTO": 8, "AGU": 8,
 	"SEP": 9, "SEPT": 9, "SEPTEMBER": 9, "SET": 9, "WRZ": 9, "EYL": 9,
 	"OCT": 10, "OKT": 10, "OCTOBER": 10, "OKTOBER": 10, "OTT": 10, "OUT": 10, "PAZ": 10, "EKI": 10,
-	"NOV": 11, "NOVEMBER": 11, "NOVEMBRE": 11, "LIS": 11, "KAS": 11,
+	"NOV": 11, "NOI": 11, "NOVEMBER": 11, "NOVEMBRE": 11, "LIS": 11, "KAS": 11,
 	"DEC": 12, "DEZ": 12, "DIC": 12, "DECEMBER": 12, "DEZEMBER": 12, "DECEMBRE": 12, "GRU": 12, "ARA": 12,
 }
 
@@ -137,7 +137,7 @@ func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 // digitFix turns letters OCR confuses with digits back into digits, in
 // text that should be a number.
 var digitFix = strings.NewReplacer("O", "0", "o", "0", "Q", "0", "D", "0", "I", "1", "l", "1", "|", "1", "!", "1",
-	"S", "5", "s", "5", "B", "8", "Z", "2", "z", "2", "G", "6", "b", "6", "T", "7", "g", "9")
+	"S", "5", "s", "5", "B", "8", "Z", "2", "z", "2", "G", "6", "b", "6", "T", "7", "g", "9", "L", "1")
 
 // fixDigitRuns repairs confusable letters inside tokens that are mostly
 // digits (at most two letters, and no more letters than digits), leaving

@@ -89,6 +89,19 @@ func TestCompare(t *testing.T) {
 			map[string]Status{"birth_date": Match, "expiry_date": Match, "document_number": Match, "surname": Match}},
 		{"OCR confusions in the number and a diacritic", passportPage("12 AUG 1974", "11 JUN 2030", "L8989O2C3", "ERIKSSÖN"),
 			map[string]Status{"document_number": Match, "surname": Match}},
+		// Found on independently generated photos: a Romanian card's
+		// bilingual month with its slash read as a letter, a year split
+		// by a gap. Only the MRZ's own month confirms.
+		{"a bilingual month glued by a misread slash", passportPage("12 AUG 1974", "11 IUIJUN 2030", "L898902C3", "ERIKSSON"),
+			map[string]Status{"expiry_date": Match}},
+		{"a year split by a gap", passportPage("12 AUG 1974", "11 JUN 203 0", "L898902C3", "ERIKSSON"),
+			map[string]Status{"expiry_date": Match}},
+		{"a glued month naming two months", passportPage("12 AUG 1974", "11 EJUNIJUL 2030", "L898902C3", "ERIKSSON"),
+			map[string]Status{"expiry_date": Unread}},
+		{"a glued month naming another month", passportPage("12 AUG 1974", "11 IULIJUL 2030", "L898902C3", "ERIKSSON"),
+			map[string]Status{"expiry_date": Uncertain}},
+		{"a record number that begins with the MRZ's birth date", append(passportPage("12 AUG 2011", "11 JUN 2030", "L898902C3", "ERIKSSON"),
+			"RECORD NO.", "19740812- 07520", "19740812"), map[string]Status{"birth_date": Mismatch}},
 		{"printed birth date of a minor", passportPage("12 AUG 2011", "11 JUN 2030", "L898902C3", "ERIKSSON"),
 			map[string]Status{"birth_date": Mismatch, "expiry_date": Match}},
 		{"one digit off: a misread as likely as a forgery", passportPage("12 AUG 1975", "11 JUN 2030", "L898902C3", "ERIKSSON"),

@@ -33,7 +33,7 @@ var (
 	indepSeed = flag.Int("indep.seed", 1, "TestDocumentDecisionsIndependent: the generator's seed")
 	indepDir  = flag.String("indep.dir", "", "TestDocumentDecisionsIndependent: read this directory's manifest.json instead of generating (scripts/indepdocs/gen.py --out DIR)")
 	indepDump = flag.Bool("indep.dump", false, "TestDocumentDecisionsIndependent: log what was read for every wrong or review decision")
-	indepOnly = flag.String("indep.case", "", "TestDocumentDecisionsIndependent: run only the cases whose case or condition contains this")
+	indepOnly = flag.String("indep.case", "", "TestDocumentDecisionsIndependent: run only the cases whose id, case or condition contains this")
 	indepMRZ  = flag.Bool("indep.mrz-only", false, "TestDocumentDecisionsIndependent: run only the decode and document checks and count the MRZ lines read exactly (no decisions are judged)")
 	indepCrop = flag.Bool("indep.oracle-crop", false, "TestDocumentDecisionsIndependent: crop each photo to the document's true outline first (an upper bound for document localisation, not a measurement)")
 )
@@ -133,7 +133,7 @@ func TestDocumentDecisionsIndependent(t *testing.T) {
 	took := map[bool][]time.Duration{}
 	checkTook := map[string][]time.Duration{} // by "approved"/"not approved" and check
 	for _, c := range cases {
-		if *indepOnly != "" && !strings.Contains(c.Case, *indepOnly) && !strings.Contains(c.Condition, *indepOnly) {
+		if *indepOnly != "" && !strings.Contains(c.ID, *indepOnly) && !strings.Contains(c.Case, *indepOnly) && !strings.Contains(c.Condition, *indepOnly) {
 			continue
 		}
 		// Two implementations of ICAO 9303 check each other: the
