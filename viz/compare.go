@@ -425,6 +425,16 @@ func (z Zone) compareNumber(want string, others ...string) Field {
 	sure := conf >= MinConf || z.readsOf(sv) >= 3
 	if d := distance(sv, target); d <= 1 || !sure || len(sv) != len(target) || elsewhere {
 		fd.Status = Uncertain
+		// The value under the label cut short or run into the next
+		// field ("VFP8V4V8" for JVFP8V4V8), while the altered number
+		// stands whole elsewhere on the page, read alike again and again:
+		// a forged passport number went to review for the one cut
+		// reading (independently generated photos, docs/accuracy.md).
+		if len(sv) != len(target) && !elsewhere {
+			if v, conf, ok := z.alteredNumber(target, others); ok {
+				fd.Status, fd.Printed, fd.Conf = Mismatch, v, fmt.Sprintf("%.2f", conf)
+			}
+		}
 	} else {
 		fd.Status = Mismatch
 	}

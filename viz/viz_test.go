@@ -154,6 +154,10 @@ func TestCompare(t *testing.T) {
 		// altered digits are still read as the number they came from.
 		{"unlabelled number altered in two characters, read twice", []string{"SURNAME", "ERIKSSON", "L898962C8", "DATE OF BIRTH", "12 AUG 1974", "P UTO L898962C8"},
 			map[string]Status{"document_number": Mismatch, "surname": Match}},
+		{"labelled altered number cut short, whole elsewhere", []string{"PASSPORT NO.", "898962C8", "SURNAME", "ERIKSSON", "P UTO L898962C8", "L898962C8"},
+			map[string]Status{"document_number": Mismatch}},
+		{"labelled number cut short, nothing whole elsewhere", []string{"PASSPORT NO.", "898962C8", "SURNAME", "ERIKSSON", "P UTO L89"},
+			map[string]Status{"document_number": Uncertain}},
 		{"unlabelled altered number read once", []string{"SURNAME", "ERIKSSON", "L898962C8", "DATE OF BIRTH", "12 AUG 1974"},
 			map[string]Status{"document_number": Unread}},
 		{"unlabelled altered number read two ways", []string{"SURNAME", "ERIKSSON", "L898962C8", "L898962C8", "L898902B1", "L898902B1"},
