@@ -144,8 +144,6 @@ func Read(img image.Image, hint mrz.Format) (Result, error) {
 	if g.w < 32 || g.h < 32 {
 		return Result{}, ErrNoMRZ
 	}
-	var best Result
-	bestErr := ErrNoMRZ
 	// Lines are looked for on the photo shrunk to detectSide, where a
 	// glyph must stand 7 px tall: a zone whose glyphs are smaller than
 	// that at this scale (a passport a fifth of a 7.6 MP photo's width,
@@ -155,8 +153,8 @@ func Read(img image.Image, hint mrz.Format) (Result, error) {
 	// There, only glyphs too small for the first search are looked for,
 	// and only upright or upside down: sideways, such a zone stays
 	// unread (what it costs on a card's front, which has no zone, is in
-	// docs/performance.md).
-	best, bestErr = readTurns(g, ts, hint, detectSide, 0, []int{0, 180, 90, 270})
+	// docs/engine.md).
+	best, bestErr := readTurns(g, ts, hint, detectSide, 0, []int{0, 180, 90, 270})
 	if f := shrinkFactor(g, detectSide); f > 1 && errors.Is(bestErr, ErrNoMRZ) {
 		best, bestErr = readTurns(g, ts, hint, 0, 8*f, []int{0, 180})
 	}

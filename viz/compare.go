@@ -246,6 +246,9 @@ func numberPart(ws []string, i, j int, yearFirst bool) bool {
 // spaces.
 var looseNamed = regexp.MustCompile(`([0-9]{1,2}) ?([A-Z]{3,12}(?: [A-Z]{3,12})?) ?([0-9] ?[0-9] ?[0-9] ?[0-9])`)
 
+// unpunct makes a date's punctuation spaces.
+var unpunct = strings.NewReplacer(".", " ", ",", " ", ";", " ", ":", " ", "/", " ", "|", " ", "'", " ", "\"", " ")
+
 // namedOut looks for the MRZ's date printed with a month name that the
 // date patterns cannot read: a bilingual month whose slash OCR misread as
 // a letter and glued to both names ("18 IUIJUL 2032" for 18 IUL/JUL 2032
@@ -255,7 +258,6 @@ var looseNamed = regexp.MustCompile(`([0-9]{1,2}) ?([A-Z]{3,12}(?: [A-Z]{3,12})?
 // French AOUT holds the Portuguese OUT), so a printed date that differs
 // still never matches.
 func (z Zone) namedOut(want mrz.Date) (string, bool) {
-	unpunct := strings.NewReplacer(".", " ", ",", " ", ";", " ", ":", " ", "/", " ", "|", " ", "'", " ", "\"", " ")
 	for _, l := range z.Lines {
 		if l.MRZ {
 			continue
