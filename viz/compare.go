@@ -88,7 +88,7 @@ func Compare(z Zone, f mrz.Fields) Comparison {
 func (z Zone) compareDate(name string, want mrz.Date, role Role, other mrz.Date) Field {
 	fd := Field{Name: name, Status: Unread, MRZ: want.String()}
 	for _, d := range z.Dates {
-		if sameDate(d, want) {
+		if sameDate(d, want) || role == RoleExpiry && !d.Reread && flagReadFour(d, want) {
 			fd.Status, fd.Printed = Match, d.Text
 			return fd
 		}
@@ -113,6 +113,31 @@ func (z Zone) compareDate(name string, want mrz.Date, role Role, other mrz.Date)
 		fd.Status = Mismatch
 	}
 	return fd
+}
+
+// flagReadFour reports a printed date that is the MRZ's but for one 1
+// read as 4, and so later than the MRZ's: Tesseract reads the long flag
+// of an OCR-B 1 printed in the visual zone as a 4 ("21.06.2034" for
+// 21.06.2031, on two genuine passports of two seeds of independently
+// generated photos, which went to review). Only an expiry date is read
+// so: a later printed expiry is no forger's change (forgersWay), while a
+// later printed birth date is.
+func flagReadFour(p Date, want mrz.Date) bool {
+	if !resolved(p).After(want.Time()) {
+		return false
+	}
+	md := digitsOf(want)
+	for _, r := range p.readings() {
+		if strings.HasPrefix(r, "__") || len(r) != len(md) || digitDiff(r, md) != 1 {
+			continue
+		}
+		for i := range r {
+			if r[i] != md[i] && r[i] == '4' && md[i] == '1' {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // labelHeld reports whether the readings that read d agree on its label:
