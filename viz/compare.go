@@ -619,7 +619,7 @@ func (z Zone) compareSurname(want string) Field {
 		return fd
 	}
 	fd.Printed, fd.Conf = v, fmt.Sprintf("%.2f", conf)
-	got := strings.Join(strings.FieldsFunc(v, notLetter), "")
+	got := lettersOf(v)
 	exp := strings.ReplaceAll(want, " ", "")
 	// A value of one or two letters is more often a fragment (of a label,
 	// of a glared name) than a surname: "- AX" read under a Brazilian
@@ -657,7 +657,7 @@ func agreed(values []string) (string, bool) {
 	counts := map[string]int{}
 	best, n := "", 0
 	for _, v := range values {
-		k := strings.Join(strings.FieldsFunc(v, notLetter), "")
+		k := lettersOf(v)
 		if len(k) < 3 || labelLike(k) {
 			continue
 		}
@@ -723,6 +723,9 @@ func (z Zone) findName(name string, like func(printed, part string) bool) ([]str
 }
 
 func notLetter(r rune) bool { return !(r >= 'A' && r <= 'Z') }
+
+// lettersOf is s's capital letters alone, as a surname is compared.
+func lettersOf(s string) string { return strings.Join(strings.FieldsFunc(s, notLetter), "") }
 
 // nameLike compares a printed word with an MRZ name part: at most one edit
 // per four letters (misreads, and the MRZ's transliteration: MÜLLER is
