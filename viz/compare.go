@@ -85,34 +85,54 @@ func Compare(z Zone, f mrz.Fields) Comparison {
 // contradicts the MRZ only when it is not (within a misread) the MRZ's
 // other date: a label taken for the wrong row gave a genuine card's
 // expiry date, misread by one digit, the role of its birth date.
+//
+// A match that no label of role vouches for (the MRZ's date found as
+// digits in some number, or under another label) does not outweigh a
+// date its label names for role that contradicts the MRZ: both are
+// printed, and the comparison is Uncertain. A Ukrainian record number
+// begins with its holder's birth date; a forged birth date printed under
+// its label next to it was approved once the record number's hyphen was
+// read as a dot (independently generated photos, seed 12).
 func (z Zone) compareDate(name string, want mrz.Date, role Role, other mrz.Date) Field {
 	fd := Field{Name: name, Status: Unread, MRZ: want.String()}
+	c, found := z.dateFor(role)
+	labelled := found && c.Role == role
+	match := func(text string, byLabel bool) Field {
+		fd.Status, fd.Printed = Match, text
+		if !byLabel && labelled && z.contradicts(c, want, role, other) {
+			fd.Status, fd.Printed, fd.Conf = Uncertain, c.Text+" / "+text, fmt.Sprintf("%.2f", c.Conf)
+		}
+		return fd
+	}
 	for _, d := range z.Dates {
 		if sameDate(d, want) || role == RoleExpiry && !d.Reread && flagReadFour(d, want) {
-			fd.Status, fd.Printed = Match, d.Text
-			return fd
+			return match(d.Text, d.Role == role)
 		}
 	}
 	if text, ok := z.spelledOut(want); ok {
-		fd.Status, fd.Printed = Match, text
-		return fd
+		return match(text, false)
 	}
 	if text, ok := z.namedOut(want); ok {
-		fd.Status, fd.Printed = Match, text
-		return fd
+		return match(text, false)
 	}
-	c, ok := z.dateFor(role)
-	if !ok {
+	if !found {
 		return fd
 	}
 	fd.Printed, fd.Conf = c.Text, fmt.Sprintf("%.2f", c.Conf)
-	if nearDate(c, want) || c.Conf < MinConf && c.Reads < 2 || sameDate(c, other) || nearDate(c, other) ||
-		cutShort(c, want) || !forgersWay(c, want, role) || !z.labelHeld(c) || issueLike(c, want, role) {
-		fd.Status = Uncertain
-	} else {
+	if z.contradicts(c, want, role, other) {
 		fd.Status = Mismatch
+	} else {
+		fd.Status = Uncertain
 	}
 	return fd
+}
+
+// contradicts reports a printed date c standing for role that differs
+// from the MRZ's want as a forger's change does, rather than as a misread,
+// a cut, a wrongly placed label or the MRZ's other date would.
+func (z Zone) contradicts(c Date, want mrz.Date, role Role, other mrz.Date) bool {
+	return !(nearDate(c, want) || c.Conf < MinConf && c.Reads < 2 || sameDate(c, other) || nearDate(c, other) ||
+		cutShort(c, want) || !forgersWay(c, want, role) || !z.labelHeld(c) || issueLike(c, want, role))
 }
 
 // flagReadFour reports a printed date that is the MRZ's but for one 1
@@ -257,13 +277,20 @@ func (z Zone) spelledOut(want mrz.Date) (string, bool) {
 // 07520", a Ukrainian passport's record number, which begins with its
 // holder's birth date: a forged birth date printed next to it was taken
 // as confirmed; independently generated photos, docs/accuracy.md), or
-// year first (yearFirst) in one word with no separator, as such numbers
-// print a date and documents do not.
+// year first (yearFirst) in one word with no separator inside it, as such
+// numbers print a date and documents do not. Punctuation around the word
+// does not make it a date: OCR read the same record number's hyphen as a
+// dot ("19880304. 10325"), and the forged birth date next to it was
+// approved.
 func numberPart(ws []string, i, j int, yearFirst bool) bool {
 	if strings.HasSuffix(ws[j], "-") || j+1 < len(ws) && strings.HasPrefix(ws[j+1], "-") {
 		return true
 	}
-	return yearFirst && i == j && onlyDigits(ws[i]) == ws[i]
+	if !yearFirst || i != j {
+		return false
+	}
+	core := strings.TrimFunc(ws[i], func(r rune) bool { return r < '0' || r > '9' })
+	return onlyDigits(core) == core
 }
 
 // looseNamed is a day, one or two words of letters and a year of four
@@ -589,10 +616,10 @@ func (z Zone) findNumber(target string) (string, bool) {
 }
 
 var surnameLabels = []string{"SURNAME", "SURNAMES", "NOM", "NAME", "APELLIDOS", "APELLIDO", "COGNOME", "ACHTERNAAM", "SOYADI",
-	"NAZWISKO", "EFTERNAMN", "FAMILIENNAME", "SUKUNIMI", "ETTERNAVN", "EFTERNAVN", "APELIDO", "1", "1."}
+	"NAZWISKO", "EFTERNAMN", "FAMILIENNAME", "SUKUNIMI", "ETTERNAVN", "EFTERNAVN", "APELIDO", "SLOINNE", "1", "1."}
 
 var givenLabels = []string{"GIVEN", "NAMES", "PRENOMS", "PRENOM", "VORNAMEN", "VORNAME", "NOMBRE", "NOMBRES", "NOMI", "NOME",
-	"VOORNAMEN", "IMIONA", "FORNAMN", "ETUNIMET", "FORNAVN", "FIRST", "ADI", "2", "2."}
+	"VOORNAMEN", "IMIONA", "FORNAMN", "ETUNIMET", "FORNAVN", "REAMHAINM", "REAMHAINMNEACHA", "FIRST", "ADI", "2", "2."}
 
 func (z Zone) compareSurname(want string) Field {
 	fd := Field{Name: "surname", Status: Unread, MRZ: want}

@@ -102,6 +102,17 @@ func TestCompare(t *testing.T) {
 			map[string]Status{"expiry_date": Uncertain}},
 		{"a record number that begins with the MRZ's birth date", append(passportPage("12 AUG 2011", "11 JUN 2030", "L898902C3", "ERIKSSON"),
 			"RECORD NO.", "19740812- 07520", "19740812"), map[string]Status{"birth_date": Mismatch}},
+		// The record number's hyphen read as a dot: a forged birth date
+		// was approved so (independently generated photos, seed 12).
+		{"a record number whose hyphen was read as a dot", append(passportPage("12 AUG 2011", "11 JUN 2030", "L898902C3", "ERIKSSON"),
+			"RECORD NO.", "19740812. 07520", "19740812,"), map[string]Status{"birth_date": Mismatch}},
+		{"the MRZ's birth date in another number against a labelled one", append(passportPage("12 AUG 2011", "11 JUN 2030", "L898902C3", "ERIKSSON"),
+			"RECORD NO.", "1974 08 12"), map[string]Status{"birth_date": Uncertain}},
+		// An Irish card labelled in Irish alone: a forged surname went to
+		// review, its label unknown (independently generated photos).
+		{"labels in Irish", []string{"SLOINNE", "WALKER", "REAMHAINM", "CHLOE", "DATA BREITHE", "12 AUG 1974",
+			"DATA EISIUNA", "11 JUN 2020", "DATA EAGA", "11 JUN 2021"},
+			map[string]Status{"surname": Mismatch, "birth_date": Match, "expiry_date": Mismatch}},
 		{"an OCR-B 1 of the expiry read as 4", passportPage("12 AUG 1974", "14 JUN 2030", "L898902C3", "ERIKSSON"),
 			map[string]Status{"expiry_date": Match}},
 		{"an expiry one digit off otherwise", passportPage("12 AUG 1974", "17 JUN 2030", "L898902C3", "ERIKSSON"),

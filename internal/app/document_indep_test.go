@@ -35,6 +35,7 @@ var (
 	indepDump = flag.Bool("indep.dump", false, "TestDocumentDecisionsIndependent: log what was read for every wrong or review decision")
 	indepOnly = flag.String("indep.case", "", "TestDocumentDecisionsIndependent: run only the cases whose id, case or condition contains this")
 	indepMRZ  = flag.Bool("indep.mrz-only", false, "TestDocumentDecisionsIndependent: run only the decode and document checks and count the MRZ lines read exactly (no decisions are judged)")
+	indepSlow = flag.Duration("indep.slow", 0, "TestDocumentDecisionsIndependent: log every decision whose document checks took longer than this, with each check's time")
 	indepCrop = flag.Bool("indep.oracle-crop", false, "TestDocumentDecisionsIndependent: crop each photo to the document's true outline first (an upper bound for document localisation, not a measurement)")
 )
 
@@ -160,6 +161,13 @@ func TestDocumentDecisionsIndependent(t *testing.T) {
 		}
 		got := outcome(d)
 		took[got == "approved"] = append(took[got == "approved"], time.Since(start))
+		if *indepSlow > 0 && time.Since(start) > *indepSlow {
+			var parts []string
+			for _, r := range d.Results {
+				parts = append(parts, fmt.Sprintf("%s %d ms", r.Check, r.Millis))
+			}
+			t.Logf("slow: %s (%s, %s, %s) %v: %s", c.ID, c.Case, c.Condition, got, time.Since(start).Round(time.Millisecond), strings.Join(parts, ", "))
+		}
 		for _, r := range d.Results {
 			k := map[bool]string{true: "approved", false: "not approved"}[got == "approved"] + ", check " + r.Check
 			checkTook[k] = append(checkTook[k], time.Duration(r.Millis)*time.Millisecond)
