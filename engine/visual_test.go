@@ -184,24 +184,30 @@ func (s *spotted) Words(ctx context.Context, g *image.Gray, o ocr.Options) ([]oc
 
 // TestSpotsBeforeMorePageReadings: a field the first page readings leave
 // unread is read again at its label's spot before the page is read four
-// more times, and a spot already read is not read again after them.
+// more times, and a spot already read is not read again after them. A
+// page whose first readings and spots already contradict the MRZ is not
+// read the four more times.
 func TestSpotsBeforeMorePageReadings(t *testing.T) {
 	t.Parallel()
-	page := printed{"PASSPORT", "PASSPORT NO.", "123456789", "SURNAME", "", "GIVEN NAMES", "JANE",
-		"DATE OF BIRTH", "17 MAY 1990", "DATE OF EXPIRY", "01 JAN 2030"}
+	page := func(birth string) printed {
+		return printed{"PASSPORT", "PASSPORT NO.", "123456789", "SURNAME", "", "GIVEN NAMES", "JANE",
+			"DATE OF BIRTH", birth, "DATE OF EXPIRY", "01 JAN 2030"}
+	}
 	tests := []struct {
 		name    string
+		page    printed
 		spot    printed
 		outcome engine.Outcome
 		calls   string // as a regular expression
 	}{
-		{"the spot confirms the surname", printed{"DOE"}, engine.Pass, "^PPS+$"},
-		{"the spot does not", printed{"D0E?"}, engine.Review, "^PPS+PPPP$"},
+		{"the spot confirms the surname", page("17 MAY 1990"), printed{"DOE"}, engine.Pass, "^PPS+$"},
+		{"the spot does not", page("17 MAY 1990"), printed{"D0E?"}, engine.Review, "^PPS+PPPP$"},
+		{"a forged birth date", page("17 MAY 2012"), printed{"DOE"}, engine.Fail, "^PPS*$"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			ocrEngine := &spotted{page: page, spot: tt.spot}
+			ocrEngine := &spotted{page: tt.page, spot: tt.spot}
 			img := &engine.Image{Kind: verifyd.ImageDocumentFront, Image: image.NewGray(image.Rect(0, 0, 800, 500))}
 			in := &engine.Input{DocumentType: verifyd.DocPassport, Country: "gbr", Front: img, Now: now,
 				Facts: map[string]any{engine.FactMRZ: passport(nil), engine.FactMRZRead: engine.Located{Side: img, NumberConfidence: 0.9}}}

@@ -127,12 +127,34 @@ func (z Zone) compareDate(name string, want mrz.Date, role Role, other mrz.Date)
 	return fd
 }
 
+// hasWord reports a word of three letters or more and no digit in s: a
+// label's, not a document number's (a German passport's numbered label
+// "19. TYP / TYPE", read beside the number's own label, failed a genuine
+// passport as potential_fraud on independently generated photos).
+func hasWord(s string) bool {
+	for _, w := range strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == '/' || r == '-' || r == '.' || r == ',' }) {
+		if len(w) >= 3 && !strings.ContainsFunc(w, func(r rune) bool { return r < 'A' || r > 'Z' }) {
+			return true
+		}
+	}
+	return false
+}
+
+// cutOther reports a printed date that is the MRZ's other date with its
+// four-digit year cut to the century ("18.04.20" for an expiry date of
+// 18.04.2031): a glared expiry so cut, taken for the birth date under a
+// place-of-birth label, failed a genuine card as potential_fraud
+// (independently generated photos).
+func cutOther(p Date, other mrz.Date) bool {
+	return cutShort(p, other) && p.Digits[4:] == twoDigits(int(other.Month))+twoDigits(other.Day)
+}
+
 // contradicts reports a printed date c standing for role that differs
 // from the MRZ's want as a forger's change does, rather than as a misread,
 // a cut, a wrongly placed label or the MRZ's other date would.
 func (z Zone) contradicts(c Date, want mrz.Date, role Role, other mrz.Date) bool {
 	return !(nearDate(c, want) || c.Conf < MinConf && c.Reads < 2 || sameDate(c, other) || nearDate(c, other) ||
-		cutShort(c, want) || !forgersWay(c, want, role) || !z.labelHeld(c) || issueLike(c, want, role))
+		cutShort(c, want) || cutOther(c, other) || !forgersWay(c, want, role) || !z.labelHeld(c) || issueLike(c, want, role))
 }
 
 // flagReadFour reports a printed date that is the MRZ's but for one 1
@@ -458,7 +480,7 @@ func (z Zone) compareNumber(want string, others ...string) Field {
 		// Neither a date nor a piece of the MRZ (its filler '<') is a
 		// printed number that could contradict it.
 		return len(s) >= 5 && len(s) <= 14 && digits >= 2 && !strings.ContainsAny(s, "<«‹") &&
-			len(parseDates(s, DMY)) == 0 && len(parseDates(s, MDY)) == 0
+			len(parseDates(s, DMY)) == 0 && len(parseDates(s, MDY)) == 0 && !hasWord(s)
 	})
 	if !ok {
 		if v, conf, ok := z.alteredNumber(target, others); ok {
