@@ -661,7 +661,10 @@ func (z Zone) compareSurname(want string) Field {
 		// "175 CM" read as "5 CM" under its surname's number (a numbered
 		// layout, blurred by motion) failed a genuine card as
 		// potential_fraud (independently generated photos).
-		return !isLabelLine(s) && !strings.ContainsAny(s, "0123456789") && !notAName(s)
+		// Nor the punctuation that follows a label ("SLOINNE -" over
+		// "SURNAME", an Irish passport's bilingual label): a forged
+		// surname beside it went to review for the value "-".
+		return !isLabelLine(s) && !strings.ContainsAny(s, "0123456789") && !notAName(s) && len(lettersOf(s)) >= 2
 	}
 	v, conf, ok := z.valueFor(isLabel, isValue)
 	if !ok {

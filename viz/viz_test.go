@@ -115,6 +115,8 @@ func TestCompare(t *testing.T) {
 			map[string]Status{"surname": Mismatch, "birth_date": Match, "expiry_date": Mismatch}},
 		// Found on a fresh seed of independently generated photos: two
 		// genuine documents failed as potential_fraud.
+		{"a bilingual label's hyphen on its line", []string{"PASSPORT", "SLOINNE -", "SURNAME", "WALKER"},
+			map[string]Status{"surname": Mismatch}},
 		{"a numbered label under the number's label", []string{"PASSPORT", "5. PASSPORT NO.", "19. TYP / TYPE", "SURNAME", "ERIKSSON"},
 			map[string]Status{"document_number": Unread}},
 		{"an OCR-B 1 of the expiry read as 4", passportPage("12 AUG 1974", "14 JUN 2030", "L898902C3", "ERIKSSON"),
