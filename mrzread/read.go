@@ -604,7 +604,6 @@ func readDet(g *gray, d *detection, ts *templateSet, hint mrz.Format) (Result, e
 		}
 	}
 	spelled := decodeNames(format, text, alt, scores, scored)
-	spelled = append(spelled, decodeLexicon(format, text, alt, scores, scored)...)
 	res.Corrections = repair(format, text, alt, margin, res.Confidence, scores)
 	res.Corrections = append(res.Corrections, decodeNumbers(format, text, alt, scores, res.Confidence)...)
 	res.Corrections = append(res.Corrections, decodeStates(format, text, alt, scores, res.Confidence)...)

@@ -19,9 +19,7 @@ import (
 	"flag"
 	"fmt"
 	"log"
-	"maps"
 	"os"
-	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -37,7 +35,6 @@ type names struct {
 func main() {
 	in := flag.String("names", "", "JSON of names by locale (scripts/namegrams/dump.mjs)")
 	out := flag.String("o", "namegrams.go", "output Go file")
-	lexOut := flag.String("lexicon", "", "also write every name word of three letters or more, one per line, sorted, to this file")
 	flag.Parse()
 	raw, err := os.ReadFile(*in)
 	if err != nil {
@@ -53,7 +50,6 @@ func main() {
 	}
 	sort.Strings(locales)
 	seen := map[[32]byte]bool{}
-	lexicon := map[string]bool{}
 	var total [27][27]float64
 	var total3 [27][27][27]float64
 	var used []string
@@ -77,13 +73,6 @@ func main() {
 		}
 		if len(first) == 0 || len(last) == 0 {
 			continue
-		}
-		for _, nm := range append(slices.Clone(first), last...) {
-			for _, w := range strings.Split(nm, "<") {
-				if len(w) >= 3 {
-					lexicon[w] = true
-				}
-			}
 		}
 		// Name fields as an MRZ prints them: SURNAME<<GIVEN<NAMES<<<.
 		var counts [27][27]float64
@@ -162,12 +151,6 @@ func main() {
 	fmt.Fprintf(&buf, "}\n")
 	if err := os.WriteFile(*out, buf.Bytes(), 0o644); err != nil {
 		log.Fatal(err)
-	}
-	if *lexOut != "" {
-		words := slices.Sorted(maps.Keys(lexicon))
-		if err := os.WriteFile(*lexOut, []byte(strings.Join(words, "\n")+"\n"), 0o644); err != nil {
-			log.Fatal(err)
-		}
 	}
 }
 
