@@ -88,6 +88,7 @@ func (c VisualZoneCheck) Run(ctx context.Context, in *Input) Result {
 
 // settle makes uncertain each contradiction of cmp, z compared with the
 // MRZ's fields, that the MRZ's reading cannot support.
+//
 // The MRZ's number is protected by a check digit, except in a
 // reading already doubtful or one with a character of the number
 // read unsurely (two misreads verify a check digit one time in
@@ -163,9 +164,9 @@ func orderFor(country string) viz.Order {
 // ~0.4–0.8 s each on one core, and all they could change is to find the
 // MRZ's value elsewhere on the page and excuse the contradiction, which
 // on a genuine page would mean the first readings read a forgery's
-// difference, with confidence, where there is none. On five seeds of
+// difference, with confidence, where there is none. On eight seeds of
 // independently generated photos (docs/accuracy.md, twelfth pass) no
-// decision of a genuine document changed. Decided only after the first
+// decision of a genuine document changed for the worse. Decided only after the first
 // readings and their spots, never after one reading alone.
 func readSides(ctx context.Context, eng ocr.Engine, in *Input, loc Located, order viz.Order, enough, settled func(viz.Zone) bool,
 	spots func(side, all viz.Zone) []viz.Spot) (viz.Zone, error) {
