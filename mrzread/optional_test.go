@@ -8,8 +8,8 @@ import (
 )
 
 // TestFillOptional restores the fillers of empty optional fields read as
-// characters no check digit can tell from '<', and leaves fields holding
-// data as read.
+// characters no check digit can tell from '<', alone or together, and
+// leaves fields holding data as read.
 func TestFillOptional(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -27,6 +27,23 @@ func TestFillOptional(t *testing.T) {
 		{"TD2 empty optional data", mrz.TD2,
 			[]string{"I<FRADUPONT<<MARIE" + strings.Repeat("<", 18), "GJTZP5CN28FRA7108042M3210190<<<<<KK8"},
 			[]string{"I<FRADUPONT<<MARIE" + strings.Repeat("<", 18), "GJTZP5CN28FRA7108042M3210190<<<<<<<8"}, 2},
+		// Z counts 35: two of them change any sum by a multiple of ten.
+		{"two empty fields' last fillers read as Z", mrz.TD1,
+			[]string{"IDMEX5615326161<<<<<<<<<<<<<Z<", "7304073F3506123MEX<<<<<<<<<<Z2", "REYES<MARTINEZ<<LETICIA<<<<<<<"},
+			[]string{"IDMEX5615326161<<<<<<<<<<<<<<<", "7304073F3506123MEX<<<<<<<<<<<2", "REYES<MARTINEZ<<LETICIA<<<<<<<"}, 2},
+		// One Z that the composite check digit counts (7 with it, 2
+		// without): it may be data, and stays.
+		{"a lone character the checks count stays", mrz.TD1,
+			[]string{"IDMEX5615326161<<<<<<<<<<<<<Z<", "7304073F3506123MEX<<<<<<<<<<<7", "REYES<MARTINEZ<<LETICIA<<<<<<<"},
+			[]string{"IDMEX5615326161<<<<<<<<<<<<<Z<", "7304073F3506123MEX<<<<<<<<<<<7", "REYES<MARTINEZ<<LETICIA<<<<<<<"}, 0},
+		// One Z the composite does not count (it verifies without it).
+		{"a lone character the checks do not count", mrz.TD1,
+			[]string{"IDMEX5615326161<<<<<<<<<<<<<Z<", "7304073F3506123MEX<<<<<<<<<<<2", "REYES<MARTINEZ<<LETICIA<<<<<<<"},
+			[]string{"IDMEX5615326161<<<<<<<<<<<<<<<", "7304073F3506123MEX<<<<<<<<<<<2", "REYES<MARTINEZ<<LETICIA<<<<<<<"}, 1},
+		// Two characters side by side are a run of data, checks or not.
+		{"a run stays", mrz.TD1,
+			[]string{"IDMEX5615326161<<<<<<<<<<<<<ZZ", "7304073F3506123MEX<<<<<<<<<<<2", "REYES<MARTINEZ<<LETICIA<<<<<<<"},
+			[]string{"IDMEX5615326161<<<<<<<<<<<<<ZZ", "7304073F3506123MEX<<<<<<<<<<<2", "REYES<MARTINEZ<<LETICIA<<<<<<<"}, 0},
 		// Data, even ending in a blind character, stays: the field does
 		// not begin with a filler.
 		{"data ending in K stays", mrz.TD1,

@@ -1403,17 +1403,36 @@ var optionalSpans = map[mrz.Format][]span{
 // filler's (0) is: a check digit cannot tell them from '<'.
 const checkBlind = "0AKU"
 
-// fillOptional restores the fillers of an empty optional field read as
-// K, A, U or 0: a '<' whose cell takes in its neighbour's arms reads as K,
-// and no check digit notices, since K counts 20 where the filler counts 0
-// (independently generated photos read "<<<<<<<<<<<<<K" and "<K<K<K<<<<<"
-// for empty fields, with every check verifying). A field that begins with
-// a filler is empty by ICAO 9303's left-justification, so such characters
-// after it are fillers; a field with any other character is left as read
-// (it may hold data misread at its start), and so is TD1's first optional
-// field after a document number that overflows into it.
+// fillOptional restores the fillers of empty optional fields misread.
+// A field that begins with a filler is empty by ICAO 9303's
+// left-justification, so characters after that filler are misreads; a
+// field with a character at its start is left as read (it may hold data
+// misread there), and so is TD1's first optional field after a document
+// number that overflows into it. Two kinds of misread are restored:
+//
+//   - K, A, U or 0, which no check digit notices (their values are
+//     multiples of ten, as the filler's 0): a '<' whose cell takes in its
+//     neighbour's arms reads as K (independently generated photos read
+//     "<<<<<<<<<<<<<K" and "<K<K<K<<<<<" for empty fields, every check
+//     verifying);
+//   - at most two lone characters in a field (each between fillers, not a
+//     run of data), when every check of the reading verifies with all
+//     such characters of the zone made fillers: a low-light card read its
+//     two empty fields' last fillers as Z (value 35, so that two of them
+//     change any sum by a multiple of ten) with every check verifying.
+//     Left-justification says they are not data and the check digits
+//     count them as absent; data after a filler would verify without it
+//     one time in ten, and is not written that way.
 func fillOptional(format mrz.Format, text, alt [][]byte, conf [][]float64) []Correction {
 	var out []Correction
+	var lone [][2]int
+	restore := func(p [2]int) {
+		t := text[p[0]]
+		out = append(out, Correction{Line: p[0], Pos: p[1], From: t[p[1]], To: '<', Field: FieldOptional})
+		alt[p[0]][p[1]] = t[p[1]]
+		t[p[1]] = '<'
+		conf[p[0]][p[1]] = math.Min(conf[p[0]][p[1]], 0.5)
+	}
 	for _, sp := range optionalSpans[format] {
 		if sp.line >= len(text) || len(text[sp.line]) < sp.end {
 			continue
@@ -1423,17 +1442,47 @@ func fillOptional(format mrz.Format, text, alt [][]byte, conf [][]float64) []Cor
 			continue
 		}
 		field := string(t[sp.start:sp.end])
-		if strings.Trim(field, "<"+checkBlind) != "" || strings.Trim(field, "<") == "" {
+		if strings.Trim(field, "<") == "" {
 			continue
 		}
+		if strings.Trim(field, "<"+checkBlind) == "" {
+			for k := sp.start; k < sp.end; k++ {
+				if t[k] != '<' {
+					restore([2]int{sp.line, k})
+				}
+			}
+			continue
+		}
+		var here [][2]int
 		for k := sp.start; k < sp.end; k++ {
 			if t[k] == '<' {
 				continue
 			}
-			out = append(out, Correction{Line: sp.line, Pos: k, From: t[k], To: '<', Field: FieldOptional})
-			alt[sp.line][k] = t[k]
-			t[k] = '<'
-			conf[sp.line][k] = math.Min(conf[sp.line][k], 0.5)
+			if k+1 < sp.end && t[k+1] != '<' || t[k] == '?' {
+				here = nil // a run: data, or a field read unsurely
+				break
+			}
+			here = append(here, [2]int{sp.line, k})
+		}
+		if len(here) > 0 && len(here) <= 2 {
+			lone = append(lone, here...)
+		}
+	}
+	if len(lone) == 0 {
+		return out
+	}
+	was := make([]byte, len(lone))
+	for i, p := range lone {
+		was[i] = text[p[0]][p[1]]
+		text[p[0]][p[1]] = '<'
+	}
+	ok := verifies(format, text)
+	for i, p := range lone {
+		text[p[0]][p[1]] = was[i]
+	}
+	if ok {
+		for _, p := range lone {
+			restore(p)
 		}
 	}
 	return out

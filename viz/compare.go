@@ -115,6 +115,9 @@ func (z Zone) compareDate(name string, want mrz.Date, role Role, other mrz.Date)
 	if text, ok := z.namedOut(want); ok {
 		return match(text, false)
 	}
+	if text, ok := z.impossibleOut(want); ok {
+		return match(text, false)
+	}
 	if !found {
 		return fd
 	}
@@ -313,6 +316,45 @@ func numberPart(ws []string, i, j int, yearFirst bool) bool {
 	}
 	core := strings.TrimFunc(ws[i], func(r rune) bool { return r < '0' || r > '9' })
 	return onlyDigits(core) == core
+}
+
+// impossibleOut looks for the MRZ's date printed with one digit misread
+// into a day or month no calendar has: "09.63.1974" for 09.03.1974, the
+// 0 of a motion-blurred card's month read as 6 in every reading, which
+// no date pattern accepts. A numeric date with a four-digit year that is
+// no date in either order and differs from the MRZ's in that one digit
+// alone is its misread: a forger prints a date that exists, and a date
+// that differs from the MRZ's as a forgery would (in its year, or in a
+// day or month that exists) differs in another digit too, however one
+// digit of it is misread.
+func (z Zone) impossibleOut(want mrz.Date) (string, bool) {
+	md := digitsOf(want)
+	for _, l := range z.Lines {
+		if l.MRZ {
+			continue
+		}
+		fixed := fixDigitRuns(l.Text)
+		for _, re := range numericDates {
+			for _, loc := range matches(re, fixed) {
+				a, b, y := fixed[loc[2]:loc[3]], fixed[loc[4]:loc[5]], fixed[loc[6]:loc[7]]
+				if len(y) != 4 || len(a) != 2 || len(b) != 2 || calendarDay(a, b) || calendarDay(b, a) {
+					continue
+				}
+				if digitDiff(y+b+a, md) == 1 || digitDiff(y+a+b, md) == 1 {
+					return strings.TrimSpace(fixed[loc[0]:loc[1]]), true
+				}
+			}
+		}
+	}
+	return "", false
+}
+
+// calendarDay reports whether day and month (two digits each) name a day
+// some year has.
+func calendarDay(day, month string) bool {
+	d, _ := strconv.Atoi(day)
+	m, _ := strconv.Atoi(month)
+	return m >= 1 && m <= 12 && d >= 1 && d <= 31 && mrz.Date{Year: 2000, Month: time.Month(m), Day: d}.Valid()
 }
 
 // looseNamed is a day, one or two words of letters and a year of four

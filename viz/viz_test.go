@@ -119,6 +119,18 @@ func TestCompare(t *testing.T) {
 			map[string]Status{"surname": Mismatch}},
 		{"a numbered label under the number's label", []string{"PASSPORT", "5. PASSPORT NO.", "19. TYP / TYPE", "SURNAME", "ERIKSSON"},
 			map[string]Status{"document_number": Unread}},
+		// Found on independently generated photos: a motion-blurred
+		// card's 09.03.1974 read "09.63.1974" in every reading went to
+		// review. A date no calendar has, one digit off the MRZ's, is its
+		// misread; two digits off, it confirms nothing.
+		{"a month misread into none", passportPage("12.68.1974", "11 JUN 2030", "L898902C3", "ERIKSSON"),
+			map[string]Status{"birth_date": Match}},
+		{"a day misread into none, month first", passportPage("08.42.1974", "11 JUN 2030", "L898902C3", "ERIKSSON"),
+			map[string]Status{"birth_date": Match}},
+		{"an impossible date two digits off", passportPage("12.68.1975", "11 JUN 2030", "L898902C3", "ERIKSSON"),
+			map[string]Status{"birth_date": Unread}},
+		{"an impossible date one digit off against a labelled forgery", append(passportPage("12 AUG 2011", "11 JUN 2030", "L898902C3", "ERIKSSON"),
+			"12.68.1974"), map[string]Status{"birth_date": Uncertain}},
 		{"an OCR-B 1 of the expiry read as 4", passportPage("12 AUG 1974", "14 JUN 2030", "L898902C3", "ERIKSSON"),
 			map[string]Status{"expiry_date": Match}},
 		{"an expiry one digit off otherwise", passportPage("12 AUG 1974", "17 JUN 2030", "L898902C3", "ERIKSSON"),
