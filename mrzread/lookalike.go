@@ -169,54 +169,38 @@ func lookAlikes(format mrz.Format, text [][]byte, scores [][][nClass]float32, co
 	// the prior, asked to rank every combination, would have taken it.
 	const clearly, tieCost = 0.05, 0.05
 	allVerify := func() bool { return verifies(format, text) }
-	type found struct {
-		set         []int
-		cost, score float64
-		slight      bool
-	}
-	var sets []found
 	bestCost, secondCost := math.Inf(1), math.Inf(1)
 	var cheapest []int
+	bestScore, secondScore := math.Inf(-1), math.Inf(-1)
+	var tieBreak []int
 	verifyingSets(text, swaps, allVerify, func(set []int) {
-		f := found{set: append([]int(nil), set...), slight: true}
+		cost, slight := 0.0, true
 		for _, i := range set {
-			f.cost += cands[i].cost
-			f.slight = f.slight && cands[i].cost <= tieCost
+			cost += cands[i].cost
+			slight = slight && cands[i].cost <= tieCost
 		}
-		f.score = numberPrior(format, text) - f.cost/nameTemp
-		sets = append(sets, f)
 		switch {
-		case f.cost < bestCost:
-			bestCost, secondCost = f.cost, bestCost
-			cheapest = f.set
-		case f.cost < secondCost:
-			secondCost = f.cost
+		case cost < bestCost:
+			bestCost, secondCost = cost, bestCost
+			cheapest = append([]int(nil), set...)
+		case cost < secondCost:
+			secondCost = cost
+		}
+		v := numberPrior(format, text) - cost/nameTemp
+		switch {
+		case v > bestScore && slight:
+			bestScore, secondScore = v, bestScore
+			tieBreak = append([]int(nil), set...)
+		case v > secondScore:
+			secondScore = v
 		}
 	})
 	bestSet := cheapest
 	if bestSet != nil && secondCost-bestCost < clearly {
 		// Another combination as cheap is as likely: a guess, not a
 		// repair, unless how such fields are written tells them apart
-		// (nats, on the scale of nameTemp). The prior chooses only among
-		// combinations the glyphs cannot tell from the cheapest (within
-		// clearly of it) or whose every swap the templates barely object
-		// to (within tieCost); it must explain the field clearly better
-		// than any other combination. A bent, blurred card's number
-		// 58550595 read S85S0595, its empty optional data's 0 read as O,
-		// verified as 58550595 (three swaps costing 0.30) and as S855059S
-		// (0.31): only the prior tells them apart.
+		// (nats, on the scale of nameTemp).
 		bestSet = nil
-		bestScore, secondScore := math.Inf(-1), math.Inf(-1)
-		var tieBreak []int
-		for _, f := range sets {
-			switch {
-			case f.score > bestScore && (f.slight || f.cost < bestCost+clearly):
-				bestScore, secondScore = f.score, bestScore
-				tieBreak = f.set
-			case f.score > secondScore:
-				secondScore = f.score
-			}
-		}
 		if tieBreak != nil && bestScore-secondScore >= clearly/nameTemp {
 			bestSet = tieBreak
 		}

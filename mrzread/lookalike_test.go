@@ -153,36 +153,6 @@ func TestRepairLookAlikesAmbiguous(t *testing.T) {
 	}
 }
 
-// TestRepairLookAlikesPrior: when two combinations of swaps that the
-// templates object to verify every check at nearly the same cost, the one
-// that writes the field as such fields are written is taken. A bent,
-// blurred card's number 58550595, read S85S0595 with its empty optional
-// data's 0 read as O, verified as 58550595 and as S855059S (independently
-// generated photos, docs/accuracy.md).
-func TestRepairLookAlikesPrior(t *testing.T) {
-	want := []string{"I<SWE58550595<2<<<<<<<<<<<<<<<", "0507093F3202104SWE0507097285<5", "GUSTAFSSON<<MARIA<<<<<<<<<<<<<"}
-	if _, err := mrz.Parse(want); err != nil {
-		t.Fatalf("test data: %v", err)
-	}
-	read := []string{"I<SWES85S0595<2<<<<<<<<<<<<<<<", "0507093F3202104SWE0507O97285<5", want[2]}
-	text, alt, margin, conf, scores := reading(read)
-	// What each swap costs: the glyph's template against its look-alike's,
-	// as measured on the photo.
-	for _, c := range []struct {
-		line, pos int
-		cost      float32
-	}{{1, 22, 0.05}, {0, 8, 0.11}, {0, 5, 0.13}, {0, 12, 0.14}} {
-		to := lookAlike[text[c.line][c.pos]]
-		scores[c.line][c.pos][strings.IndexByte(cell.Alphabet, to)] = 0.9 - c.cost
-	}
-	got := repair(mrz.TD1, text, alt, margin, conf, scores)
-	for i, l := range text {
-		if string(l) != want[i] {
-			t.Fatalf("line %d repaired to %s (corrections %+v), want %s", i+1, l, got, want[i])
-		}
-	}
-}
-
 func TestFieldOf(t *testing.T) {
 	for _, tc := range []struct {
 		format    mrz.Format
