@@ -319,11 +319,12 @@ func numberPart(ws []string, i, j int, yearFirst bool) bool {
 }
 
 // impossibleOut looks for the MRZ's date printed with one digit misread
-// into a day or month no calendar has: "09.63.1974" for 09.03.1974, the
-// 0 of a motion-blurred card's month read as 6 in every reading, which
-// no date pattern accepts. A numeric date with a four-digit year that is
-// no date in either order and differs from the MRZ's in that one digit
-// alone is its misread: a forger prints a date that exists, and a date
+// into a day or month no calendar has, or a year no document prints (as
+// parseDates, before 1900 or after 2100): "09.63.1974" for 09.03.1974,
+// the 0 of a motion-blurred card's month read as 6 in every reading,
+// which no date pattern accepts. A numeric date with a four-digit year
+// that is no date in either order and differs from the MRZ's in that one
+// digit alone is its misread: a forger prints a date that exists, and a date
 // that differs from the MRZ's as a forgery would (in its year, or in a
 // day or month that exists) differs in another digit too, however one
 // digit of it is misread.
@@ -337,7 +338,8 @@ func (z Zone) impossibleOut(want mrz.Date) (string, bool) {
 		for _, re := range numericDates {
 			for _, loc := range matches(re, fixed) {
 				a, b, y := fixed[loc[2]:loc[3]], fixed[loc[4]:loc[5]], fixed[loc[6]:loc[7]]
-				if len(y) != 4 || len(a) != 2 || len(b) != 2 || calendarDay(a, b) || calendarDay(b, a) {
+				year, _ := strconv.Atoi(y)
+				if len(y) != 4 || len(a) != 2 || len(b) != 2 || year >= 1900 && year <= 2100 && (calendarDay(a, b) || calendarDay(b, a)) {
 					continue
 				}
 				if digitDiff(y+b+a, md) == 1 || digitDiff(y+a+b, md) == 1 {

@@ -127,6 +127,8 @@ func TestCompare(t *testing.T) {
 			map[string]Status{"birth_date": Match}},
 		{"a day misread into none, month first", passportPage("08.42.1974", "11 JUN 2030", "L898902C3", "ERIKSSON"),
 			map[string]Status{"birth_date": Match}},
+		{"a year misread into none", passportPage("12.08.1074", "11 JUN 2030", "L898902C3", "ERIKSSON"),
+			map[string]Status{"birth_date": Match}},
 		{"an impossible date two digits off", passportPage("12.68.1975", "11 JUN 2030", "L898902C3", "ERIKSSON"),
 			map[string]Status{"birth_date": Unread}},
 		{"an impossible date one digit off against a labelled forgery", append(passportPage("12 AUG 2011", "11 JUN 2030", "L898902C3", "ERIKSSON"),
