@@ -267,14 +267,15 @@ func issueLike(p Date, want mrz.Date, role Role) bool {
 // MRZ's own date is looked for, with all eight digits (a personal number
 // that holds a birth date as YYMMDD does not), so a printed date that
 // differs still never matches.
+//
+// A date Tesseract split into two lines of one row ("30.04" and "1982",
+// a mild photo's Turkish card in every reading) is looked for in the two
+// lines' text joined (rowText).
 func (z Zone) spelledOut(want mrz.Date) (string, bool) {
 	y, m, d := strconv.Itoa(want.Year), twoDigits(int(want.Month)), twoDigits(want.Day)
 	targets := []string{d + m + y, m + d + y, y + m + d}
-	for _, l := range z.Lines {
-		if l.MRZ {
-			continue
-		}
-		ws := strings.Fields(fixDigitRuns(l.Text))
+	for _, text := range z.rowTexts() {
+		ws := strings.Fields(fixDigitRuns(text))
 		for i := range ws {
 			digits := ""
 			for j := i; j < len(ws) && j < i+3; j++ {
@@ -295,6 +296,35 @@ func (z Zone) spelledOut(want mrz.Date) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// rowTexts is the text of every line outside the MRZ, then that of every
+// two such lines that continue each other on one row: the second begins
+// to the right of the first's end, within three of its heights (a gap
+// Tesseract took for the end of a line), and the two overlap by half
+// their height.
+func (z Zone) rowTexts() []string {
+	var out []string
+	for _, l := range z.Lines {
+		if !l.MRZ {
+			out = append(out, l.Text)
+		}
+	}
+	for _, a := range z.Lines {
+		h := a.Box.Dy()
+		if a.MRZ || h <= 0 {
+			continue
+		}
+		for _, b := range z.Lines {
+			gap := b.Box.Min.X - a.Box.Max.X
+			overlap := min(a.Box.Max.Y, b.Box.Max.Y) - max(a.Box.Min.Y, b.Box.Min.Y)
+			if b.MRZ || gap < -h/2 || gap > 3*h || 2*overlap < min(h, b.Box.Dy()) {
+				continue
+			}
+			out = append(out, a.Text+" "+b.Text)
+		}
+	}
+	return out
 }
 
 // numberPart reports digits read from words ws[i..j] that are a part of a

@@ -227,7 +227,7 @@ func labelBefore(prefix string) string {
 func (z *Zone) labelOf(i int, value string) Role {
 	l := z.Lines[i]
 	if pos := strings.Index(l.Text, value); pos > 0 {
-		if r := roleOfText(labelBefore(l.Text[:pos])); r != RoleNone {
+		if r := labelRole(labelBefore(l.Text[:pos])); r != RoleNone {
 			return r
 		}
 	}
@@ -275,16 +275,67 @@ func (z *Zone) labelOf(i int, value string) Role {
 	if nearest < 0 {
 		return RoleNone
 	}
-	for _, w := range z.Lines[nearest].Words {
+	words := z.Lines[nearest].Words
+	for k, w := range words {
 		if w.Box.Max.X < box.Min.X-h || w.Box.Min.X > box.Max.X+h/2 {
 			continue
 		}
-		if r := roleOfText(fold(w.Text)); r != RoleNone {
+		r := roleOfText(fold(w.Text))
+		// A word may be part of a longer label: "BIRTH" of "PLACE OF BIRTH".
+		if r == RoleBirth && placeOnly(phrase(words, k, h)) {
+			continue
+		}
+		if r != RoleNone {
 			return r
 		}
 	}
 	return RoleNone
 }
+
+// phrase is word k of words with the words before it on its line that
+// follow each other closely (gaps of at most 2h), folded: the label a
+// word of it belongs to ("PLACE OF BIRTH" for "BIRTH").
+func phrase(words []ocr.Word, k, h int) string {
+	from := k
+	for from > 0 && k-from < 5 && words[from].Box.Min.X-words[from-1].Box.Max.X <= 2*h {
+		from--
+	}
+	var parts []string
+	for _, w := range words[from : k+1] {
+		parts = append(parts, fold(w.Text))
+	}
+	return strings.Join(parts, " ")
+}
+
+// placeOnly reports a birth label that names the place of birth and not
+// its date ("PLACE OF BIRTH", "LIEU DE NAISSANCE", "GEBURTSORT"): the
+// value under it is a town, and a date found there is another field's (a
+// genuine Austrian card's glared expiry date, under GEBURTSORT, was taken
+// for a birth date that contradicted the MRZ; independently generated
+// photos). "DATE AND PLACE OF BIRTH" names both and stays a birth label.
+func placeOnly(label string) bool {
+	place, date := false, false
+	for _, t := range strings.FieldsFunc(label, func(r rune) bool { return !(r >= 'A' && r <= 'Z') }) {
+		switch {
+		case strings.Contains(t, "DAT") || t == "FECHA" || strings.HasSuffix(t, "TARIHI") || t == "DOB" || strings.HasSuffix(t, "AIKA") ||
+			strings.HasSuffix(t, "TAG"):
+			date = true
+		case slices.Contains(placeWords, t) || slices.ContainsFunc(placeSuffixes, func(s string) bool {
+			return len(t) > len(s)+2 && strings.HasSuffix(t, s) && roleOfText(strings.TrimSuffix(t, s)) == RoleBirth
+		}):
+			place = true
+		}
+	}
+	return place && !date
+}
+
+// placeWords name a place on its own; placeSuffixes one after a birth
+// word in a compound (GEBURTSORT, FODELSEORT, GEBOORTEPLAATS, FODESTED,
+// SYNTYMAPAIKKA).
+var (
+	placeWords    = []string{"PLACE", "LIEU", "LUGAR", "LUOGO", "MIEJSCE", "LOCAL", "YERI", "AIT", "ORT", "PLAATS", "STED", "LOC"}
+	placeSuffixes = []string{"SORT", "ORT", "PLAATS", "STED", "PAIKKA"}
+)
 
 // labelLeft returns the role named by the label nearest to the left of
 // box on its row, outside line i: the word ending nearest before the
@@ -326,8 +377,19 @@ func (z *Zone) labelLeft(i int, box image.Rectangle, h int) (role Role, found bo
 	if len(parseDates(label, DMY)) > 0 || len(parseDates(label, MDY)) > 0 {
 		return RoleNone, false
 	}
-	if r := roleOfText(label); r != RoleNone {
+	if r := labelRole(label); r != RoleNone {
 		return r, true
 	}
 	return RoleNone, false
+}
+
+// labelRole is the role the label text names for the value beside or
+// under it: roleOfText's, but none for a label that names the place of
+// birth alone (placeOnly).
+func labelRole(label string) Role {
+	r := roleOfText(label)
+	if r == RoleBirth && placeOnly(label) {
+		return RoleNone
+	}
+	return r
 }

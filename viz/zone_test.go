@@ -96,6 +96,22 @@ func TestLabelLeftOfValue(t *testing.T) {
 	}
 }
 
+// TestPlaceOnly: a label that names the place of birth and not its date
+// gives a date under it no birth role; one naming both does.
+func TestPlaceOnly(t *testing.T) {
+	for label, want := range map[string]bool{"PLACE OF BIRTH": true, "LIEU DE NAISSANCE": true, "GEBURTSORT": true,
+		"GEBURTSORT / PLACE OF BIRTH": true, "FODELSEORT": true, "DOGUM YERI": true, "LUGAR DE NACIMIENTO": true,
+		"GEBOORTEPLAATS": true, "DATE OF BIRTH": false, "DATE AND PLACE OF BIRTH": false, "LUOGO E DATA DI NASCITA": false,
+		"GEBURTSDATUM": false, "GEBURTSTAG UND -ORT": false, "DOGUM TARIHI": false, "FECHA DE NACIMIENTO": false, "DATE DE NAISSANCE": false} {
+		if got := placeOnly(label); got != want {
+			t.Errorf("placeOnly(%q) = %v, want %v", label, got, want)
+		}
+		if want && labelRole(label) != RoleNone {
+			t.Errorf("labelRole(%q) = %q, want none", label, labelRole(label))
+		}
+	}
+}
+
 func TestRealLabelWords(t *testing.T) {
 	for s, want := range map[string]Role{"VALIDEZ": RoleExpiry, "VALID FROM": RoleIssue, "VALID UNTIL": RoleExpiry,
 		"EMISSIONE / ISSUING": RoleIssue, "SCADENZA / EXPIRY": RoleExpiry} {
