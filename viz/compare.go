@@ -270,7 +270,7 @@ func issueLike(p Date, want mrz.Date, role Role) bool {
 //
 // A date Tesseract split into two lines of one row ("30.04" and "1982",
 // a mild photo's Turkish card in every reading) is looked for in the two
-// lines' text joined (rowText).
+// lines' text joined (rowTexts).
 func (z Zone) spelledOut(want mrz.Date) (string, bool) {
 	y, m, d := strconv.Itoa(want.Year), twoDigits(int(want.Month)), twoDigits(want.Day)
 	targets := []string{d + m + y, m + d + y, y + m + d}

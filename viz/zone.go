@@ -330,7 +330,7 @@ func placeOnly(label string) bool {
 }
 
 // placeWords name a place on its own; placeSuffixes one after a birth
-// word in a compound (GEBURTSORT, FODELSEORT, GEBOORTEPLAATS, FODESTED,
+// word in a compound (GEBURTSORT, FODELSEORT, GEBOORTEPLAATS,
 // SYNTYMAPAIKKA).
 var (
 	placeWords    = []string{"PLACE", "LIEU", "LUGAR", "LUOGO", "MIEJSCE", "LOCAL", "YERI", "AIT", "ORT", "PLAATS", "STED", "LOC"}
