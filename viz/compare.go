@@ -72,9 +72,10 @@ const MinConf = 0.6
 // Compare compares the printed birth date, expiry date, document number
 // and surname with the MRZ's.
 func Compare(z Zone, f mrz.Fields) Comparison {
+	rows := z.rowTexts()
 	return Comparison{
-		z.compareDate("birth_date", f.BirthDate, RoleBirth, f.ExpiryDate),
-		z.compareDate("expiry_date", f.ExpiryDate, RoleExpiry, f.BirthDate),
+		z.compareDate("birth_date", f.BirthDate, RoleBirth, f.ExpiryDate, rows),
+		z.compareDate("expiry_date", f.ExpiryDate, RoleExpiry, f.BirthDate, rows),
 		z.compareNumber(f.DocumentNumber, f.OptionalData1, f.OptionalData2),
 		z.compareSurname(f.Surname),
 	}
@@ -93,7 +94,7 @@ func Compare(z Zone, f mrz.Fields) Comparison {
 // begins with its holder's birth date; a forged birth date printed under
 // its label next to it was approved once the record number's hyphen was
 // read as a dot (independently generated photos, seed 12).
-func (z Zone) compareDate(name string, want mrz.Date, role Role, other mrz.Date) Field {
+func (z Zone) compareDate(name string, want mrz.Date, role Role, other mrz.Date, rows []string) Field {
 	fd := Field{Name: name, Status: Unread, MRZ: want.String()}
 	c, found := z.dateFor(role)
 	labelled := found && c.Role == role
@@ -109,7 +110,7 @@ func (z Zone) compareDate(name string, want mrz.Date, role Role, other mrz.Date)
 			return match(d.Text, d.Role == role)
 		}
 	}
-	if text, ok := z.spelledOut(want); ok {
+	if text, ok := spelledOut(want, rows); ok {
 		return match(text, false)
 	}
 	if text, ok := z.namedOut(want); ok {
@@ -268,13 +269,14 @@ func issueLike(p Date, want mrz.Date, role Role) bool {
 // that holds a birth date as YYMMDD does not), so a printed date that
 // differs still never matches.
 //
-// A date Tesseract split into two lines of one row ("30.04" and "1982",
-// a mild photo's Turkish card in every reading) is looked for in the two
-// lines' text joined (rowTexts).
-func (z Zone) spelledOut(want mrz.Date) (string, bool) {
+// rows are the zone's lines outside the MRZ and the pairs of them that
+// continue each other on one row (Zone.rowTexts): a date Tesseract split
+// into two lines ("30.04" and "1982", a mild photo's Turkish card in
+// every reading) is looked for in the two lines' text joined.
+func spelledOut(want mrz.Date, rows []string) (string, bool) {
 	y, m, d := strconv.Itoa(want.Year), twoDigits(int(want.Month)), twoDigits(want.Day)
 	targets := []string{d + m + y, m + d + y, y + m + d}
-	for _, text := range z.rowTexts() {
+	for _, text := range rows {
 		ws := strings.Fields(fixDigitRuns(text))
 		for i := range ws {
 			digits := ""
@@ -302,29 +304,49 @@ func (z Zone) spelledOut(want mrz.Date) (string, bool) {
 // two such lines that continue each other on one row: the second begins
 // to the right of the first's end, within three of its heights (a gap
 // Tesseract took for the end of a line), and the two overlap by half
-// their height.
+// their height. Only pairs whose meeting words are both numbers (as
+// spelledOut reads them) are joined: no other pair can hold digits
+// that run across the two lines, and a zone of hundreds of lines,
+// compared after every reading, has few such pairs.
 func (z Zone) rowTexts() []string {
 	var out []string
-	for _, l := range z.Lines {
-		if !l.MRZ {
-			out = append(out, l.Text)
-		}
-	}
-	for _, a := range z.Lines {
-		h := a.Box.Dy()
-		if a.MRZ || h <= 0 {
+	var ends, starts []int
+	for i, l := range z.Lines {
+		if l.MRZ {
 			continue
 		}
-		for _, b := range z.Lines {
+		out = append(out, l.Text)
+		ws := strings.Fields(fixDigitRuns(l.Text))
+		if len(ws) == 0 || l.Box.Dy() <= 0 {
+			continue
+		}
+		if numberWord(ws[len(ws)-1]) {
+			ends = append(ends, i)
+		}
+		if numberWord(ws[0]) {
+			starts = append(starts, i)
+		}
+	}
+	for _, i := range ends {
+		a := z.Lines[i]
+		h := a.Box.Dy()
+		for _, j := range starts {
+			b := z.Lines[j]
 			gap := b.Box.Min.X - a.Box.Max.X
 			overlap := min(a.Box.Max.Y, b.Box.Max.Y) - max(a.Box.Min.Y, b.Box.Min.Y)
-			if b.MRZ || gap < -h/2 || gap > 3*h || 2*overlap < min(h, b.Box.Dy()) {
+			if gap < -h/2 || gap > 3*h || 2*overlap < min(h, b.Box.Dy()) {
 				continue
 			}
 			out = append(out, a.Text+" "+b.Text)
 		}
 	}
 	return out
+}
+
+// numberWord reports a word (after fixDigitRuns) that spelledOut takes
+// as part of a number: digits and no letters.
+func numberWord(w string) bool {
+	return onlyDigits(w) != "" && !strings.ContainsFunc(w, func(r rune) bool { return r >= 'A' && r <= 'Z' })
 }
 
 // numberPart reports digits read from words ws[i..j] that are a part of a

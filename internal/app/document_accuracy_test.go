@@ -158,6 +158,7 @@ func TestDocumentDecisions(t *testing.T) {
 	}
 	checks := app.ProductionChecks(nil, nil, nil, engine.FaceThresholds{}, tess)[:3] // decode, document, visual zone
 	p := engine.NewPipeline(checks...)
+	p.Timeout = evalCheckTimeout
 	formats := []mrz.Format{mrz.TD3, mrz.TD1, mrz.TD2}
 	results := make([]decisionTally, len(docCases))
 	ctx := context.Background()

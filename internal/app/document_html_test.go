@@ -92,6 +92,7 @@ func TestDocumentDecisionsHTML(t *testing.T) {
 	seed := *htmlEvalSeed
 	checks := app.ProductionChecks(nil, nil, nil, engine.FaceThresholds{}, tess)[:3] // decode, document, visual zone
 	p := engine.NewPipeline(checks...)
+	p.Timeout = evalCheckTimeout
 	results := make([]decisionTally, len(htmlCases))
 	ctx := context.Background()
 	for ci, c := range htmlCases {
