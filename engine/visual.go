@@ -413,6 +413,10 @@ func (d *DriverLicence) Run(ctx context.Context, in *Input) Result {
 	if okB && trusted(birth) && birth.Role == viz.RoleBirth {
 		age := mrz.Age(birthDate(birth, in), in.Now)
 		ev["age"] = age
+		if age >= 0 && age < MinLicenceAge {
+			return NeedsReview(fmt.Sprintf("driver licence: the date read as the birth date (%s) would make the holder %d years old, "+
+				"younger than any licence is issued to: a person must read the licence", birth.Text, age), ev)
+		}
 		if age >= 0 && age < 18 {
 			return Failed(verifyd.ReasonMinor, fmt.Sprintf("the licence's printed birth date %s makes the holder %d years old", birth.Text, age), ev)
 		}
@@ -447,6 +451,13 @@ func (d *DriverLicence) Run(ctx context.Context, in *Input) Result {
 	return NeedsReview(fmt.Sprintf("driver licence of an adult (born %s), current (expires %s): it has no machine-readable zone "+
 		"to check it against, so a person must judge its authenticity", birth.Text, expiry.Text), ev)
 }
+
+// MinLicenceAge is the youngest age any licence (learner's permits
+// included) is issued at. A birth date that makes the holder younger is
+// another field's date taken for it (an issue date, read across a tilted
+// licence as "3 … DATE OF ISSUE", failed an adult as a one-year-old on
+// independently generated photos), not a minor's licence.
+const MinLicenceAge = 14
 
 // birthDate resolves a two-digit printed birth year: the latest century
 // that does not put the birth in the future.

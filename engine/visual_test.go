@@ -59,6 +59,7 @@ func TestDriverLicence(t *testing.T) {
 		// Birth date unread: the issue date is the earliest, but its place
 		// does not make it a birth date.
 		{"birth date unread, unlabelled dates: review", printed{"DRIVING LICENCE", "1. DOE", "20.06.2020", "4b. 20.06.2035"}, engine.Review, ""},
+		{"a birth date no licence holder has: review", printed{"DRIVING LICENCE", "1. DOE", "3. 17.05.2025 LEEDS", "4b. 31.12.2030"}, engine.Review, ""},
 		{"dates unreadable: review", printed{"DRIVING LICENCE", "1. DOE", "3. 1?.05.19#0"}, engine.Review, ""},
 	}
 	for _, tt := range tests {

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/verifyd/verifyd/mrz"
 )
@@ -932,11 +933,7 @@ func (z Zone) valueAt(i int, isLabel func([]string) bool, isValue func(string) b
 	if l.MRZ || l.Reread {
 		return "", 0, false
 	}
-	tokens := strings.FieldsFunc(l.Text, func(r rune) bool { return r == ' ' || r == '/' || r == ':' || r == ',' })
-	for k, t := range tokens {
-		tokens[k] = strings.TrimSuffix(t, ".")
-	}
-	if !isLabel(tokens) {
+	if !isLabel(labelTokens(l.Text)) {
 		return "", 0, false
 	}
 	// Same line: the words after the last label word.
@@ -968,6 +965,32 @@ func (z Zone) valueAt(i int, isLabel func([]string) bool, isValue func(string) b
 		return below, belowConf, true
 	}
 	return "", 0, false
+}
+
+// labelTokens splits a line into the words a label is recognised by:
+// at spaces, slashes, colons and commas, each word without its final
+// full stop. A comma between digits is a decimal one and splits nothing:
+// a German card's height "1,76 M" split into "1" was taken for a numbered
+// layout's surname label "1.", and the eye colour under it, misread
+// "SOME -GRAU" in every reading, failed a genuine card whose glared
+// surname was not read as potential_fraud (independently generated
+// photos, docs/accuracy.md, fourteenth pass).
+func labelTokens(s string) []string {
+	r := []rune(s)
+	var tokens []string
+	start := -1
+	for i := 0; i <= len(r); i++ {
+		split := i == len(r) || r[i] == ' ' || r[i] == '/' || r[i] == ':' ||
+			r[i] == ',' && !(i > 0 && i+1 < len(r) && unicode.IsDigit(r[i-1]) && unicode.IsDigit(r[i+1]))
+		switch {
+		case split && start >= 0:
+			tokens = append(tokens, strings.TrimSuffix(string(r[start:i]), "."))
+			start = -1
+		case !split && start < 0:
+			start = i
+		}
+	}
+	return tokens
 }
 
 // valueBelow returns the value under label line i: the first line under it

@@ -227,6 +227,12 @@ func TestCompare(t *testing.T) {
 			map[string]Status{"surname": Uncertain}},
 		{"a fragment under the label, a label misread in the other readings", []string{"SURNAME", "SU", "SURNAME", "SURNAM",
 			"SURNAME", "SURNAM", "SURNAME", "SURNAM"}, map[string]Status{"surname": Uncertain}},
+		// Fourteenth pass: a German card's height read as a numbered
+		// layout's surname label, its misread eye colour under it.
+		{"a decimal height is no numbered label", []string{"SURNAME / NOM", "ER", "1,76 M", "SOME-GRAU", "1,76 M", "SOME-GRAU",
+			"1,76 M", "SOME-GRAU", "1,76 M", "SOME-GRAU"}, map[string]Status{"surname": Uncertain}},
+		{"a numbered layout's surname", []string{"1.", "WINTERBOTTOM", "2.", "ANNA"},
+			map[string]Status{"surname": Mismatch}},
 		{"another surname with a particle", []string{"SURNAME", "DE LA CRUZ", "DATE OF BIRTH", "12 AUG 1974"},
 			map[string]Status{"surname": Mismatch}},
 		// (Not the 12th: 12.06.2019 is eleven years and a day before the

@@ -114,7 +114,9 @@ func TestPlaceOnly(t *testing.T) {
 
 func TestRealLabelWords(t *testing.T) {
 	for s, want := range map[string]Role{"VALIDEZ": RoleExpiry, "VALID FROM": RoleIssue, "VALID UNTIL": RoleExpiry,
-		"EMISSIONE / ISSUING": RoleIssue, "SCADENZA / EXPIRY": RoleExpiry} {
+		"EMISSIONE / ISSUING": RoleIssue, "SCADENZA / EXPIRY": RoleExpiry,
+		// A licence's field numbers name a role only where no word does.
+		"3.": RoleBirth, "4B.": RoleExpiry, "4A": RoleIssue, "3 EO DATE OF ISSUE": RoleIssue, "4A. DATE OF EXPIRY": RoleExpiry} {
 		if got := roleOfText(s); got != want {
 			t.Errorf("%q: %q, want %q", s, got, want)
 		}
