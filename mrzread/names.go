@@ -1,7 +1,9 @@
 package mrzread
 
 import (
+	_ "embed"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 
@@ -128,9 +130,26 @@ func decodeNames(format mrz.Format, text, alt [][]byte, scores [][][nClass]float
 			e++
 		}
 		out = append(out, decodeRun(sp.line, k, e, k == sp.start, t, alt[sp.line], sc)...)
+		out = append(out, lexiconRun(sp.line, k, e, sp.end, t, alt[sp.line], sc)...)
 		k = e
 	}
-	return out
+	return netChanges(out)
+}
+
+// netChanges merges the corrections of one position into one, from the
+// character read to the last one written, and drops those that end
+// where they began (a letter decodeRun changed and lexiconRun restored).
+func netChanges(cs []Correction) []Correction {
+	var out []Correction
+	for _, c := range cs {
+		i := slices.IndexFunc(out, func(o Correction) bool { return o.Line == c.Line && o.Pos == c.Pos })
+		if i < 0 {
+			out = append(out, c)
+			continue
+		}
+		out[i].To = c.To
+	}
+	return slices.DeleteFunc(out, func(c Correction) bool { return c.From == c.To })
 }
 
 // decodeRun is the Viterbi search of decodeNames over cells [s, e),
@@ -218,6 +237,200 @@ func decodeRun(line, s, e int, afterFiller bool, t, alt []byte, sc [][nClass]flo
 	// Reported left to right.
 	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
 		out[i], out[j] = out[j], out[i]
+	}
+	return out
+}
+
+// mergeNames returns chosen with each letter of its name field that other,
+// a second valid reading of the same zone, reads as another letter taken
+// from whichever of the two is surer of its glyph, when the readings
+// differ nowhere else. The name field has no check digit to choose
+// between them, and which reading is better overall (the direct one or
+// the levelled band's; readTurns) says little about one cell: a bent
+// passport's ZOE was read with a clear O directly and with D narrowly
+// ahead of O from the levelled band, which was kept for its other cells
+// (independently generated photos, docs/accuracy.md, fourteenth pass).
+// Only cells whose letter is each reading's best template count: a
+// letter the name model chose over the glyph (decodeNames) is no
+// evidence of the glyph.
+func mergeNames(chosen, other Result) Result {
+	sp, ok := nameSpans[chosen.Format]
+	if !ok || other.Format != chosen.Format || !chosen.Valid || !other.Valid || len(chosen.Lines) != len(other.Lines) ||
+		len(chosen.Confidence) != len(chosen.Lines) || len(other.Confidence) != len(other.Lines) {
+		return chosen
+	}
+	var diff []int
+	for li := range chosen.Lines {
+		a, b := chosen.Lines[li], other.Lines[li]
+		if len(a) != len(b) {
+			return chosen
+		}
+		for k := range len(a) {
+			if a[k] == b[k] {
+				continue
+			}
+			if li != sp.line || k < sp.start || k >= sp.end || a[k] == '<' || b[k] == '<' {
+				return chosen
+			}
+			diff = append(diff, k)
+		}
+	}
+	corrected := func(r Result, k int) bool {
+		return slices.ContainsFunc(r.Corrections, func(c Correction) bool { return c.Line == sp.line && c.Pos == k })
+	}
+	line := []byte(chosen.Lines[sp.line])
+	conf := slices.Clone(chosen.Confidence[sp.line])
+	changed := false
+	for _, k := range diff {
+		if corrected(chosen, k) || corrected(other, k) || other.Confidence[sp.line][k] <= conf[k] {
+			continue
+		}
+		line[k], conf[k], changed = other.Lines[sp.line][k], other.Confidence[sp.line][k], true
+	}
+	if !changed {
+		return chosen
+	}
+	out := chosen
+	out.Lines = slices.Clone(chosen.Lines)
+	out.Lines[sp.line] = string(line)
+	out.Confidence = slices.Clone(chosen.Confidence)
+	out.Confidence[sp.line] = conf
+	return out
+}
+
+// nameWords are the words of people's names (first and last names, split
+// at spaces and hyphens) of @faker-js/faker's locales as an MRZ writes
+// them, one per line: scripts/namegrams-generate writes them with the
+// letter counts of namegrams.go.
+//
+//go:embed namewords.txt
+var nameWordsText string
+
+var nameWords = sync.OnceValue(func() map[string]bool {
+	words := map[string]bool{}
+	for _, w := range nameParticles {
+		words[w] = true
+	}
+	for _, w := range strings.Split(nameWordsText, "\n") {
+		if w != "" {
+			words[w] = true
+		}
+	}
+	return words
+})
+
+// nameParticles are the particles of compound surnames (DOS SANTOS,
+// TER HORST, BIN ISMAIL, DES ROCHES) that faker's lists lack, because
+// they hold such surnames whole or not at all: a genuine Brazilian
+// permit's DOS read as DOR, a word of the lists (independently generated
+// photos, docs/accuracy.md, fourteenth pass). Those the lists hold (DE,
+// DA, VAN, VON, DEL, …) need no entry.
+var nameParticles = []string{"DAS", "DOS", "DES", "TER", "TEN", "BIN", "BINT", "BINTI", "IBN", "MC", "ST", "STE", "DEGLI",
+	"ZU", "ZUR", "VOM", "VANDER", "VANDEN", "UIT", "OP", "AP", "AF", "AV", "BET", "BAT", "ULD", "OULD"}
+
+const (
+	// lexiconGap is how far below a cell's best template a letter may
+	// score for lexiconRun to put it there: a near tie, which the glyph
+	// does not decide (a low-resolution print's B and D differ by 0.003
+	// on independently generated photos; a clearly printed R and G of
+	// WARNER and WAGNER by far more).
+	lexiconGap = 0.05
+	// lexiconEdits is how many letters of a word lexiconRun changes.
+	lexiconEdits = 2
+)
+
+// lexiconRun changes a word of cells [s, e) of a name field that is no
+// known name (nameWords) into the one known name, if any, that letters
+// scoring within lexiconGap of their cells' best templates spell with at
+// most lexiconEdits changes, as OCR engines check words against a
+// dictionary. The letter model of decodeRun sees three letters at a
+// time, and prefers ZDE to ZOE (Czech ZDENEK), DAPTISTE to BAPTISTE and
+// RIBETRO to RIBEIRO where the glyphs tie (independently generated
+// photos, docs/accuracy.md, fourteenth pass); the words themselves say
+// which is a name. A word that is a known name, or that no such change
+// makes one, or two that tie, or that reaches the field's end (cut
+// short), stays as read: names outside the list are read as the glyphs
+// and the letter model say.
+func lexiconRun(line, s, e, fieldEnd int, t, alt []byte, sc [][nClass]float32) []Correction {
+	words := nameWords()
+	var out []Correction
+	for k := s; k < e; {
+		if t[k] == '<' {
+			k++
+			continue
+		}
+		end := k
+		for end < e && t[end] != '<' {
+			end++
+		}
+		// A word that fills the field to its end may be cut short.
+		if end-k >= 2 && end < fieldEnd && !words[string(t[k:end])] {
+			out = append(out, lexiconWord(line, k, end, t, alt, sc, words)...)
+		}
+		k = end
+	}
+	return out
+}
+
+// lexiconWord is lexiconRun for the word of cells [s, e).
+func lexiconWord(line, s, e int, t, alt []byte, sc [][nClass]float32, words map[string]bool) []Correction {
+	type sub struct {
+		pos  int
+		ch   byte
+		cost float32
+	}
+	var subs []sub
+	for k := s; k < e; k++ {
+		best := float32(-2)
+		for _, c := range nameClass[1:] {
+			best = max(best, sc[k][c])
+		}
+		for i, c := range nameClass[1:] {
+			if ch := nameSymbols[i+1]; ch != t[k] && best-sc[k][c] <= lexiconGap {
+				subs = append(subs, sub{k, ch, best - sc[k][c]})
+			}
+		}
+	}
+	word := []byte(string(t[s:e]))
+	var found []sub // the cheapest known name's changes
+	bestCost, ties := float32(math.MaxFloat32), 0
+	try := func(changes ...sub) {
+		var cost float32
+		for _, c := range changes {
+			word[c.pos-s] = c.ch
+			cost += c.cost
+		}
+		if words[string(word)] {
+			switch {
+			case cost < bestCost:
+				found, bestCost, ties = slices.Clone(changes), cost, 1
+			case cost == bestCost:
+				ties++
+			}
+		}
+		for _, c := range changes {
+			word[c.pos-s] = t[c.pos]
+		}
+	}
+	for i, a := range subs {
+		try(a)
+		if lexiconEdits < 2 {
+			continue
+		}
+		for _, b := range subs[i+1:] {
+			if b.pos != a.pos {
+				try(a, b)
+			}
+		}
+	}
+	if found == nil || ties > 1 {
+		return nil
+	}
+	var out []Correction
+	for _, c := range found {
+		out = append(out, Correction{Line: line, Pos: c.pos, From: t[c.pos], To: c.ch, Field: FieldNames})
+		alt[c.pos] = t[c.pos]
+		t[c.pos] = c.ch
 	}
 	return out
 }

@@ -36,6 +36,14 @@ func TestDecodeNames(t *testing.T) {
 		// a prior that finds "EN<" likelier than "EW<": the bigram model
 		// at full weight read MATTHEN.
 		{"a clear W at a name's end stays", "JACKSON<<MATTHEW", map[int][2]any{15: {byte('N'), 0.71}}, "JACKSON<<MATTHEW"},
+		// Fourteenth pass: where the glyphs tie, the words decide
+		// (lexiconRun); the letter model alone reads ZDE (Czech ZDENEK)
+		// and RIBETRO.
+		{"O read as D in a short name", "MARTIN<<ZOE", map[int][2]any{9: {byte('D'), 0.82}}, "MARTIN<<ZOE"},
+		{"I read as T", "RIBEIRO<<ANA", map[int][2]any{4: {byte('T'), 0.81}}, "RIBEIRO<<ANA"},
+		{"a clear R of a name outside the list stays", "WARNER<<ANNA", map[int][2]any{2: {byte('G'), 0.74}}, "WARNER<<ANNA"},
+		{"a clear D of a known name stays", "SATO<<ADI", map[int][2]any{7: {byte('O'), 0.79}}, "SATO<<ADI"},
+		{"a clear S of a particle the lists lack stays", "DOS<SANTOS<<LARISSA", map[int][2]any{2: {byte('R'), 0.76}}, "DOS<SANTOS<<LARISSA"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -173,5 +181,43 @@ func TestFieldConfidence(t *testing.T) {
 	}
 	if got := (Result{Format: mrz.TD1}).FieldConfidence(mrz.FieldDocumentNumber); got != 0 {
 		t.Errorf("no reading: got %v, want 0", got)
+	}
+}
+
+// TestMergeNames: two valid readings of one zone that differ only in a
+// letter of the name field keep the letter of the reading surer of it.
+func TestMergeNames(t *testing.T) {
+	const line2 = "CX799345<6CAN8710204F2809045<<<<<<<<<<<<<<04"
+	reading := func(name string, k int, c float64, corr ...Correction) Result {
+		conf := make([][]float64, 2)
+		for li := range conf {
+			conf[li] = make([]float64, 44)
+			for i := range conf[li] {
+				conf[li][i] = 0.9
+			}
+		}
+		conf[0][k] = c
+		return Result{Format: mrz.TD3, Valid: true, Lines: []string{name, line2}, Confidence: conf, Corrections: corr}
+	}
+	const zoe, zde = "P<CANMARTIN<<ZOE<<<<<<<<<<<<<<<<<<<<<<<<<<<<", "P<CANMARTIN<<ZDE<<<<<<<<<<<<<<<<<<<<<<<<<<<<"
+	tests := []struct {
+		name          string
+		chosen, other Result
+		want          string
+	}{
+		{"the other reading surer of the letter", reading(zde, 14, 0.57), reading(zoe, 14, 0.7), zoe},
+		{"the chosen reading surer of the letter", reading(zde, 14, 0.7), reading(zoe, 14, 0.57), zde},
+		{"the other's letter chosen by the name model", reading(zde, 14, 0.57), reading(zoe, 14, 0.7, Correction{Line: 0, Pos: 14, From: 'D', To: 'O', Field: FieldNames}), zde},
+		{"the readings differ elsewhere too", reading(zde, 14, 0.57), func() Result {
+			r := reading(zoe, 14, 0.7)
+			r.Lines[1] = "CX79934S<6CAN8710204F2809045<<<<<<<<<<<<<<04"
+			return r
+		}(), zde},
+		{"a filler against a letter", reading("P<CANMARTIN<<ZOE<<<<<<<<<<<<<<<<<<<<<<<<<<<<", 17, 0.3), reading("P<CANMARTIN<<ZOEK<<<<<<<<<<<<<<<<<<<<<<<<<<<", 17, 0.9), zoe},
+	}
+	for _, tt := range tests {
+		if got := mergeNames(tt.chosen, tt.other).Lines[0]; got != tt.want {
+			t.Errorf("%s: got %s, want %s", tt.name, got, tt.want)
+		}
 	}
 }

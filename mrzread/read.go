@@ -212,7 +212,12 @@ func readTurns(g *gray, ts *templateSet, hint mrz.Format, side, maxGlyph int, tu
 				}
 				better := err != nil || rr.Valid && !res.Valid ||
 					rr.Valid == res.Valid && rr.MeanConfidence() > res.MeanConfidence()+margin
-				if better {
+				switch {
+				case err == nil && res.Valid && rr.Valid && better:
+					res = mergeNames(rr, res)
+				case err == nil && res.Valid && rr.Valid:
+					res = mergeNames(res, rr)
+				case better:
 					res, err = rr, nil
 				}
 			}

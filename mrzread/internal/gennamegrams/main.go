@@ -19,7 +19,9 @@ import (
 	"flag"
 	"fmt"
 	"log"
+	"maps"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -35,6 +37,7 @@ type names struct {
 func main() {
 	in := flag.String("names", "", "JSON of names by locale (scripts/namegrams/dump.mjs)")
 	out := flag.String("o", "namegrams.go", "output Go file")
+	wordsOut := flag.String("words", "", "output file of the names' words, one per line, sorted (none if empty)")
 	flag.Parse()
 	raw, err := os.ReadFile(*in)
 	if err != nil {
@@ -53,6 +56,7 @@ func main() {
 	var total [27][27]float64
 	var total3 [27][27][27]float64
 	var used []string
+	words := map[string]bool{}
 	for _, l := range locales {
 		n := byLocale[l]
 		key := sha256.Sum256([]byte(strings.Join(n.First, "|") + "#" + strings.Join(n.Last, "|")))
@@ -73,6 +77,13 @@ func main() {
 		}
 		if len(first) == 0 || len(last) == 0 {
 			continue
+		}
+		for _, n := range append(slices.Clone(first), last...) {
+			for _, w := range strings.Split(n, "<") {
+				if len(w) >= 2 {
+					words[w] = true
+				}
+			}
 		}
 		// Name fields as an MRZ prints them: SURNAME<<GIVEN<NAMES<<<.
 		var counts [27][27]float64
@@ -151,6 +162,12 @@ func main() {
 	fmt.Fprintf(&buf, "}\n")
 	if err := os.WriteFile(*out, buf.Bytes(), 0o644); err != nil {
 		log.Fatal(err)
+	}
+	if *wordsOut != "" {
+		list := slices.Sorted(maps.Keys(words))
+		if err := os.WriteFile(*wordsOut, []byte(strings.Join(list, "\n")+"\n"), 0o644); err != nil {
+			log.Fatal(err)
+		}
 	}
 }
 
