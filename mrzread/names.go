@@ -335,14 +335,12 @@ const (
 	// on independently generated photos; a clearly printed R and G of
 	// WARNER and WAGNER by far more).
 	lexiconGap = 0.05
-	// lexiconEdits is how many letters of a word lexiconRun changes.
-	lexiconEdits = 2
 )
 
 // lexiconRun changes a word of cells [s, e) of a name field that is no
 // known name (nameWords) into the one known name, if any, that letters
 // scoring within lexiconGap of their cells' best templates spell with at
-// most lexiconEdits changes, as OCR engines check words against a
+// most two changes, as OCR engines check words against a
 // dictionary. The letter model of decodeRun sees three letters at a
 // time, and prefers ZDE to ZOE (Czech ZDENEK), DAPTISTE to BAPTISTE and
 // RIBETRO to RIBEIRO where the glyphs tie (independently generated
@@ -391,7 +389,7 @@ func lexiconWord(line, s, e int, t, alt []byte, sc [][nClass]float32, words map[
 			}
 		}
 	}
-	word := []byte(string(t[s:e]))
+	word := slices.Clone(t[s:e])
 	var found []sub // the cheapest known name's changes
 	bestCost, ties := float32(math.MaxFloat32), 0
 	try := func(changes ...sub) {
@@ -414,9 +412,6 @@ func lexiconWord(line, s, e int, t, alt []byte, sc [][nClass]float32, words map[
 	}
 	for i, a := range subs {
 		try(a)
-		if lexiconEdits < 2 {
-			continue
-		}
 		for _, b := range subs[i+1:] {
 			if b.pos != a.pos {
 				try(a, b)

@@ -1,7 +1,9 @@
 // Command gennamegrams writes mrzread/namegrams.go: how often each
 // character of a machine-readable name field follows each other, counted
 // over the person names of @faker-js/faker's locales (scripts/
-// namegrams-generate fetches the pinned package and dumps its names).
+// namegrams-generate fetches the pinned package and dumps its names), and
+// with -words the list of the words those names are made of (split at
+// spaces and hyphens), which mrzread embeds as namewords.txt.
 //
 // Names are written as ICAO 9303 Part 3 writes them in an MRZ: diacritics
 // dropped or expanded (Ä → AE, Ø → OE, ß → SS), Cyrillic transliterated
