@@ -1,6 +1,7 @@
 package mrzread
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -219,5 +220,36 @@ func TestMergeNames(t *testing.T) {
 		if got := mergeNames(tt.chosen, tt.other).Lines[0]; got != tt.want {
 			t.Errorf("%s: got %s, want %s", tt.name, got, tt.want)
 		}
+	}
+}
+
+// BenchmarkDecodeNames times the name field's decoding of one TD3 line,
+// trigrams and word list, with three letters tied with a look-alike:
+// microseconds beside the cells' template matching (BenchmarkRead).
+func BenchmarkDecodeNames(b *testing.B) {
+	line := []byte("P<CANMARTIN<<ZOE<ANNE<MARIE<<<<<<<<<<<<<<<<<")
+	rivals := map[int]byte{9: 'H', 14: 'D', 19: 'M'}
+	scores := make([][][nClass]float32, 2)
+	scored := make([][]bool, 2)
+	for li := range scores {
+		scores[li] = make([][nClass]float32, 44)
+		scored[li] = make([]bool, 44)
+	}
+	for k := range 44 {
+		for c := range scores[0][k] {
+			scores[0][k][c] = 0.2
+		}
+		scores[0][k][strings.IndexByte(cell.Alphabet, line[k])] = 0.80
+		if r, ok := rivals[k]; ok {
+			scores[0][k][strings.IndexByte(cell.Alphabet, r)] = 0.81
+		}
+		scored[0][k] = true
+	}
+	nameWords() // built once per process, not per reading
+	b.ResetTimer()
+	for range b.N {
+		text := [][]byte{slices.Clone(line), make([]byte, 44)}
+		alt := [][]byte{make([]byte, 44), make([]byte, 44)}
+		decodeNames(mrz.TD3, text, alt, scores, scored)
 	}
 }
