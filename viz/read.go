@@ -182,8 +182,13 @@ func inQuad(q [4]image.Point, x, y float64) bool {
 // block of lines (page segmentation mode 6) four more (34): in sparse
 // mode Tesseract dropped short values standing alone on a guilloche
 // background (ROSSI under its label, the passport's P and ITA) that it
-// reads as part of a block. Later readings run only on a page the
-// earlier ones did not confirm.
+// reads as part of a block. The last reading, at half the scale with the
+// global threshold, reads values printed large: a bent French card's
+// 10.09.1973, capitals ~45 px tall on the page, was garbled at every
+// scale down to three quarters and read right from two thirds down
+// (with Otsu's threshold; Sauvola's lost it at half) on independently
+// generated photos (docs/accuracy.md, fourteenth pass). Later readings
+// run only on a page the earlier ones did not confirm.
 var passes = []struct {
 	// scale is the long side relative to the Region's (TargetSide when
 	// it has none).
@@ -199,6 +204,7 @@ var passes = []struct {
 	{2200.0 / TargetSide, 2, 11},
 	{0.75, 2, 11},
 	{0.75, 0, 11},
+	{0.5, 0, 11},
 }
 
 // readDPI is the resolution the page is declared to Tesseract at. The
