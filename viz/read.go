@@ -219,7 +219,7 @@ const readDPI = 300
 // FirstReadings is how many of the page readings come before the caller
 // reads its unconfirmed fields' spots again (engine's readSides): of 91
 // approved independently generated documents, the first two page readings
-// confirmed 75; the four others cost ~0.4 s each on one core, a spot read
+// confirmed 75; the others cost ~0.1–0.4 s each on one core, a spot read
 // again ~0.2 s (docs/performance.md), so the spots are tried first.
 const FirstReadings = 2
 
