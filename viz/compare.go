@@ -734,8 +734,11 @@ func (z Zone) findNumber(target string) (string, bool) {
 	return "", false
 }
 
-var surnameLabels = []string{"SURNAME", "SURNAMES", "NOM", "NAME", "APELLIDOS", "APELLIDO", "COGNOME", "ACHTERNAAM", "SOYADI",
-	"NAZWISKO", "EFTERNAMN", "FAMILIENNAME", "SUKUNIMI", "ETTERNAVN", "EFTERNAVN", "APELIDO", "SLOINNE", "1", "1."}
+var surnameLabels = append(slices.Clip(surnameWords), "1", "1.")
+
+// surnameWords are surnameLabels without the field number.
+var surnameWords = []string{"SURNAME", "SURNAMES", "NOM", "NAME", "APELLIDOS", "APELLIDO", "COGNOME", "ACHTERNAAM", "SOYADI",
+	"NAZWISKO", "EFTERNAMN", "FAMILIENNAME", "SUKUNIMI", "ETTERNAVN", "EFTERNAVN", "APELIDO", "SLOINNE"}
 
 var givenLabels = []string{"GIVEN", "NAMES", "PRENOMS", "PRENOM", "VORNAMEN", "VORNAME", "NOMBRE", "NOMBRES", "NOMI", "NOME",
 	"VOORNAMEN", "IMIONA", "FORNAMN", "ETUNIMET", "FORNAVN", "REAMHAINM", "REAMHAINMNEACHA", "FIRST", "ADI", "2", "2."}
@@ -749,8 +752,17 @@ func (z Zone) compareSurname(want string) Field {
 		fd.Status, fd.Printed = Match, strings.Join(seen, " ")
 		return fd
 	}
+	// A field number alone ("1", "1.") is a label only on a page whose
+	// surname label has no words: a speck read "1" above a Mexican
+	// passport's header, where APELLIDOS - SURNAME labels the surname,
+	// took the header's garbled MEXICANOS for the surname and failed the
+	// genuine passport as potential_fraud (independently generated photos,
+	// docs/accuracy.md, fourteenth pass).
+	worded := slices.ContainsFunc(z.Lines, func(l Line) bool {
+		return !l.MRZ && hasAny(labelTokens(l.Text), surnameWords)
+	})
 	isLabel := func(t []string) bool {
-		return hasAny(t, surnameLabels) && !hasAny(t, givenLabels)
+		return (hasAny(t, surnameWords) || !worded && hasAny(t, surnameLabels)) && !hasAny(t, givenLabels)
 	}
 	isValue := func(s string) bool {
 		// A value, not the rest of a label ("SURNAME" / "NOM" read apart),

@@ -233,6 +233,8 @@ func TestCompare(t *testing.T) {
 			"1,76 M", "SOME-GRAU", "1,76 M", "SOME-GRAU"}, map[string]Status{"surname": Uncertain}},
 		{"a numbered layout's surname", []string{"1.", "WINTERBOTTOM", "2.", "ANNA"},
 			map[string]Status{"surname": Mismatch}},
+		{"a field number on a page whose surname label has words", []string{"1", "SS MEXICANO", "SURNAME", "SSON", "DATE OF BIRTH", "12 AUG 1974"},
+			map[string]Status{"surname": Uncertain}},
 		{"another surname with a particle", []string{"SURNAME", "DE LA CRUZ", "DATE OF BIRTH", "12 AUG 1974"},
 			map[string]Status{"surname": Mismatch}},
 		// (Not the 12th: 12.06.2019 is eleven years and a day before the
