@@ -254,3 +254,34 @@ func TestShiftFit(t *testing.T) {
 		t.Errorf("bowed shifts: fit %.2f at the end, %.2f in the middle; want about 3 and -2", got[0], got[n/2])
 	}
 }
+
+// TestDateClasses: a glyph no calendar has at a date's tens of month or
+// of day (a 0 blurred into a 6 on a tilted passport, seed 26 of the
+// independently generated photos) is read as the best digit that fits
+// there; elsewhere in the date, and read as a plain digit, it stays a 6.
+func TestDateClasses(t *testing.T) {
+	ts, err := loadTemplates()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The birth date 740812 printed 746862: month tens and day tens 6.
+	text := "L898902C36UTO7468622F1204159ZE184226B<<<<<10"
+	cls := classes[mrz.TD3][1]
+	if cls[15] != 'm' || cls[17] != 't' || cls[23] != 'm' || cls[25] != 't' {
+		t.Fatalf("TD3 line 2 classes %s: want the dates' month and day tens at 15, 17, 23, 25", cls)
+	}
+	g, lg := templateLine(t, text, 3)
+	cells := make([]cellResult, len(text))
+	renumber(g, ts, lg, cls, cells, make([]float32, pw*ph))
+	got := readCells(cells, cls)
+	if !strings.ContainsRune("01", rune(got[15])) || !strings.ContainsRune("0123", rune(got[17])) {
+		t.Errorf("month tens %q, day tens %q: want 0/1 and 0–3", got[15], got[17])
+	}
+	if got[:15]+got[16:17]+got[18:] != text[:15]+text[16:17]+text[18:] {
+		t.Errorf("reads %s, want %s but for the month and day tens", got, text)
+	}
+	plain := strings.Repeat("n", len(cls))
+	if p := readCells(cells, plain); p[15] != '6' || p[17] != '6' {
+		t.Errorf("as plain digits reads %s: want the 6s as printed", p)
+	}
+}

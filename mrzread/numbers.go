@@ -158,7 +158,7 @@ func digitBias(format mrz.Format, text [][]byte, scores [][][nClass]float32) map
 		}
 		for k := 0; k < len(cls) && k < len(text[li]) && k < len(scores[li]); k++ {
 			ch := text[li][k]
-			if cls[k] != 'n' && cls[k] != 'c' || !isDigit(ch) {
+			if strings.IndexByte("nmtc", cls[k]) < 0 || !isDigit(ch) {
 				continue
 			}
 			best := float32(math.Inf(-1))

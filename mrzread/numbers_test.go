@@ -68,7 +68,7 @@ func TestDecodeNumbers(t *testing.T) {
 				}
 			}
 			for k := 13; k < 27 && tt.zeros > 0; k++ {
-				if classes[mrz.TD3][1][k] == 'n' && line[k] == '0' {
+				if strings.IndexByte("nmt", classes[mrz.TD3][1][k]) >= 0 && line[k] == '0' {
 					scores[1][k][strings.IndexByte(cell.Alphabet, 'O')] = float32(tt.zeros)
 				}
 			}
