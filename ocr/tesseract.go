@@ -60,16 +60,53 @@ func (t *Tesseract) lookup() (string, error) {
 
 // Words implements Engine.
 func (t *Tesseract) Words(ctx context.Context, img *image.Gray, opt Options) ([]Word, error) {
-	path, err := t.lookup()
-	if err != nil {
-		return nil, err
-	}
 	// Uncompressed: the PNG only crosses a pipe, and compressing it (with
 	// the per-row filters Go's encoder chooses for any compression) took a
 	// tenth of the CPU of the independently generated photos' decisions
 	// (docs/performance.md); the pixels Tesseract reads are the same.
 	var in bytes.Buffer
 	if err := (&png.Encoder{CompressionLevel: png.NoCompression}).Encode(&in, img); err != nil {
+		return nil, err
+	}
+	pages, err := t.run(ctx, &in, opt, 1)
+	if err != nil {
+		return nil, err
+	}
+	return offset(pages[0], img), nil
+}
+
+// WordsOfPages implements Pages: the images go to one run of the program
+// as the pages of one TIFF file, which it reads one after the other, each
+// as it would read it alone.
+func (t *Tesseract) WordsOfPages(ctx context.Context, imgs []*image.Gray, opt Options) ([][]Word, error) {
+	var in bytes.Buffer
+	if err := writeTIFF(&in, imgs); err != nil {
+		return nil, err
+	}
+	pages, err := t.run(ctx, &in, opt, len(imgs))
+	if err != nil {
+		return nil, err
+	}
+	for i, img := range imgs {
+		pages[i] = offset(pages[i], img)
+	}
+	return pages, nil
+}
+
+// offset moves words from img's own coordinates, which start at 0, to its
+// bounds'.
+func offset(words []Word, img *image.Gray) []Word {
+	b := img.Bounds()
+	for i := range words {
+		words[i].Box = words[i].Box.Add(b.Min)
+	}
+	return words
+}
+
+// run recognises the image file in (n pages) and returns each page's words.
+func (t *Tesseract) run(ctx context.Context, in *bytes.Buffer, opt Options, n int) ([][]Word, error) {
+	path, err := t.lookup()
+	if err != nil {
 		return nil, err
 	}
 	lang := t.Lang
@@ -91,7 +128,7 @@ func (t *Tesseract) Words(ctx context.Context, img *image.Gray, opt Options) ([]
 	}
 	args = append(args, "tsv")
 	cmd := exec.CommandContext(ctx, path, args...)
-	cmd.Stdin = &in
+	cmd.Stdin = in
 	// One thread per process: the service runs several checks at once, and
 	// OpenMP's threads would only compete with them.
 	cmd.Env = append(cmd.Environ(), "OMP_THREAD_LIMIT=1")
@@ -103,22 +140,33 @@ func (t *Tesseract) Words(ctx context.Context, img *image.Gray, opt Options) ([]
 		}
 		return nil, fmt.Errorf("ocr: tesseract: %v: %s", err, strings.TrimSpace(stderr.String()))
 	}
-	words, err := ParseTSV(out.Bytes())
+	words, pages, err := parseTSV(out.Bytes())
 	if err != nil {
 		return nil, err
 	}
-	b := img.Bounds()
-	for i := range words {
-		words[i].Box = words[i].Box.Add(b.Min)
+	byPage := make([][]Word, n)
+	for i, w := range words {
+		p := pages[i] - 1
+		if p < 0 || p >= n {
+			return nil, fmt.Errorf("ocr: tesseract: a word on page %d of %d", p+1, n)
+		}
+		byPage[p] = append(byPage[p], w)
 	}
-	return words, nil
+	return byPage, nil
 }
 
 // ParseTSV reads Tesseract's TSV output (level, page_num, block_num,
 // par_num, line_num, word_num, left, top, width, height, conf, text) and
 // returns its words (level 5) that hold text.
 func ParseTSV(b []byte) ([]Word, error) {
+	words, _, err := parseTSV(b)
+	return words, err
+}
+
+// parseTSV is ParseTSV that also returns each word's page number (from 1).
+func parseTSV(b []byte) ([]Word, []int, error) {
 	var words []Word
+	var pages []int
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	sc.Buffer(make([]byte, 64*1024), 1<<20)
 	first := true
@@ -142,25 +190,26 @@ func ParseTSV(b []byte) ([]Word, error) {
 		for i := 1; i <= 9; i++ {
 			v, err := strconv.Atoi(f[i])
 			if err != nil {
-				return nil, fmt.Errorf("ocr: bad TSV field %q in %q", f[i], line)
+				return nil, nil, fmt.Errorf("ocr: bad TSV field %q in %q", f[i], line)
 			}
 			n[i] = v
 		}
 		conf, err := strconv.ParseFloat(f[10], 64)
 		if err != nil {
-			return nil, fmt.Errorf("ocr: bad TSV confidence %q", f[10])
+			return nil, nil, fmt.Errorf("ocr: bad TSV confidence %q", f[10])
 		}
 		words = append(words, Word{
 			Text: text, Conf: max(conf, 0) / 100,
 			Box:   image.Rect(n[6], n[7], n[6]+n[8], n[7]+n[9]),
 			Block: n[2], Par: n[3], Line: n[4],
 		})
+		pages = append(pages, n[1])
 	}
 	if err := sc.Err(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(words) == 0 && len(b) > 0 && !bytes.HasPrefix(b, []byte("level")) {
-		return nil, errors.New("ocr: output is not Tesseract TSV")
+		return nil, nil, errors.New("ocr: output is not Tesseract TSV")
 	}
-	return words, nil
+	return words, pages, nil
 }
