@@ -30,6 +30,17 @@ var monthNames = map[string]time.Month{
 	"DEC": 12, "DEZ": 12, "DIC": 12, "DECEMBER": 12, "DEZEMBER": 12, "DECEMBRE": 12, "GRU": 12, "ARA": 12,
 }
 
+// monthAlso holds the month names that mean one month in one language and
+// another in another: MEI is May in Dutch and June (Meitheamh) in Irish.
+// (Ireland prints its months in Irish and English, "11 MEI/JUN 2027";
+// its other Irish names are left out, so that the English one decides —
+// IÚI, July, folds to what a Romanian card's IUN/IUL read with a
+// misread letter looks like.)
+// A date printed with one is read both ways (Date.Alt), as a numeric date
+// whose day and month could be swapped is; a second language's month
+// after it that is one of the two decides.
+var monthAlso = map[string]time.Month{"MEI": 6}
+
 // Date is a date printed in the visual zone.
 type Date struct {
 	Date mrz.Date
@@ -42,7 +53,9 @@ type Date struct {
 	// and month could be swapped (both ≤ 12): the order of a country's
 	// documents is a habit, not a rule (a US passport prints 07.06.1944 in
 	// the day-first order its licences do not use), so a match with the
-	// MRZ in either order counts. "" when not ambiguous.
+	// MRZ in either order counts; or of a date whose month's name means
+	// another month in another language (monthAlso). "" when not
+	// ambiguous.
 	Alt string
 	// Conf is the lowest OCR confidence of its words.
 	Conf float64
@@ -235,6 +248,7 @@ func parseDates(line string, order Order) []Date {
 		}
 		for _, loc := range matches(namedDate, fixed) {
 			mon, ok := month(sub(loc, 2))
+			also := monthAlso[sub(loc, 2)]
 			if loc[8] >= 0 {
 				second := sub(loc, 4)
 				mon2, isMonth := month(second)
@@ -252,9 +266,21 @@ func parseDates(line string, order Order) []Date {
 					// "12 MAY CLOSE 22" in an address is no date.
 					ok = ok && isMonth
 				}
+				if isMonth && also != 0 && (mon2 == mon || mon2 == also) {
+					mon, also = mon2, 0
+				}
 			}
-			if ok {
-				add(loc, sub(loc, 5), strconv.Itoa(int(mon)), sub(loc, 1), false)
+			if !ok {
+				continue
+			}
+			n := len(out)
+			add(loc, sub(loc, 5), strconv.Itoa(int(mon)), sub(loc, 1), false)
+			if len(out) > n && also != 0 {
+				other := out[n].Date
+				other.Month = also
+				if other.Valid() {
+					out[n].Alt = out[n].Digits[:4] + twoDigits(int(also)) + out[n].Digits[6:]
+				}
 			}
 		}
 	}

@@ -59,6 +59,34 @@ func TestParseDates(t *testing.T) {
 	}
 }
 
+// TestParseDatesMonthNamedTwoWays: Irish documents' months, and MEI,
+// which is June in Irish and May in Dutch — read both ways alone, and as
+// the month after it says when one follows.
+func TestParseDatesMonthNamedTwoWays(t *testing.T) {
+	tests := []struct {
+		line        string
+		digits, alt string
+	}{
+		{"11 MEI/JUN 2027", "20270611", ""},
+		{"11 MEI/MAY 2027", "20270511", ""},
+		{"11 MEI JUIN 2027", "20270611", ""},
+		{"11 MEI 2027", "20270511", "20270611"},
+		{"31 MEI 2027", "20270531", ""}, // no 31 June
+		{"02 BEA/MAY 1980", "19800502", ""},
+		{"14 LÚN/AUG 1975", "19750814", ""},
+	}
+	for _, tt := range tests {
+		got := parseDates(fold(tt.line), DMY)
+		if len(got) != 1 || got[0].Digits != tt.digits || got[0].Alt != tt.alt {
+			t.Errorf("%q: got %+v, want %s (also %q)", tt.line, got, tt.digits, tt.alt)
+		}
+	}
+	// Read both ways, it confirms the MRZ's June.
+	if d := parseDates("11 MEI 2027", DMY); len(d) != 1 || !sameDate(d[0], mrz.Date{Year: 2027, Month: 6, Day: 11}) {
+		t.Errorf("11 MEI 2027 is not 2027-06-11: %+v", d)
+	}
+}
+
 // passportPage is what OCR reads from a passport's data page, as lines.
 func passportPage(birth, expiry, number, surname string) []string {
 	return []string{
