@@ -182,22 +182,9 @@ func readSides(ctx context.Context, eng ocr.Engine, in *Input, loc Located, orde
 		r := viz.Region{}
 		var found bool
 		r.Rect, found = quality.DocumentRegion(s.Image)
-		if s != loc.Side && found && !cardShaped(r.Rect) {
-			// What stood out from the table is not the card (its
-			// portrait's frame, on an independently generated Swiss
-			// card lying on paper of its own colour): look for its text.
-			found = false
-		}
-		if s != loc.Side && !found {
-			// No outline found (textured tables defeat it): read where
-			// the text is, at a scale set by its glyphs.
-			if tr, glyph, ok := viz.TextRegion(s.Image); ok {
-				r.Rect = tr
-				r.Side = int(math.Round(float64(max(tr.Dx(), tr.Dy())) * textGlyphPx / glyph))
-				r.Side = min(max(r.Side, viz.TargetSide*3/4), viz.TargetSide*3/2)
-			}
-		}
 		if s != loc.Side {
+			tr, glyph, ok := viz.TextRegion(s.Image)
+			r = sideRegion(r.Rect, found, tr, glyph, ok)
 			// No MRZ on this photo to say how it lies (an ID card's front,
 			// a licence): estimate it from its text lines.
 			if a := viz.EstimateSkew(s.Image, r.Rect, 25); math.Abs(a) >= 3 {
@@ -270,6 +257,35 @@ func readSides(ctx context.Context, eng ocr.Engine, in *Input, loc Located, orde
 	}
 	return z, nil
 }
+
+// sideRegion chooses where to read a photo that holds no MRZ (an ID
+// card's front, a licence): the outline quality.DocumentRegion found
+// (found), else the text viz.TextRegion found (text, its glyphs' height
+// glyph, textOK), else outline (the photo's centre).
+func sideRegion(outline image.Rectangle, found bool, text image.Rectangle, glyph float64, textOK bool) viz.Region {
+	switch {
+	case found && !cardShaped(outline):
+		// What stood out from the table is not the card (its
+		// portrait's frame, on an independently generated Swiss
+		// card lying on paper of its own colour): look for its text.
+		found = false
+	case found && textOK && 5*area(text.Intersect(outline)) < 4*area(text):
+		// The text lies outside the outline: what stood out is not the
+		// card either (a glare that washed out a Belgian permit's
+		// portrait side left a card-shaped bright patch, independently
+		// generated, and the birth date beside it was never read).
+		found = false
+	}
+	if found || !textOK {
+		return viz.Region{Rect: outline}
+	}
+	// No outline found (textured tables defeat it): read where the text
+	// is, at a scale set by its glyphs.
+	side := int(math.Round(float64(max(text.Dx(), text.Dy())) * textGlyphPx / glyph))
+	return viz.Region{Rect: text, Side: min(max(side, viz.TargetSide*3/4), viz.TargetSide*3/2)}
+}
+
+func area(r image.Rectangle) int { return r.Dx() * r.Dy() }
 
 // cardShaped reports whether an outline found on a photo without an MRZ
 // could be the card's: ID-1 (85.6 × 54 mm, 1.59:1) and TD2 (105 × 74 mm,

@@ -81,3 +81,34 @@ func TestCardShaped(t *testing.T) {
 		}
 	}
 }
+
+// TestSideRegion: a photo without an MRZ is read within the outline found
+// when it is card-shaped and holds the text; otherwise where the text is,
+// at the scale its glyphs set.
+func TestSideRegion(t *testing.T) {
+	card := image.Rect(274, 687, 2378, 2108)
+	for _, tc := range []struct {
+		name       string
+		outline    image.Rectangle
+		found      bool
+		text       image.Rectangle
+		textOK     bool
+		want       image.Rectangle
+		wantScaled bool
+	}{
+		{"the card, its text inside", card, true, image.Rect(600, 700, 2300, 2000), true, card, false},
+		{"the card, no text found", card, true, image.Rectangle{}, false, card, false},
+		// An independently generated Belgian permit's front: glare washed
+		// out its portrait's side into a card-shaped bright patch, and the
+		// text beside it, with the birth date, lies outside.
+		{"a bright patch beside the text", image.Rect(565, 873, 1503, 1953), true, image.Rect(634, 702, 2303, 1973), true, image.Rect(634, 702, 2303, 1973), true},
+		{"a portrait's frame", image.Rect(875, 706, 1291, 1675), true, image.Rect(600, 700, 2300, 2000), true, image.Rect(600, 700, 2300, 2000), true},
+		{"no outline", image.Rect(300, 200, 2700, 2100), false, image.Rect(600, 700, 2300, 2000), true, image.Rect(600, 700, 2300, 2000), true},
+		{"nothing found", image.Rect(300, 200, 2700, 2100), false, image.Rectangle{}, false, image.Rect(300, 200, 2700, 2100), false},
+	} {
+		r := sideRegion(tc.outline, tc.found, tc.text, 30, tc.textOK)
+		if r.Rect != tc.want || (r.Side != 0) != tc.wantScaled {
+			t.Errorf("%s: region %v side %d, want %v (scaled by its glyphs: %v)", tc.name, r.Rect, r.Side, tc.want, tc.wantScaled)
+		}
+	}
+}
