@@ -269,11 +269,17 @@ func sideRegion(outline image.Rectangle, found bool, text image.Rectangle, glyph
 		// portrait's frame, on an independently generated Swiss
 		// card lying on paper of its own colour): look for its text.
 		found = false
-	case found && textOK && 5*area(text.Intersect(outline)) < 4*area(text):
-		// The text lies outside the outline: what stood out is not the
-		// card either (a glare that washed out a Belgian permit's
-		// portrait side left a card-shaped bright patch, independently
-		// generated, and the birth date beside it was never read).
+	case found && textOK && 5*area(text.Intersect(outline)) < 4*area(text) &&
+		5*area(text.Intersect(outline)) >= 4*area(outline) && area(text) <= 4*area(outline):
+		// The text lies around the outline and beyond it, on a region
+		// a card could fill: what stood out is part of the card (a
+		// glare that washed out a Belgian permit's portrait side left a
+		// card-shaped bright patch, independently generated, and the
+		// birth date beside it was never read). Text that does not
+		// hold the outline, or spreads over much more than a card
+		// would, is a textured table's (a Ukrainian licence's photos:
+		// read there, a noisy 2,400-pixel page kept Tesseract busy for
+		// minutes).
 		found = false
 	}
 	if found || !textOK {
