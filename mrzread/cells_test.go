@@ -285,3 +285,51 @@ func TestDateClasses(t *testing.T) {
 		t.Errorf("as plain digits reads %s: want the 6s as printed", p)
 	}
 }
+
+// TestPlaceAcross: a line placed by its neighbour half a glyph off (the
+// spacing of a zone's lines varies with the printer; a soft photo's
+// glyph height is measured short) is moved back onto its glyphs, also
+// with the page's dark edge just below them; a line on its glyphs stays.
+func TestPlaceAcross(t *testing.T) {
+	ts, err := loadTemplates()
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := "Z3817889<1AUS6306209F3411126<<<<<<<<<<<<<<<0"
+	cls := classes[mrz.TD3][1]
+	patch := make([]float32, pw*ph)
+	for _, tc := range []struct {
+		name  string
+		off   float64 // glyph heights, down
+		edge  bool
+		moved bool
+	}{
+		{"on its glyphs", 0, false, false},
+		{"half a glyph high", -0.5, false, true},
+		{"half a glyph low", 0.5, false, true},
+		{"half a glyph high, the page's edge below", -0.5, true, true},
+	} {
+		g, lg := templateLine(t, text, 3)
+		if tc.edge {
+			// Dark from just under the glyphs' cells to the bottom.
+			for y := 2*th + 2; y < g.h; y++ {
+				for x := 0; x < g.w; x++ {
+					g.pix[y*g.w+x] = 30
+				}
+			}
+		}
+		off := shifted(lg, tc.off*lg.h)
+		got := placeAcross(g, ts, off, cls, patch)
+		if d := math.Abs(got.icpt - lg.icpt); d > 0.15*lg.h {
+			t.Errorf("%s: placed %.1f px from its glyphs (glyph %.1f px)", tc.name, got.icpt-lg.icpt, lg.h)
+		}
+		if (got != off) != tc.moved {
+			t.Errorf("%s: moved %v, want %v", tc.name, got != off, tc.moved)
+		}
+		cells := make([]cellResult, len(text))
+		renumber(g, ts, got, cls, cells, patch)
+		if r := readCells(cells, cls); r != text {
+			t.Errorf("%s: reads %s, want %s", tc.name, r, text)
+		}
+	}
+}

@@ -112,3 +112,17 @@ func decodeStates(format mrz.Format, text, alt [][]byte, scores [][][nClass]floa
 	}
 	return out
 }
+
+// StatesKnown reports whether the reading's issuing state and nationality
+// are both codes an MRZ may give a state (stateCodes). Neither has a
+// check digit: a reading whose checks all verify can still hold a state
+// misread as no state's code ("AWX" for AUS on a soft photo, where the
+// same zone enlarged read AUS).
+func (r *Result) StatesKnown() bool {
+	for _, sp := range stateSpans[r.Format] {
+		if sp.line >= len(r.Lines) || sp.end > len(r.Lines[sp.line]) || !stateCodes()[r.Lines[sp.line][sp.start:sp.end]] {
+			return false
+		}
+	}
+	return true
+}

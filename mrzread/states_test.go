@@ -19,6 +19,34 @@ func TestStateCodes(t *testing.T) {
 	}
 }
 
+// TestStatesKnown: a reading is sure of its states only when the issuing
+// state and the nationality are both codes of a state.
+func TestStatesKnown(t *testing.T) {
+	td3 := func(issuer, nationality string) []string {
+		return []string{"P<" + issuer + "HARRIS<<RUBY<<<<<<<<<<<<<<<<<<<<<<<<<<<",
+			"Z3817889<1" + nationality + "6306209F3411126<<<<<<<<<<<<<<<0"}
+	}
+	for _, tc := range []struct {
+		name   string
+		format mrz.Format
+		lines  []string
+		want   bool
+	}{
+		{"both known", mrz.TD3, td3("AUS", "AUS"), true},
+		{"Germany's D<<", mrz.TD3, td3("D<<", "D<<"), true},
+		{"the issuer misread", mrz.TD3, td3("AWX", "AUS"), false},
+		{"the nationality misread", mrz.TD3, td3("AUS", "AU5"), false},
+		{"a TD1 card", mrz.TD1, []string{"IDFRAJUHA0VY250<<<<<<<<<<<<<<<", "7111239F3111297FRA<<<<<<<<<<<4", "GIRARD<<SOPHIE<<<<<<<<<<<<<<<<"}, true},
+		{"a TD1 card's nationality misread", mrz.TD1, []string{"IDFRAJUHA0VY250<<<<<<<<<<<<<<<", "7111239F3111297FPA<<<<<<<<<<<4", "GIRARD<<SOPHIE<<<<<<<<<<<<<<<<"}, false},
+		{"no lines", mrz.TD3, nil, false},
+	} {
+		r := Result{Format: tc.format, Lines: tc.lines}
+		if got := r.StatesKnown(); got != tc.want {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
 // TestDecodeStates: a state code that is no state's is put back when one
 // code differs from it in one character whose template matched nearly as
 // well as the one read, and left as read otherwise.

@@ -72,28 +72,34 @@ func (ocrReader) ReadMRZ(ctx context.Context, img image.Image, hint mrz.Format) 
 // completed by mrzread's guesses (Result.GuessUnchecked).
 func readCropped(img image.Image, hint mrz.Format) (mrzread.Result, error) {
 	r, err := mrzread.Read(img, hint)
+	// held is the first usable reading that is not sure enough to end
+	// the search: one of a crop that needed check-digit corrections (see
+	// repairedChecks), or any whose issuing state or nationality is no
+	// state's code (Result.StatesKnown; a soft photo's AUS read AWX, where
+	// the same zone enlarged read it right). It is taken only when no
+	// later reading is sure. done reports a reading that ends the search
+	// and keeps the others for later.
+	var held *mrzread.Result
 	if err == nil && usable(r) {
-		return r, nil
+		if r.StatesKnown() {
+			return r, nil
+		}
+		held = &r
 	}
 	var guessable []mrzread.Result
-	if err == nil {
+	if err == nil && held == nil {
 		guessable = append(guessable, r)
 	}
-	// repaired is the first usable reading of the crops that needed
-	// check-digit corrections: it is taken only when no later one reads
-	// without them (see repairedChecks). done reports a reading that ends
-	// the search and keeps the others for later.
-	var repaired *mrzread.Result
 	done := func(c mrzread.Result) bool {
 		if !usable(c) {
 			guessable = append(guessable, c)
 			return false
 		}
-		if !repairedChecks(c) {
+		if !repairedChecks(c) && c.StatesKnown() {
 			return true
 		}
-		if repaired == nil {
-			repaired = &c
+		if held == nil {
+			held = &c
 		}
 		return false
 	}
@@ -133,8 +139,8 @@ func readCropped(img image.Image, hint mrz.Format) (mrzread.Result, error) {
 			return rr, nil
 		}
 	}
-	if repaired != nil {
-		return *repaired, nil
+	if held != nil {
+		return *held, nil
 	}
 	for _, g := range guessable {
 		if gr, ok := g.GuessUnchecked(); ok {

@@ -52,6 +52,26 @@ func TestReadCroppedIndependentPhotos(t *testing.T) {
 	}
 }
 
+// TestReadCroppedSoftPhoto: an independently generated passport photo in
+// soft focus (seed 29, #82; 10 MP, glyphs 19 px) whose second MRZ line,
+// not found as a line, was placed by the first half a glyph too high and
+// read as W and J throughout (mrzread placeAcross now moves it onto its
+// glyphs), and whose document crop then read the issuing state AUS as
+// AWX, no state's code, with every check verifying: that reading is held
+// while the crop enlarged, which reads it right, is tried
+// (Result.StatesKnown).
+func TestReadCroppedSoftPhoto(t *testing.T) {
+	for _, c := range indepPhotos(t, 29, false, 82) {
+		r, err := readCropped(c.Img, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !r.Valid || !slices.Equal(r.Lines, c.MRZ) {
+			t.Errorf("read %q (valid %v), want %q", r.Lines, r.Valid, c.MRZ)
+		}
+	}
+}
+
 // TestReadRectifiedIndependentPhotos reads two passport pages of the
 // independent generator (seed 1) that mrzread could not read as
 // photographed — #16 turned and foreshortened on a portrait photo, #69
