@@ -184,7 +184,7 @@ func readSides(ctx context.Context, eng ocr.Engine, in *Input, loc Located, orde
 		r.Rect, found = quality.DocumentRegion(s.Image)
 		if s != loc.Side {
 			tr, glyph, ok := viz.TextRegion(s.Image)
-			r = sideRegion(r.Rect, found, tr, glyph, ok)
+			r = sideRegion(s.Image.Bounds(), r.Rect, found, tr, glyph, ok)
 			// No MRZ on this photo to say how it lies (an ID card's front,
 			// a licence): estimate it from its text lines.
 			if a := viz.EstimateSkew(s.Image, r.Rect, 25); math.Abs(a) >= 3 {
@@ -262,7 +262,7 @@ func readSides(ctx context.Context, eng ocr.Engine, in *Input, loc Located, orde
 // card's front, a licence): the outline quality.DocumentRegion found
 // (found), else the text viz.TextRegion found (text, its glyphs' height
 // glyph, textOK), else outline (the photo's centre).
-func sideRegion(outline image.Rectangle, found bool, text image.Rectangle, glyph float64, textOK bool) viz.Region {
+func sideRegion(bounds, outline image.Rectangle, found bool, text image.Rectangle, glyph float64, textOK bool) viz.Region {
 	switch {
 	case found && !cardShaped(outline):
 		// What stood out from the table is not the card (its
@@ -270,16 +270,16 @@ func sideRegion(outline image.Rectangle, found bool, text image.Rectangle, glyph
 		// card lying on paper of its own colour): look for its text.
 		found = false
 	case found && textOK && 5*area(text.Intersect(outline)) < 4*area(text) &&
-		5*area(text.Intersect(outline)) >= 4*area(outline) && area(text) <= 4*area(outline):
+		5*area(text.Intersect(outline)) >= 4*area(outline) && area(text) <= 4*area(outline) && edges(text, bounds) <= 1:
 		// The text lies around the outline and beyond it, on a region
 		// a card could fill: what stood out is part of the card (a
 		// glare that washed out a Belgian permit's portrait side left a
 		// card-shaped bright patch, independently generated, and the
 		// birth date beside it was never read). Text that does not
-		// hold the outline, or spreads over much more than a card
-		// would, is a textured table's (a Ukrainian licence's photos:
-		// read there, a noisy 2,400-pixel page kept Tesseract busy for
-		// minutes).
+		// hold the outline, spreads over much more than a card would,
+		// or reaches two or more of the photo's edges is a textured
+		// table's (Ukrainian and Belgian licences' photos: read there, a
+		// noisy 2,400-pixel page kept Tesseract busy for minutes).
 		found = false
 	}
 	if found || !textOK {
@@ -292,6 +292,19 @@ func sideRegion(outline image.Rectangle, found bool, text image.Rectangle, glyph
 }
 
 func area(r image.Rectangle) int { return r.Dx() * r.Dy() }
+
+// edges counts the sides of bounds that r reaches, within a hundredth of
+// bounds' size.
+func edges(r, bounds image.Rectangle) int {
+	mx, my := bounds.Dx()/100, bounds.Dy()/100
+	n := 0
+	for _, near := range []bool{r.Min.X-bounds.Min.X <= mx, bounds.Max.X-r.Max.X <= mx, r.Min.Y-bounds.Min.Y <= my, bounds.Max.Y-r.Max.Y <= my} {
+		if near {
+			n++
+		}
+	}
+	return n
+}
 
 // cardShaped reports whether an outline found on a photo without an MRZ
 // could be the card's: ID-1 (85.6 × 54 mm, 1.59:1) and TD2 (105 × 74 mm,

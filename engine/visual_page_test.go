@@ -89,6 +89,7 @@ func TestSideRegion(t *testing.T) {
 	card := image.Rect(274, 687, 2378, 2108)
 	for _, tc := range []struct {
 		name       string
+		bounds     image.Rectangle
 		outline    image.Rectangle
 		found      bool
 		text       image.Rectangle
@@ -96,22 +97,25 @@ func TestSideRegion(t *testing.T) {
 		want       image.Rectangle
 		wantScaled bool
 	}{
-		{"the card, its text inside", card, true, image.Rect(600, 700, 2300, 2000), true, card, false},
-		{"the card, no text found", card, true, image.Rectangle{}, false, card, false},
+		{"the card, its text inside", image.Rect(0, 0, 3082, 2312), card, true, image.Rect(600, 700, 2300, 2000), true, card, false},
+		{"the card, no text found", image.Rect(0, 0, 3082, 2312), card, true, image.Rectangle{}, false, card, false},
 		// An independently generated Belgian permit's front: glare washed
 		// out its portrait's side into a card-shaped bright patch, and the
 		// text beside it, with the birth date, lies outside.
-		{"a bright patch beside the text", image.Rect(565, 873, 1503, 1953), true, image.Rect(634, 702, 2303, 1973), true, image.Rect(634, 702, 2303, 1973), true},
+		{"a bright patch beside the text", image.Rect(0, 0, 3082, 2312), image.Rect(565, 873, 1503, 1953), true, image.Rect(634, 702, 2303, 1973), true, image.Rect(634, 702, 2303, 1973), true},
 		// Independently generated Ukrainian licence photos on a dark
 		// textured table: the text found is the table's, beside the
-		// card or all over the photo.
-		{"the table's texture beside the card", image.Rect(791, 87, 2023, 879), true, image.Rect(0, 0, 1465, 1568), true, image.Rect(791, 87, 2023, 879), false},
-		{"the table's texture all over", image.Rect(171, 2412, 1028, 2974), true, image.Rect(0, 0, 2102, 3736), true, image.Rect(171, 2412, 1028, 2974), false},
-		{"a portrait's frame", image.Rect(875, 706, 1291, 1675), true, image.Rect(600, 700, 2300, 2000), true, image.Rect(600, 700, 2300, 2000), true},
-		{"no outline", image.Rect(300, 200, 2700, 2100), false, image.Rect(600, 700, 2300, 2000), true, image.Rect(600, 700, 2300, 2000), true},
-		{"nothing found", image.Rect(300, 200, 2700, 2100), false, image.Rectangle{}, false, image.Rect(300, 200, 2700, 2100), false},
+		// card (from the photo's corner) or all over the photo.
+		{"the table's texture beside the card", image.Rect(0, 0, 2110, 1582), image.Rect(791, 87, 2023, 879), true, image.Rect(0, 0, 1465, 1568), true, image.Rect(791, 87, 2023, 879), false},
+		{"the table's texture all over", image.Rect(0, 0, 2102, 3736), image.Rect(171, 2412, 1028, 2974), true, image.Rect(0, 0, 2102, 3736), true, image.Rect(171, 2412, 1028, 2974), false},
+		// A Belgian licence's: the text found is the whole photo, under
+		// four times the card's area.
+		{"the table's texture all over a large card", image.Rect(0, 0, 2158, 3838), image.Rect(207, 1903, 2079, 3167), true, image.Rect(0, 0, 2158, 3838), true, image.Rect(207, 1903, 2079, 3167), false},
+		{"a portrait's frame", image.Rect(0, 0, 3082, 2312), image.Rect(875, 706, 1291, 1675), true, image.Rect(600, 700, 2300, 2000), true, image.Rect(600, 700, 2300, 2000), true},
+		{"no outline", image.Rect(0, 0, 3082, 2312), image.Rect(300, 200, 2700, 2100), false, image.Rect(600, 700, 2300, 2000), true, image.Rect(600, 700, 2300, 2000), true},
+		{"nothing found", image.Rect(0, 0, 3082, 2312), image.Rect(300, 200, 2700, 2100), false, image.Rectangle{}, false, image.Rect(300, 200, 2700, 2100), false},
 	} {
-		r := sideRegion(tc.outline, tc.found, tc.text, 30, tc.textOK)
+		r := sideRegion(tc.bounds, tc.outline, tc.found, tc.text, 30, tc.textOK)
 		if r.Rect != tc.want || (r.Side != 0) != tc.wantScaled {
 			t.Errorf("%s: region %v side %d, want %v (scaled by its glyphs: %v)", tc.name, r.Rect, r.Side, tc.want, tc.wantScaled)
 		}
