@@ -63,6 +63,12 @@ type MRZRead struct {
 	// characters, its check digit included (0 to 1; 0 when unknown): two
 	// misreads verify a check digit one time in ten.
 	NumberConfidence float64
+	// Number holds the reader's evidence for each character of the
+	// document number's nine-character field as read (its check digit
+	// and a TD1 number's extension left out): the runner-up character
+	// and the confidence, for VisualZoneCheck to tell a misread number
+	// from the printed one (viz.Zone.ResolveNumber). Nil when unknown.
+	Number []Cell
 	// HeaderDoubtful reports a character of the document code or issuing
 	// state read below MinNumberConfidence: neither has a check digit.
 	HeaderDoubtful bool
@@ -73,6 +79,14 @@ type MRZRead struct {
 	Angle float64
 	// Evidence is extra detail for operators (band position, skew, …).
 	Evidence map[string]any
+}
+
+// Cell is what an MRZ reader saw in one character's place: the runner-up
+// character it allowed there (0: none) and its confidence in the
+// character it read (0 to 1).
+type Cell struct {
+	Alt  byte
+	Conf float64
 }
 
 // Located is where DocumentCheck found the MRZ (fact FactMRZRead), for the
@@ -90,6 +104,8 @@ type Located struct {
 	// MRZRead's.
 	SurnameConfidence, NumberConfidence float64
 	SurnameCorrected                    bool
+	// Number is MRZRead's.
+	Number []Cell
 	// Format is the zone's layout, which with Quad gives the document's
 	// scale and extent on the photo (ICAO 9303 fixes the character pitch
 	// and where the zone lies on the page).
@@ -222,7 +238,7 @@ func (c DocumentCheck) Run(ctx context.Context, in *Input) Result {
 	in.Facts[FactMRZ] = fields
 	in.Facts[FactMRZRead] = Located{Side: side, Quad: read.Quad, Angle: read.Angle, Corrections: read.Corrections,
 		CorrectedFields: read.CorrectedFields, Doubtful: read.Doubtful, SurnameConfidence: read.SurnameConfidence,
-		SurnameCorrected: read.SurnameCorrected, NumberConfidence: read.NumberConfidence, Format: fields.Format}
+		SurnameCorrected: read.SurnameCorrected, NumberConfidence: read.NumberConfidence, Number: read.Number, Format: fields.Format}
 	in.Facts[FactDocumentKey] = string(in.DocumentType) + "|" + fields.IssuingState + "|" + fields.DocumentNumber
 	// doubtfulHeader answers a verdict that rests on one character of the
 	// document code or the issuing state read unsurely. A genuine Swedish

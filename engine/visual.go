@@ -48,15 +48,42 @@ func (c VisualZoneCheck) Run(ctx context.Context, in *Input) Result {
 		return NeedsReview("no OCR engine is installed: compare the printed data with the machine-readable zone", nil)
 	}
 	loc, _ := in.Facts[FactMRZRead].(Located)
-	enough := func(z viz.Zone) bool { return viz.Compare(z, fields).AllMatch() }
-	spots := func(side, all viz.Zone) []viz.Spot { return side.Spots(fields, viz.Compare(all, fields)) }
-	accused := func(z viz.Zone) bool { return len(settle(viz.Compare(z, fields), loc, fields, z).Mismatches()) > 0 }
+	// The MRZ's fields with its number as printed where the printed
+	// number resolves a misread of it (viz.Zone.ResolveNumber).
+	alt := make([]byte, len(loc.Number))
+	for i, c := range loc.Number {
+		if c.Conf < MinNumberConfidence {
+			alt[i] = c.Alt
+		}
+	}
+	as := func(z viz.Zone) mrz.Fields {
+		f := fields
+		if n, ok := z.ResolveNumber(fields.DocumentNumber, alt); ok {
+			f.DocumentNumber = n
+		}
+		return f
+	}
+	enough := func(z viz.Zone) bool { return viz.Compare(z, as(z)).AllMatch() }
+	spots := func(side, all viz.Zone) []viz.Spot { return side.Spots(fields, viz.Compare(all, as(all))) }
+	accused := func(z viz.Zone) bool {
+		f := as(z)
+		return len(settle(viz.Compare(z, f), loc, f, z).Mismatches()) > 0
+	}
 	z, err := readSides(ctx, c.OCR, in, loc, orderFor(in.Country), enough, accused, spots)
 	if err != nil {
 		return Errored(err, nil)
 	}
+	ev := map[string]any{"text": zoneText(z), "mrz_doubtful": loc.Doubtful}
+	if f := as(z); f.DocumentNumber != fields.DocumentNumber {
+		// The MRZ's reading of the number is corrected for the checks
+		// that follow and for what the decision reports.
+		ev["document_number_resolved"] = map[string]string{"mrz_read": fields.DocumentNumber, "printed": f.DocumentNumber}
+		fields = f
+		in.Facts[FactMRZ] = fields
+		in.Facts[FactDocumentKey] = string(in.DocumentType) + "|" + fields.IssuingState + "|" + fields.DocumentNumber
+	}
 	cmp := settle(viz.Compare(z, fields), loc, fields, z)
-	ev := map[string]any{"printed": cmp, "text": zoneText(z), "mrz_doubtful": loc.Doubtful}
+	ev["printed"] = cmp
 	if bad := cmp.Mismatches(); len(bad) > 0 {
 		return Failed(verifyd.ReasonPotentialFraud, "the printed data contradicts the machine-readable zone: "+cmp.Describe(viz.Mismatch), ev)
 	}

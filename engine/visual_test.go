@@ -111,6 +111,11 @@ func TestVisualZoneCheck(t *testing.T) {
 		{"another number, doubtful MRZ: review", page("17 MAY 1990", "01 JAN 2030", "987654321", "DOE"), nil, engine.Review, ""},
 		// Two misreads verify a check digit one time in ten.
 		{"another number, number read unsurely: review", page("17 MAY 1990", "01 JAN 2030", "987654321", "DOE"), nil, engine.Review, ""},
+		// The MRZ's 123456789 unsure at its last two characters, the
+		// printed 9 and 6 its runner-ups there, the check digit the same:
+		// the MRZ misread the number, the printed one is the document's.
+		{"the number misread where unsure, printed as the runner-ups: pass", page("17 MAY 1990", "01 JAN 2030", "123456796", "DOE"), nil, engine.Pass, ""},
+		{"another number where the reader was sure, number read unsurely with runner-ups: review", page("17 MAY 1990", "01 JAN 2030", "923456796", "DOE"), nil, engine.Review, ""},
 		// A field the reader changed so that its check digit verifies is
 		// a guess: a genuine passport's glared HD1813080 was read HD1S13OSO
 		// and "corrected" to HDISI3OSO (independently generated photos).
@@ -129,6 +134,14 @@ func TestVisualZoneCheck(t *testing.T) {
 			loc := engine.Located{Side: img, Doubtful: strings.Contains(tt.name, "doubtful"), SurnameConfidence: 0.4, NumberConfidence: 0.9}
 			if strings.Contains(tt.name, "number read unsurely") {
 				loc.NumberConfidence = 0.3
+			}
+			if strings.Contains(tt.name, "runner-ups") {
+				loc.NumberConfidence = 0.2
+				loc.Number = make([]engine.Cell, 9)
+				for i := range loc.Number {
+					loc.Number[i] = engine.Cell{Conf: 0.9}
+				}
+				loc.Number[7], loc.Number[8] = engine.Cell{Alt: '9', Conf: 0.2}, engine.Cell{Alt: '6', Conf: 0.3}
 			}
 			if strings.Contains(tt.name, "surname read surely") {
 				loc.SurnameConfidence = 0.9
@@ -152,6 +165,13 @@ func TestVisualZoneCheck(t *testing.T) {
 			r := engine.VisualZoneCheck{OCR: tt.page}.Run(context.Background(), in)
 			if r.Outcome != tt.outcome || r.Reason != tt.reason {
 				t.Fatalf("got %s %s (%s), want %s %s", r.Outcome, r.Reason, r.Detail, tt.outcome, tt.reason)
+			}
+			want := "123456789"
+			if tt.outcome == engine.Pass && strings.Contains(tt.name, "runner-ups") {
+				want = "123456796"
+			}
+			if got := in.Facts[engine.FactMRZ].(mrz.Fields).DocumentNumber; got != want {
+				t.Errorf("the MRZ's number after the check: %s, want %s", got, want)
 			}
 		})
 	}

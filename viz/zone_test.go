@@ -230,3 +230,62 @@ func TestReviewedRowRules(t *testing.T) {
 		t.Errorf("the MRZ's « confirmed its own number: %+v", f)
 	}
 }
+
+// TestResolveNumber: a printed number resolves the MRZ's reading of it
+// only when it differs where the reader was unsure, as the reader's own
+// runner-up (by shape), verifies the same check digit, and was read
+// surely or twice — never a number that differs where the reader was
+// sure, as a forger's would.
+func TestResolveNumber(t *testing.T) {
+	// A genuine passport's 18CX82875 read 1R<X8R875 (independently
+	// generated photos, tilted): unsure at 1, 2 and 5, the printed
+	// characters the runner-ups there.
+	read := "1R<X8R875"
+	alt := []byte{0, '8', 'C', 0, 0, '2', 0, 0, 0}
+	page := func(number string) []string {
+		return []string{"PASSEPORT", "NUMERO DU PASSEPORT", number, "NOM", "GIRARD"}
+	}
+	lowConf := func(ws []ocr.Word) []ocr.Word {
+		for i := range ws {
+			ws[i].Conf = 0.3
+		}
+		return ws
+	}
+	for _, tc := range []struct {
+		name  string
+		words []ocr.Word
+		alt   []byte
+		want  string
+	}{
+		{"the reader's runner-ups, printed", words(page("18CX82875")...), alt, "18CX82875"},
+		// The runner-up B has the printed 8's shape; the printed 8 is taken.
+		{"a runner-up of the printed character's shape", words(page("18CX82875")...), []byte{0, 'B', 'C', 0, 0, '2', 0, 0, 0}, "18CX82875"},
+		{"read twice unsurely", lowConf(append(words(page("18CX82875")...), words("", "", "", "", "", "18CX82875")...)), alt, "18CX82875"},
+		{"read once unsurely", lowConf(words(page("18CX82875")...)), alt, ""},
+		// The forger's way: a character the reader was sure of differs.
+		{"a difference where the reader was sure", words(page("18CX82675")...), alt, ""},
+		{"not the runner-up", words(page("18CX8Z875")...), []byte{0, '8', 'C', 0, 0, '7', 0, 0, 0}, ""},
+		// 18CX82875 with the 5 read 6 where the reader doubted it: 6 is
+		// the runner-up but the check digit no longer verifies.
+		{"another check digit", words(page("18CX82876")...), []byte{0, '8', 'C', 0, 0, '2', 0, 0, '6'}, ""},
+		{"as read", words(page(read)...), alt, ""},
+		{"no doubts", words(page("18CX82875")...), make([]byte, 9), ""},
+	} {
+		got, ok := NewZone(tc.words, DMY).ResolveNumber(read, tc.alt)
+		if got != tc.want || ok != (tc.want != "") {
+			t.Errorf("%s: %q %v, want %q", tc.name, got, ok, tc.want)
+		}
+	}
+	// Two printed numbers that each resolve 123456789, unsure at 5, 7
+	// and 8: neither is taken.
+	alt2 := []byte{0, 0, 0, 0, 0, '3', 0, '9', '6'}
+	z := NewZone(words("123456796", "123453799"), DMY)
+	for _, one := range []string{"123456796", "123453799"} {
+		if got, ok := NewZone(words(one), DMY).ResolveNumber("123456789", alt2); !ok || got != one {
+			t.Errorf("%s alone: %q %v", one, got, ok)
+		}
+	}
+	if got, ok := z.ResolveNumber("123456789", alt2); ok {
+		t.Errorf("two printed candidates: %q taken", got)
+	}
+}

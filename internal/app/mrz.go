@@ -44,13 +44,31 @@ func (ocrReader) ReadMRZ(ctx context.Context, img image.Image, hint mrz.Format) 
 	surname := r.SurnameConfidence()
 	return engine.MRZRead{Lines: r.Lines, Confidence: r.MeanConfidence(), CutOff: r.CutOff, Covered: r.Covered, Corrections: len(r.Corrections),
 		CorrectedFields: corrected, Doubtful: len(r.Uncertain) > 0 || guessed, SurnameConfidence: surname, SurnameCorrected: r.SurnameCorrected(),
-		NumberConfidence: r.FieldConfidence(mrz.FieldDocumentNumber), HeaderDoubtful: r.FieldConfidence(mrzread.FieldHeader) < engine.MinNumberConfidence,
+		NumberConfidence: r.FieldConfidence(mrz.FieldDocumentNumber), Number: numberCells(r), HeaderDoubtful: r.FieldConfidence(mrzread.FieldHeader) < engine.MinNumberConfidence,
 		Quad: r.Quad, Angle: r.Skew - float64(r.Rotation),
 		Evidence: map[string]any{
 			"found": true, "format": r.Format.String(), "band": r.Band.String(), "skew_degrees": r.Skew,
 			"corrections": r.Corrections, "uncertain": r.Uncertain, "all_check_digits_valid": r.Valid,
 			"unchecked_guessed": guessed, "surname_confidence": surname,
 		}}, nil
+}
+
+// numberCells returns the reader's runner-up and confidence for each of
+// the nine characters of the reading's document number field, in order
+// (engine.MRZRead.Number), or nil.
+func numberCells(r mrzread.Result) []engine.Cell {
+	var cells []engine.Cell
+	for li, line := range r.Confidence {
+		for k, c := range line {
+			if len(cells) < 9 && mrzread.FieldOf(r.Format, li, k) == mrz.FieldDocumentNumber && li < len(r.Alternatives) && k < len(r.Alternatives[li]) {
+				cells = append(cells, engine.Cell{Alt: r.Alternatives[li][k], Conf: c})
+			}
+		}
+	}
+	if len(cells) < 9 {
+		return nil
+	}
+	return cells
 }
 
 // readCropped reads the MRZ of the whole photo and, when that gives no
