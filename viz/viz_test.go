@@ -238,6 +238,11 @@ func TestCompare(t *testing.T) {
 		{"the birth date so labelled in two readings of six", []string{"SURNAME", "ERIKSSON", "DATE OF BIRTH", "01 DEC 2011", "DATE OF BIRTH", "01 DEC 2011",
 			"UTOPIA", "01 DEC 2011", "UTOPIA", "01 DEC 2011", "UTOPIA", "01 DEC 2011", "UTOPIA", "01 DEC 2011"},
 			map[string]Status{"birth_date": Mismatch}},
+		// Fresh seed 30: a genuine permit's issue date, two years and a
+		// day before its expiry, read beside a garbled birth label.
+		{"the issue date, ten years and a day before the expiry, labelled the birth date", []string{"SURNAME", "ERIKSSON",
+			"DATE OF BIRTH", "12 JUN 2020", "DATE OF BIRTH", "12 JUN 2020"},
+			map[string]Status{"birth_date": Uncertain}},
 		{"another field's value under the surname's label", []string{"SURNAME", "5 CM", "DATE OF BIRTH", "12 AUG 1974"},
 			map[string]Status{"surname": Unread, "birth_date": Match}},
 		{"the document's title under the surname's label", []string{"SURNAME", "J IDENTITY CARD", "DATE OF BIRTH", "12 AUG 1974"},
