@@ -533,20 +533,33 @@ func readDet(g *gray, d *detection, ts *templateSet, hint mrz.Format) (Result, e
 	margin := make([][]float64, nl)
 	res.Confidence = make([][]float64, nl)
 	res.guess = make([][]byte, nl)
-	var outside [][]bool
+	outside := make([][]bool, nl)
 	patch := make([]float32, pw*ph)
 	cells := make([]cellResult, n)
 	scores := make([][][nClass]float32, nl)
-	for li, lg := range geoms {
+	// The lines found first: a line that was not is moved onto its glyphs
+	// (placeAcross) only when they read as a zone's lines do, not on the
+	// text-like clutter most candidate zones are.
+	var order []int
+	for _, found := range []bool{true, false} {
+		for li, lg := range geoms {
+			if lg.found == found {
+				order = append(order, li)
+			}
+		}
+	}
+	foundConf, foundCells := 0.0, 0
+	for _, li := range order {
+		lg := geoms[li]
 		scores[li] = make([][nClass]float32, n)
 		text[li] = make([]byte, n)
 		alt[li] = make([]byte, n)
 		res.guess[li] = make([]byte, n)
 		margin[li] = make([]float64, n)
 		res.Confidence[li] = make([]float64, n)
-		outside = append(outside, make([]bool, n))
+		outside[li] = make([]bool, n)
 		cls := classes[format][li]
-		if !lg.found {
+		if !lg.found && foundCells > 0 && foundConf >= placeConfidence*float64(foundCells) {
 			lg = placeAcross(g, ts, lg, cls, patch)
 		}
 		lg = renumber(g, ts, lg, cls, cells, patch)
@@ -583,6 +596,14 @@ func readDet(g *gray, d *detection, ts *templateSet, hint mrz.Format) (Result, e
 			scores[li][k] = cr.score
 			margin[li][k] = float64(s1 - s2)
 			res.Confidence[li][k] = confidence(s1, s2) * clamp01((float64(cr.contrast)/typical-0.15)/0.35)
+		}
+		if lg.found {
+			for k := 0; k < n; k++ {
+				if !outside[li][k] {
+					foundConf += res.Confidence[li][k]
+					foundCells++
+				}
+			}
 		}
 	}
 	// Not a zone after all (text-like clutter, noise): most characters of
@@ -793,6 +814,10 @@ func renumber(g *gray, ts *templateSet, lg *lineGeom, cls string, cells []cellRe
 	out.pitch = ext.pitch[1+best : 1+best+n]
 	return &out
 }
+
+// placeConfidence is the mean confidence of the found lines' characters
+// above which a line not found is moved onto its glyphs (placeAcross).
+const placeConfidence = 0.5
 
 // placeAcross moves a line that was not found but placed by its
 // neighbour (at the spacing the zone's glyph height suggests, then where
