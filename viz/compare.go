@@ -166,9 +166,14 @@ func cutOther(p Date, other mrz.Date) bool {
 // "19 05 2035" beside the real 19 05 2029 made three dates of two and
 // placed it, and the permit was failed as potential_fraud (independently
 // generated photos, fresh seed 24).
+//
+// A date read with a one-digit day or month (Date.OneDigit) lost a digit:
+// a genuine Belgian permit's soft 19 11 2033 was read "1 1 2033", an
+// expiry earlier than the MRZ's, and failed as potential_fraud (fresh
+// seed 32).
 func (z Zone) contradicts(c Date, want mrz.Date, role Role, other mrz.Date) bool {
 	return !(nearDate(c, want) || c.Conf < MinConf && c.Reads < 2 || c.Role == RoleNone && c.Reads < 2 ||
-		sameDate(c, other) || nearDate(c, other) || z.yearCut(c) ||
+		sameDate(c, other) || nearDate(c, other) || z.yearCut(c) || c.OneDigit ||
 		cutShort(c, want) || cutOther(c, other) || !forgersWay(c, want, role) || !z.labelHeld(c) || issueLike(c, want, role) ||
 		role == RoleBirth && issueLike(c, other, RoleExpiry))
 }

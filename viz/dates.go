@@ -71,6 +71,10 @@ type Date struct {
 	// Reread marks a date read on a re-read line (Zone.WithRereads): it
 	// can only confirm the MRZ's date, never stand for a role.
 	Reread bool
+	// OneDigit marks a date whose day, or numeric month, was read with
+	// one digit: documents print two (ICAO 9303 writes the visual zone's
+	// dates DD MM YYYY or DD MMM YYYY), so one was lost to blur or glare.
+	OneDigit bool
 }
 
 // Role is what a printed date or value stands for, from its label.
@@ -191,7 +195,16 @@ func parseDates(line string, order Order) []Date {
 	var out []Date
 	var taken [][2]int
 	fixed := fixDigitRuns(line)
+	// named is set while a date with a month name is added: its m is the
+	// month's number, not what was printed.
+	named := false
 	add := func(loc []int, y, m, d string, swappable bool) {
+		n := len(out)
+		defer func() {
+			if len(out) > n && (len(d) == 1 || len(m) == 1 && !named) {
+				out[n].OneDigit = true
+			}
+		}()
 		for _, t := range taken {
 			if loc[0] < t[1] && t[0] < loc[1] {
 				return
@@ -274,7 +287,9 @@ func parseDates(line string, order Order) []Date {
 				continue
 			}
 			n := len(out)
+			named = true
 			add(loc, sub(loc, 5), strconv.Itoa(int(mon)), sub(loc, 1), false)
+			named = false
 			if len(out) > n && also != 0 {
 				other := out[n].Date
 				other.Month = also

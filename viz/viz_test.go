@@ -238,6 +238,15 @@ func TestCompare(t *testing.T) {
 		{"the birth date so labelled in two readings of six", []string{"SURNAME", "ERIKSSON", "DATE OF BIRTH", "01 DEC 2011", "DATE OF BIRTH", "01 DEC 2011",
 			"UTOPIA", "01 DEC 2011", "UTOPIA", "01 DEC 2011", "UTOPIA", "01 DEC 2011", "UTOPIA", "01 DEC 2011"},
 			map[string]Status{"birth_date": Mismatch}},
+		// Fresh seed 32: a soft 19 11 2033 read with a digit of its day
+		// and of its month lost. Printed in full, the earlier date stays
+		// a forger's.
+		{"an expiry read with one-digit day and month", passportPage("12 AUG 1974", "1 1 2030", "L898902C3", "ERIKSSON"),
+			map[string]Status{"expiry_date": Uncertain}},
+		{"an expiry one digit of whose day was lost", passportPage("12 AUG 1974", "1 06 2029", "L898902C3", "ERIKSSON"),
+			map[string]Status{"expiry_date": Uncertain}},
+		{"an earlier expiry printed in full", passportPage("12 AUG 1974", "01 01 2030", "L898902C3", "ERIKSSON"),
+			map[string]Status{"expiry_date": Mismatch}},
 		// Fresh seed 30: a genuine permit's issue date, two years and a
 		// day before its expiry, read beside a garbled birth label.
 		{"the issue date, ten years and a day before the expiry, labelled the birth date", []string{"SURNAME", "ERIKSSON",
