@@ -239,7 +239,7 @@ func (c DocumentCheck) Run(ctx context.Context, in *Input) Result {
 	in.Facts[FactMRZRead] = Located{Side: side, Quad: read.Quad, Angle: read.Angle, Corrections: read.Corrections,
 		CorrectedFields: read.CorrectedFields, Doubtful: read.Doubtful, SurnameConfidence: read.SurnameConfidence,
 		SurnameCorrected: read.SurnameCorrected, NumberConfidence: read.NumberConfidence, Number: read.Number, Format: fields.Format}
-	in.Facts[FactDocumentKey] = string(in.DocumentType) + "|" + fields.IssuingState + "|" + fields.DocumentNumber
+	in.Facts[FactDocumentKey] = documentKey(in, fields)
 	// doubtfulHeader answers a verdict that rests on one character of the
 	// document code or the issuing state read unsurely. A genuine Swedish
 	// permit's IR read IA (glare; R the runner-up at 0.20) was failed as
@@ -392,6 +392,12 @@ func typeMismatch(t verifyd.DocumentType, f mrz.Fields) (problem string, byLayou
 		}
 	}
 	return "", false
+}
+
+// documentKey identifies a document for the duplicate-document check
+// (fact FactDocumentKey): its type, issuing state and number.
+func documentKey(in *Input, f mrz.Fields) string {
+	return string(in.DocumentType) + "|" + f.IssuingState + "|" + f.DocumentNumber
 }
 
 // knownState reports whether an MRZ issuing state (after alpha3) is a

@@ -80,7 +80,7 @@ func (c VisualZoneCheck) Run(ctx context.Context, in *Input) Result {
 		ev["document_number_resolved"] = map[string]string{"mrz_read": fields.DocumentNumber, "printed": f.DocumentNumber}
 		fields = f
 		in.Facts[FactMRZ] = fields
-		in.Facts[FactDocumentKey] = string(in.DocumentType) + "|" + fields.IssuingState + "|" + fields.DocumentNumber
+		in.Facts[FactDocumentKey] = documentKey(in, fields)
 	}
 	cmp := settle(viz.Compare(z, fields), loc, fields, z)
 	ev["printed"] = cmp
