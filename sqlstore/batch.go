@@ -46,6 +46,9 @@ type batcher struct {
 	// shared counts the transactions committed in a batch of more than
 	// one (for tests and curiosity).
 	shared atomic.Int64
+	// waiting counts the callers not yet handed to the writer, so that a
+	// test can hold the writer until others have queued behind it.
+	waiting atomic.Int64
 }
 
 type batchReq struct {
@@ -71,11 +74,15 @@ func newBatcher(db *DB) *batcher {
 // is not run.
 func (b *batcher) run(ctx context.Context, fn func(*sql.Tx) error) error {
 	r := &batchReq{ctx: ctx, fn: fn, result: make(chan error, 1)}
+	b.waiting.Add(1)
 	select {
 	case b.queue <- r:
+		b.waiting.Add(-1)
 	case <-ctx.Done():
+		b.waiting.Add(-1)
 		return ctx.Err()
 	case <-b.stop:
+		b.waiting.Add(-1)
 		return errClosed
 	}
 	// Once handed over, wait for the outcome even if ctx ends: the write

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 )
 
 // Concurrent write transactions on SQLite are committed in groups, and each
@@ -27,10 +28,17 @@ func TestGroupCommit(t *testing.T) {
 	var wg sync.WaitGroup
 	results := make([]error, n)
 	panics := make([]any, n)
+	// Transaction 0 holds the writer until every other one is waiting
+	// for it, so that the rest queue up whatever the machine's scheduling.
+	holding, release := make(chan struct{}), make(chan struct{})
 	for i := range n {
 		wg.Go(func() {
 			defer func() { panics[i] = recover() }()
 			results[i] = db.inTx(ctx, func(tx *sql.Tx) error {
+				if i == 0 {
+					close(holding)
+					<-release
+				}
 				if _, err := tx.ExecContext(ctx, `INSERT INTO settings (name, value) VALUES ($1, $2)`, fmt.Sprint("g", i), []byte("x")); err != nil {
 					return err
 				}
@@ -43,7 +51,14 @@ func TestGroupCommit(t *testing.T) {
 				return nil
 			})
 		})
+		if i == 0 {
+			<-holding
+		}
 	}
+	for db.batches.waiting.Load() < n-1 {
+		time.Sleep(time.Millisecond)
+	}
+	close(release)
 	wg.Wait()
 	for i := range n {
 		var got int
