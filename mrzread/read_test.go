@@ -450,3 +450,37 @@ func TestReadSmallZone(t *testing.T) {
 		t.Errorf("read %q (valid %v), want %q", res.Lines, res.Valid, doc.Lines)
 	}
 }
+
+// TestReadSmallBoldGlyphs reads zones printed the way issuers print them
+// rather than the way the font's own advance implies: glyphs a sixth
+// smaller than the 2.54 mm pitch suggests, standing on the baseline, with
+// the ink spread 0.03 em on each side. Read at the font's scale and
+// weight, their 8s took the shapes of B and S and their 3s of S.
+func TestReadSmallBoldGlyphs(t *testing.T) {
+	requireFont(t)
+	for _, c := range []struct {
+		f    mrz.Format
+		seed uint64
+	}{{mrz.TD3, 5}, {mrz.TD3, 8}, {mrz.TD1, 6}, {mrz.TD2, 7}} {
+		doc, err := docgen.Render(docgen.NewGenerator(c.seed, accuracyNow).Spec(c.f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc, err = docgen.Reprint(doc, docgen.Printer{Width: 0.84, Height: 0.84, Spread: 0.03, Soft: 0.6,
+			Ink: color.RGBA{15, 15, 18, 255}, Density: 1}, c.seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ph, err := docgen.Photograph(doc, docgen.Mild(), c.seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Read(ph.Image, 0)
+		if err != nil {
+			t.Fatalf("%v seed %d: %v", c.f, c.seed, err)
+		}
+		if strings.Join(res.Lines, "\n") != strings.Join(doc.Lines, "\n") {
+			t.Errorf("%v seed %d: read %q, want %q", c.f, c.seed, res.Lines, doc.Lines)
+		}
+	}
+}
