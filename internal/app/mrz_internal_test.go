@@ -72,6 +72,31 @@ func TestReadCroppedSoftPhoto(t *testing.T) {
 	}
 }
 
+// TestReadIndependentBoldDigits: independently generated zones printed at
+// low resolution and thresholded into heavy glyphs a sixth smaller than
+// the pitch implies, single glyphs a pixel off their line (seed 33: #94
+// a French passport, 88WK53323 read BBWKS88Z5 with two repairs verifying;
+// #49 a Mexican permit, GY4385538 read GY438553S; #78 a Belgian card,
+// 371459890 read 371459S9O; seed 14: #0 BF854543 read BFSS4S43). Each must
+// read exactly and verify (mrzread: glyphs scaled about their middle,
+// shifts fitted again at their scale, heavier templates, offCentre).
+func TestReadIndependentBoldDigits(t *testing.T) {
+	var cases []indepPhoto
+	cases = append(cases, indepPhotos(t, 33, false, 49, 78, 94)...)
+	cases = append(cases, indepPhotos(t, 14, false, 0)...)
+	for _, c := range cases {
+		t.Run(c.ID, func(t *testing.T) {
+			r, err := readCropped(c.Img, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !r.Valid || !slices.Equal(r.Lines, c.MRZ) {
+				t.Errorf("read %q (valid %v), want %q", r.Lines, r.Valid, c.MRZ)
+			}
+		})
+	}
+}
+
 // TestReadRectifiedIndependentPhotos reads two passport pages of the
 // independent generator (seed 1) that mrzread could not read as
 // photographed — #16 turned and foreshortened on a portrait photo, #69
