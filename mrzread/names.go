@@ -133,7 +133,69 @@ func decodeNames(format mrz.Format, text, alt [][]byte, scores [][][nClass]float
 		out = append(out, lexiconRun(sp.line, k, e, sp.end, t, alt[sp.line], sc)...)
 		k = e
 	}
+	out = append(out, oneSeparator(sp.line, sp.start, sp.end, t, alt[sp.line], sc, readable[sp.line])...)
 	return netChanges(out)
+}
+
+// oneSeparator makes the name field's structure hold: the primary
+// identifier, a double filler, the secondary identifier's names each
+// after one filler, then fillers to the end (ICAO 9303). A double filler
+// after the first that letters follow is no name field's: the filler of
+// the pair whose glyph is likeliest a letter (its best letter's template
+// within nameGap of the filler's) is read as that letter. A soft photo's
+// KOC<<BURAK<HUESEYIN was decoded as KOC<<BURA<<HUESEYIN, the K's
+// template 0.01 ahead of the filler's and the spelling prior preferring
+// the filler (independently generated photos, docs/accuracy.md).
+func oneSeparator(line, s, e int, t, alt []byte, sc [][nClass]float32, readable []bool) []Correction {
+	filler := strings.IndexByte(cell.Alphabet, '<')
+	// gap is how far the filler's template lies above cell k's best
+	// letter's, and that letter.
+	gap := func(k int) (float32, byte) {
+		var best float32 = -2
+		var ch byte
+		for _, c := range nameClass[1:] {
+			if sc[k][c] > best {
+				best, ch = sc[k][c], cell.Alphabet[c]
+			}
+		}
+		return sc[k][filler] - best, ch
+	}
+	var out []Correction
+	sep := -1
+	for k := s; k+1 < e; k++ {
+		if t[k] != '<' || t[k+1] != '<' {
+			continue
+		}
+		if sep < 0 {
+			sep = k
+			k++
+			continue
+		}
+		if k <= sep+1 {
+			continue
+		}
+		letters := false
+		for j := k + 2; j < e; j++ {
+			letters = letters || t[j] != '<' && t[j] != '?'
+		}
+		if !letters || !readable[k] || !readable[k+1] {
+			continue
+		}
+		g0, c0 := gap(k)
+		g1, c1 := gap(k + 1)
+		at, g, ch := k, g0, c0
+		if g1 < g0 {
+			at, g, ch = k+1, g1, c1
+		}
+		if g > nameGap {
+			continue
+		}
+		out = append(out, Correction{Line: line, Pos: at, From: t[at], To: ch, Field: FieldNames})
+		alt[at] = t[at]
+		t[at] = ch
+		k++
+	}
+	return out
 }
 
 // netChanges merges the corrections of one position into one, from the

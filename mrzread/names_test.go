@@ -45,6 +45,11 @@ func TestDecodeNames(t *testing.T) {
 		{"a clear R of a name outside the list stays", "WARNER<<ANNA", map[int][2]any{2: {byte('G'), 0.74}}, "WARNER<<ANNA"},
 		{"a clear D of a known name stays", "SATO<<ADI", map[int][2]any{7: {byte('O'), 0.79}}, "SATO<<ADI"},
 		{"a clear S of a particle the lists lack stays", "DOS<SANTOS<<LARISSA", map[int][2]any{2: {byte('R'), 0.76}}, "DOS<SANTOS<<LARISSA"},
+		// Given names are separated by one filler: a second double filler
+		// followed by letters is no name field's (a soft photo's
+		// KOC<<BURAK<HUESEYIN was decoded as KOC<<BURA<<HUESEYIN).
+		{"a letter before a given name's filler is not a filler", "KOC<<BURAK<HUESEYIN", map[int][2]any{9: {byte('<'), 0.79}}, "KOC<<BURAK<HUESEYIN"},
+		{"a filler before a given name's filler is not kept", "KOC<<BURAK<HUESEYIN", map[int][2]any{9: {byte('<'), 0.82}}, "KOC<<BURAK<HUESEYIN"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
