@@ -635,7 +635,7 @@ func (z Zone) compareNumber(want string, others ...string) Field {
 	// Tesseract is rarely confident of a number (no dictionary): the
 	// same value read alike three times is as good as a confident read.
 	sure := conf >= MinConf || z.readsOf(sv) >= 3
-	if d := distance(sv, target); d <= 1 || !sure || len(sv) != len(target) || elsewhere {
+	if d := distance(sv, target); d <= 1 || !sure || len(sv) != len(target) || elsewhere || z.undisputed(sv, target) <= 1 {
 		fd.Status = Uncertain
 		// The value under the label cut short or run into the next
 		// field ("VFP8V4V8" for JVFP8V4V8), while the altered number
@@ -651,6 +651,57 @@ func (z Zone) compareNumber(want string, others ...string) Field {
 		fd.Status = Mismatch
 	}
 	return fd
+}
+
+// undisputed counts the positions where sv, a printed number of target's
+// length, differs from it and no other reading on the page of the same
+// number reads target's character there. A reading of the same number is
+// a word of three or more characters that, placed at some offset in sv,
+// agrees at every position with sv or with target, and with sv at two or
+// more. OCR misreads a glyph differently from reading to reading, a
+// forger's change reads alike: a Swiss passport's T6495782 printed in
+// OCR-B was read 16495789, 16495785 (twice) and 76495785 under its label,
+// and T64 beside it (independently generated photos, docs/accuracy.md) —
+// its first character is disputed, and one differing character is only
+// uncertain.
+func (z Zone) undisputed(sv, target string) int {
+	differs := map[int]bool{}
+	for i := range len(sv) {
+		if sv[i] != target[i] {
+			differs[i] = true
+		}
+	}
+	for _, l := range z.Lines {
+		if l.MRZ {
+			continue
+		}
+		for _, w := range l.Words {
+			sw := shape(fold(w.Text))
+			if len(sw) < 3 || len(sw) > len(sv) {
+				continue
+			}
+			for o := 0; o+len(sw) <= len(sv); o++ {
+				agree, fits := 0, true
+				var backs []int
+				for j := range len(sw) {
+					switch c := sw[j]; {
+					case c == sv[o+j]:
+						agree++
+					case c == target[o+j]:
+						backs = append(backs, o+j)
+					default:
+						fits = false
+					}
+				}
+				if fits && agree >= 2 {
+					for _, i := range backs {
+						delete(differs, i)
+					}
+				}
+			}
+		}
+	}
+	return len(differs)
 }
 
 // alteredNumber looks, where no label names the document number, for the

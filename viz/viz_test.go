@@ -173,6 +173,13 @@ func TestCompare(t *testing.T) {
 			map[string]Status{"expiry_date": Mismatch, "birth_date": Match}},
 		{"another number", passportPage("12 AUG 1974", "11 JUN 2030", "X123455K7", "ERIKSSON"),
 			map[string]Status{"document_number": Mismatch}},
+		{"a number two characters off", passportPage("12 AUG 1974", "11 JUN 2030", "X898902C8", "ERIKSSON"),
+			map[string]Status{"document_number": Mismatch}},
+		// Found on independently generated photos: a Swiss passport's
+		// T6495782 in OCR-B read 16495789 under its label and T64 beside
+		// it, and was failed as potential_fraud.
+		{"a number two characters off, one of them read as the MRZ's elsewhere", append(passportPage("12 AUG 1974", "11 JUN 2030", "X898902C8", "ERIKSSON"), "L89"),
+			map[string]Status{"document_number": Uncertain}},
 		// Found on independently generated photos: genuine documents
 		// were failed as potential_fraud for these.
 		{"number cut short by OCR", passportPage("12 AUG 1974", "11 JUN 2030", "L8989", "ERIKSSON"),
