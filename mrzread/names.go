@@ -140,7 +140,7 @@ func decodeNames(format mrz.Format, text, alt [][]byte, scores [][][nClass]float
 // oneSeparator makes the name field's structure hold: the primary
 // identifier, a double filler, the secondary identifier's names each
 // after one filler, then fillers to the end (ICAO 9303). A double filler
-// after the first that letters follow is no name field's: the filler of
+// after the first, between two letters, is no name field's: the filler of
 // the pair whose glyph is likeliest a letter (its best letter's template
 // within nameGap of the filler's) is read as that letter. A soft photo's
 // KOC<<BURAK<HUESEYIN was decoded as KOC<<BURA<<HUESEYIN, the K's
@@ -171,14 +171,10 @@ func oneSeparator(line, s, e int, t, alt []byte, sc [][nClass]float32, readable 
 			k++
 			continue
 		}
-		if k <= sep+1 {
-			continue
-		}
-		letters := false
-		for j := k + 2; j < e; j++ {
-			letters = letters || t[j] != '<' && t[j] != '?'
-		}
-		if !letters || !readable[k] || !readable[k+1] {
+		// Only a pair between two letters: three fillers begin the
+		// trailing filler, and letters after it are fillNames' to judge
+		// (misread fillers, mostly).
+		if k+2 >= e || t[k+2] == '<' || t[k+2] == '?' || t[k-1] == '<' || !readable[k] || !readable[k+1] {
 			continue
 		}
 		g0, c0 := gap(k)

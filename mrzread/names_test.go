@@ -50,6 +50,9 @@ func TestDecodeNames(t *testing.T) {
 		// KOC<<BURAK<HUESEYIN was decoded as KOC<<BURA<<HUESEYIN).
 		{"a letter before a given name's filler is not a filler", "KOC<<BURAK<HUESEYIN", map[int][2]any{9: {byte('<'), 0.79}}, "KOC<<BURAK<HUESEYIN"},
 		{"a filler before a given name's filler is not kept", "KOC<<BURAK<HUESEYIN", map[int][2]any{9: {byte('<'), 0.82}}, "KOC<<BURAK<HUESEYIN"},
+		// The trailing filler is fillNames' to judge: a filler read as K
+		// after it is no reason to read another filler as a letter.
+		{"the trailing filler stays", "KHAN<<DEEPA", map[int][2]any{12: {byte('K'), 0.79}, 14: {byte('K'), 0.81}}, "KHAN<<DEEPA"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -97,6 +97,28 @@ func TestReadIndependentBoldDigits(t *testing.T) {
 	}
 }
 
+// TestReadIndependentNameFillers: the name field's one separator
+// (mrzread oneSeparator). Seed 33 #3, a soft Turkish passport: the K of
+// KOC<<BURAK<HUESEYIN was decoded as a filler, a second double filler
+// between letters. Seed 2 #49, a tilted Indian passport whose trailing
+// fillers read partly as K: a rule that looked at any letter after a
+// double filler turned its fillers into letters one pair after another
+// (P<INDKHAN<<DEEPA<K<KK<<K<KK…); the trailing filler is fillNames' to judge.
+func TestReadIndependentNameFillers(t *testing.T) {
+	cases := append(indepPhotos(t, 33, false, 3), indepPhotos(t, 2, false, 49)...)
+	for _, c := range cases {
+		t.Run(c.ID, func(t *testing.T) {
+			r, err := readCropped(c.Img, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(r.Lines) == 0 || r.Lines[0] != c.MRZ[0] {
+				t.Errorf("read %q, want %q", r.Lines, c.MRZ)
+			}
+		})
+	}
+}
+
 // TestReadRectifiedIndependentPhotos reads two passport pages of the
 // independent generator (seed 1) that mrzread could not read as
 // photographed — #16 turned and foreshortened on a portrait photo, #69
