@@ -909,8 +909,7 @@ func rematchLine(g *gray, ts *templateSet, lg *lineGeom, cells []cellResult, cls
 			if cr.outside || cr.empty {
 				continue
 			}
-			c1, _, s1, s2 := top2(cr, cell.Alphabet)
-			if s1 >= 0.8 && s1-s2 >= 0.05 && c1 != 0 {
+			if placesGlyph(cr) {
 				kk := float64(k)
 				px = append(px, [2]float64{kk, cr.sx + float64(cr.dx)})
 				py = append(py, [2]float64{kk, cr.sy + float64(cr.dy)})
@@ -979,8 +978,7 @@ func rematchLine(g *gray, ts *templateSet, lg *lineGeom, cells []cellResult, cls
 			if cr.outside || cr.empty {
 				continue
 			}
-			c1, _, s1, s2 := top2(cr, cell.Alphabet)
-			if s1 >= 0.75 && s1-s2 >= 0.04 && c1 != 0 {
+			if c1, ok := scalesGlyph(cr); ok {
 				cf = append(cf, conf{k, strings.IndexByte(cell.Alphabet, c1)})
 			}
 		}
@@ -1036,24 +1034,23 @@ func rematchLine(g *gray, ts *templateSet, lg *lineGeom, cells []cellResult, cls
 	// glyphs are searched again and the shifts fitted anew.
 	if sw != 1 || sh != 1 {
 		var px, py [][2]float64
-		var again cellResult
 		for k := range cells {
 			cr := &cells[k]
 			if cr.outside || cr.empty {
 				continue
 			}
-			if c1, _, s1, s2 := top2(cr, cell.Alphabet); s1 < 0.75 || s1-s2 < 0.04 || c1 == 0 {
+			if _, ok := scalesGlyph(cr); !ok {
 				continue
 			}
 			if !samplePatchScaled(g, lg, k, sx[k], sy[k], sw, sh, patch) {
 				continue
 			}
-			again = cellResult{}
+			var again cellResult
 			ts.match(patch, &again)
 			if again.empty {
 				continue
 			}
-			if _, _, s1, s2 := top2(&again, cell.Alphabet); s1 >= 0.8 && s1-s2 >= 0.05 {
+			if placesGlyph(&again) {
 				kk := float64(k)
 				px = append(px, [2]float64{kk, sx[k] + float64(again.dx)*sw})
 				py = append(py, [2]float64{kk, sy[k] + float64(again.dy)*sh})
@@ -1103,6 +1100,20 @@ func rematchLine(g *gray, ts *templateSet, lg *lineGeom, cells []cellResult, cls
 			}
 		}
 	}
+}
+
+// placesGlyph reports a cell matched surely enough that where its glyph
+// sits in it tells where the line's glyphs sit.
+func placesGlyph(cr *cellResult) bool {
+	c1, _, s1, s2 := top2(cr, cell.Alphabet)
+	return s1 >= 0.8 && s1-s2 >= 0.05 && c1 != 0
+}
+
+// scalesGlyph reports a cell matched surely enough, a little less than
+// placesGlyph asks, to measure the glyphs' scale by, and its class.
+func scalesGlyph(cr *cellResult) (byte, bool) {
+	c1, _, s1, s2 := top2(cr, cell.Alphabet)
+	return c1, s1 >= 0.75 && s1-s2 >= 0.04 && c1 != 0
 }
 
 // shiftFit fits the shifts (k, v) of a line's glyphs in their cells and

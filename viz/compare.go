@@ -665,12 +665,7 @@ func (z Zone) compareNumber(want string, others ...string) Field {
 // its first character is disputed, and one differing character is only
 // uncertain.
 func (z Zone) undisputed(sv, target string) int {
-	differs := map[int]bool{}
-	for i := range len(sv) {
-		if sv[i] != target[i] {
-			differs[i] = true
-		}
-	}
+	disputed := make([]bool, len(sv))
 	for _, l := range z.Lines {
 		if l.MRZ {
 			continue
@@ -695,13 +690,19 @@ func (z Zone) undisputed(sv, target string) int {
 				}
 				if fits && agree >= 2 {
 					for _, i := range backs {
-						delete(differs, i)
+						disputed[i] = true
 					}
 				}
 			}
 		}
 	}
-	return len(differs)
+	n := 0
+	for i := range len(sv) {
+		if sv[i] != target[i] && !disputed[i] {
+			n++
+		}
+	}
+	return n
 }
 
 // alteredNumber looks, where no label names the document number, for the
