@@ -9,10 +9,11 @@ import (
 )
 
 // Pages is implemented by engines for which reading several images in
-// one call costs less than a call for each. The tesseract program starts
-// a process and loads its trained data for every call, about 0.1 s of
-// one core: most of the time it takes to read a crop of a few hundred
-// pixels, such as the spots of a page read again (package viz).
+// one call costs less than a call for each. The tesseract program, when
+// none is kept running (Tesseract.Resident), starts a process and loads
+// its trained data for every call, about 0.2 s of one core: most of the
+// time it takes to read a crop of a few hundred pixels, such as the spots
+// of a page read again (package viz).
 type Pages interface {
 	// WordsOfPages reads each image with opt and returns each one's
 	// words, in its own coordinates, in the images' order.

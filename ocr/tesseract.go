@@ -15,19 +15,28 @@ import (
 )
 
 // Tesseract runs the tesseract program (Debian's tesseract-ocr, version 4.1
-// or newer) once per recognition, passing the image on standard input and
-// reading TSV from standard output. A separate process per call keeps a
-// crash or a runaway recognition from taking the service down, and the
-// context's deadline kills it.
+// or newer), passing the image on standard input, or in a file to a
+// program kept running (Resident), and reading TSV from standard output.
+// Processes of their own keep a crash or a runaway recognition from taking
+// the service down, and the context's deadline kills them.
 type Tesseract struct {
 	// Path is the program; "" looks "tesseract" up in PATH.
 	Path string
 	// Lang is the trained-data language ("" means "eng").
 	Lang string
+	// Resident is how many programs may be kept running between
+	// recognitions, each for one set of Options (see resident); 0 starts
+	// one per call. A call that finds every resident busy runs one of its
+	// own. Close stops them.
+	Resident int
 
 	once sync.Once
 	path string
 	err  error
+
+	poolOnce  sync.Once
+	residents *residents
+	poolErr   error
 }
 
 // Available reports whether the program can be run, with its version line.
@@ -60,32 +69,56 @@ func (t *Tesseract) lookup() (string, error) {
 
 // Words implements Engine.
 func (t *Tesseract) Words(ctx context.Context, img *image.Gray, opt Options) ([]Word, error) {
-	// Uncompressed: the PNG only crosses a pipe, and compressing it (with
-	// the per-row filters Go's encoder chooses for any compression) took a
-	// tenth of the CPU of the independently generated photos' decisions
-	// (docs/performance.md); the pixels Tesseract reads are the same.
-	var in bytes.Buffer
-	if err := (&png.Encoder{CompressionLevel: png.NoCompression}).Encode(&in, img); err != nil {
-		return nil, err
-	}
-	pages, err := t.run(ctx, &in, opt, 1)
+	pages, err := t.WordsOfPages(ctx, []*image.Gray{img}, opt)
 	if err != nil {
 		return nil, err
 	}
-	return offset(pages[0], img), nil
+	return pages[0], nil
 }
 
-// WordsOfPages implements Pages: the images go to one run of the program
-// as the pages of one TIFF file, which it reads one after the other, each
-// as it would read it alone.
+// WordsOfPages implements Pages: the images go to one resident program
+// one after the other, or to one run of the program as the pages of one
+// TIFF file, which it reads one after the other, each as it would read it
+// alone.
 func (t *Tesseract) WordsOfPages(ctx context.Context, imgs []*image.Gray, opt Options) ([][]Word, error) {
-	var in bytes.Buffer
-	if err := writeTIFF(&in, imgs); err != nil {
-		return nil, err
-	}
-	pages, err := t.run(ctx, &in, opt, len(imgs))
+	path, err := t.lookup()
 	if err != nil {
 		return nil, err
+	}
+	args := t.args(opt)
+	var pages [][]Word
+	if t.Resident > 0 {
+		rows, ok, err := t.recognise(ctx, path, args, imgs)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			pages = make([][]Word, len(imgs))
+			for i, r := range rows {
+				if pages[i], _, err = parseTSV(r); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	if pages == nil {
+		var in bytes.Buffer
+		if len(imgs) == 1 {
+			// Uncompressed: the PNG only crosses a pipe, and compressing it
+			// (with the per-row filters Go's encoder chooses for any
+			// compression) took a tenth of the CPU of the independently
+			// generated photos' decisions (docs/performance.md); the pixels
+			// Tesseract reads are the same.
+			err = (&png.Encoder{CompressionLevel: png.NoCompression}).Encode(&in, imgs[0])
+		} else {
+			err = writeTIFF(&in, imgs)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if pages, err = t.run(ctx, path, args, &in, len(imgs)); err != nil {
+			return nil, err
+		}
 	}
 	for i, img := range imgs {
 		pages[i] = offset(pages[i], img)
@@ -103,17 +136,14 @@ func offset(words []Word, img *image.Gray) []Word {
 	return words
 }
 
-// run recognises the image file in (n pages) and returns each page's words.
-func (t *Tesseract) run(ctx context.Context, in *bytes.Buffer, opt Options, n int) ([][]Word, error) {
-	path, err := t.lookup()
-	if err != nil {
-		return nil, err
-	}
+// args are the program's options for a recognition with opt, after its
+// input and output.
+func (t *Tesseract) args(opt Options) []string {
 	lang := t.Lang
 	if lang == "" {
 		lang = "eng"
 	}
-	args := []string{"stdin", "stdout", "-l", lang, "-c", "tessedit_do_invert=" + DoInvert}
+	args := []string{"-l", lang, "-c", "tessedit_do_invert=" + DoInvert}
 	if opt.PSM > 0 {
 		args = append(args, "--psm", strconv.Itoa(opt.PSM))
 	}
@@ -126,7 +156,13 @@ func (t *Tesseract) run(ctx context.Context, in *bytes.Buffer, opt Options, n in
 	if opt.Threshold > 0 {
 		args = append(args, "-c", "thresholding_method="+strconv.Itoa(opt.Threshold))
 	}
-	args = append(args, "tsv")
+	return append(args, "tsv")
+}
+
+// run recognises the image file in (n pages) in a process of its own and
+// returns each page's words.
+func (t *Tesseract) run(ctx context.Context, path string, args []string, in *bytes.Buffer, n int) ([][]Word, error) {
+	args = append([]string{"stdin", "stdout"}, args...)
 	cmd := exec.CommandContext(ctx, path, args...)
 	cmd.Stdin = in
 	// One thread per process: the service runs several checks at once, and

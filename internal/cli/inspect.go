@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"time"
@@ -60,6 +61,9 @@ func (e *env) inspect(ctx context.Context, args []string) error {
 	text, err := loadOCR(ctx, logger, *ocrMode, *modelsDir)
 	if err != nil {
 		return err
+	}
+	if c, ok := text.(io.Closer); ok {
+		defer c.Close() // the programs kept running (ocr.Tesseract.Resident)
 	}
 	d, err := app.ProductionPipeline(nil, nil, faces, engine.FaceThresholds{}, text).Run(ctx, in)
 	out := struct {

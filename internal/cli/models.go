@@ -516,7 +516,9 @@ func loadOCR(ctx context.Context, logger *slog.Logger, mode, modelsDir string) (
 		return nil, nil
 	}
 	if mode == ocrAuto || mode == ocrTesseract {
-		t := &ocr.Tesseract{}
+		// Programs kept running: four sets of options a decision reads
+		// with, for as many decisions at once as there are cores.
+		t := &ocr.Tesseract{Resident: 4 * runtime.NumCPU()}
 		version, err := t.Available(ctx)
 		if err == nil {
 			logger.Info("OCR loaded: printed data is compared with the MRZ and driver licences are read", "engine", version)

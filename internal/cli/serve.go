@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"math"
 	"net"
@@ -156,6 +157,9 @@ func (e *env) serve(ctx context.Context, args []string) error {
 	text, err := loadOCR(ctx, logger, *ocrMode, *modelsDir)
 	if err != nil {
 		return err
+	}
+	if c, ok := text.(io.Closer); ok {
+		defer c.Close() // the programs kept running (ocr.Tesseract.Resident)
 	}
 
 	ln, err := net.Listen("tcp", *listen)

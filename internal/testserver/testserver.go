@@ -272,9 +272,10 @@ func (o observed) Run(ctx context.Context, in *engine.Input) engine.Result {
 // (fails it under VERIFYD_TEST_REQUIRE_ALL=1) when it is not installed.
 func OCR(t testing.TB) ocr.Engine {
 	t.Helper()
-	tess := &ocr.Tesseract{}
+	tess := &ocr.Tesseract{Resident: 4}
 	if _, err := tess.Available(context.Background()); err != nil {
 		testdb.Skip(t, err.Error())
 	}
+	t.Cleanup(func() { tess.Close() })
 	return tess
 }

@@ -1,0 +1,155 @@
+package ocr_test
+
+import (
+	"context"
+	"errors"
+	"image"
+	"os"
+	"reflect"
+	"slices"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/verifyd/verifyd/internal/testdb"
+	"github.com/verifyd/verifyd/ocr"
+)
+
+// residentTesseract returns a Tesseract keeping up to n programs running,
+// stopped at the test's end, or skips the test without the program.
+func residentTesseract(t *testing.T, n int) *ocr.Tesseract {
+	t.Helper()
+	tess := &ocr.Tesseract{Resident: n}
+	if _, err := tess.Available(context.Background()); err != nil {
+		testdb.Skip(t, err.Error())
+	}
+	t.Cleanup(func() { tess.Close() })
+	return tess
+}
+
+// TestTesseractResident: a program kept running reads every page as a
+// program started for it does, word for word — with each set of options
+// the document readings use, pages read one after another on the same
+// process, blank pages and sub-images included — and the pool keeps at
+// most its size of programs, reusing them.
+func TestTesseractResident(t *testing.T) {
+	once := &ocr.Tesseract{}
+	if _, err := once.Available(context.Background()); err != nil {
+		testdb.Skip(t, err.Error())
+	}
+	tess := residentTesseract(t, 2)
+	full := page(t, image.Point{}, 900, 300, 40, 3, "DATE OF BIRTH", "23 AUG 1974")
+	imgs := []*image.Gray{
+		page(t, image.Point{}, 601, 151, 48, 1, "MULLER"),
+		page(t, image.Point{}, 333, 97, 30, 0),
+		full.SubImage(image.Rect(0, 100, 700, 300)).(*image.Gray),
+		page(t, image.Pt(40, 25), 777, 201, 36, 4, "C01X00T47", "12.03.2031"),
+		page(t, image.Point{}, 1200, 500, 44, 5, "SURNAME / NOM", "ROSSI", "DATE OF EXPIRY 01.02.2030"),
+	}
+	ctx := context.Background()
+	wantOf := make([][]ocr.Word, len(imgs))
+	opts := []ocr.Options{{PSM: 11, Threshold: 2, DPI: 300}, {PSM: 6, Threshold: 2, DPI: 300}, {PSM: 11, DPI: 300}, {PSM: 6, DPI: 300},
+		{PSM: 7, Whitelist: "0123456789<", DPI: 300}}
+	for _, opt := range opts {
+		for i, img := range imgs {
+			want, err := once.Words(ctx, img, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Twice: the second time on the program the first started.
+			for round := range 2 {
+				got, err := tess.Words(ctx, img, opt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(got, want) {
+					t.Errorf("%+v, page %d, reading %d: resident read %+v; a program of its own %+v", opt, i, round, got, want)
+				}
+			}
+			wantOf[i] = want
+		}
+		pages, err := tess.WordsOfPages(ctx, imgs, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(pages, wantOf) {
+			t.Errorf("%+v, pages read together: %+v, want %+v", opt, pages, wantOf)
+		}
+		if pids, n := tess.ResidentPIDs(); n > 2 || len(pids) != n {
+			t.Fatalf("%+v: %d programs running, %d idle; want at most 2, all idle", opt, n, len(pids))
+		}
+	}
+	before, _ := tess.ResidentPIDs()
+	if _, err := tess.Words(ctx, imgs[0], opts[len(opts)-1]); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := tess.ResidentPIDs()
+	slices.Sort(before)
+	slices.Sort(after)
+	if len(before) != 2 || !reflect.DeepEqual(before, after) {
+		t.Errorf("programs %v before a reading with the last options, %v after: not reused", before, after)
+	}
+}
+
+// TestTesseractResidentFailures: a resident program that died while idle
+// costs nothing (the call runs a program of its own and succeeds), one
+// whose context ends is killed and not kept, and Close stops them all and
+// removes their page files.
+func TestTesseractResidentFailures(t *testing.T) {
+	tess := residentTesseract(t, 2)
+	ctx := context.Background()
+	img := page(t, image.Point{}, 700, 200, 40, 2, "23 AUG 1974")
+	opt := ocr.Options{PSM: 6, DPI: 300}
+	want, err := tess.Words(ctx, img, opt)
+	if err != nil || len(want) == 0 {
+		t.Fatalf("%v, %v", want, err)
+	}
+	pids, _ := tess.ResidentPIDs()
+	if len(pids) != 1 {
+		t.Fatalf("idle programs %v, want one", pids)
+	}
+	if err := syscall.Kill(pids[0], syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(50 * time.Millisecond)
+	got, err := tess.Words(ctx, img, opt)
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("after the resident died: %v, %v; want %v", got, err, want)
+	}
+	if _, n := tess.ResidentPIDs(); n != 0 {
+		t.Errorf("%d programs counted after the dead one was dropped, want 0", n)
+	}
+	// Started afresh on the next call.
+	if _, err := tess.Words(ctx, img, opt); err != nil {
+		t.Fatal(err)
+	}
+	if pids, n := tess.ResidentPIDs(); n != 1 || len(pids) != 1 {
+		t.Fatalf("%d running, idle %v: want one", n, pids)
+	}
+
+	big := page(t, image.Point{}, 3000, 2400, 40, 7, "A PAGE THAT TAKES A WHILE", "TO READ 0123456789", "AND MORE LINES")
+	short, cancel := context.WithTimeout(ctx, 30*time.Millisecond)
+	defer cancel()
+	if _, err := tess.Words(short, big, ocr.Options{PSM: 11, DPI: 300}); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("a reading past its deadline: %v, want context.DeadlineExceeded", err)
+	}
+	if pids, n := tess.ResidentPIDs(); n != 1 || len(pids) != 1 {
+		t.Errorf("after a cancelled reading: %d running, idle %v; want only the earlier one", n, pids)
+	}
+
+	pids, _ = tess.ResidentPIDs()
+	dir := tess.ResidentDir()
+	if err := tess.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("page files' directory %s after Close: %v", dir, err)
+	}
+	if err := syscall.Kill(pids[0], 0); err == nil {
+		t.Errorf("resident %d still running after Close", pids[0])
+	}
+	// Still usable, a program per call.
+	if got, err := tess.Words(ctx, img, opt); err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("after Close: %v, %v", got, err)
+	}
+}
