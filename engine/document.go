@@ -79,6 +79,13 @@ type MRZRead struct {
 	Angle float64
 	// Evidence is extra detail for operators (band position, skew, …).
 	Evidence map[string]any
+	// More, when not nil, says this reading, of the whole photo, is not
+	// the reader's last word: More searches the photo harder (its
+	// document's crops, enlarged, warped upright) and returns the reading
+	// to use. DocumentCheck reads every side whole before it searches
+	// any: the search costs seconds on a photo with no zone, and a card's
+	// back is read first though some cards carry their zone on the front.
+	More func(ctx context.Context) (MRZRead, error)
 }
 
 // Cell is what an MRZ reader saw in one character's place: the runner-up
@@ -173,12 +180,30 @@ func (c DocumentCheck) Run(ctx context.Context, in *Input) Result {
 	// The first side whose zone parses is the document's; else the
 	// surest reading of any. A card's back can hold lines the reader
 	// takes for a zone (an address block, a barcode's caption) while the
-	// zone is on its front (TD2 cards): the front must be read too.
+	// zone is on its front (TD2 cards): the front must be read too, and
+	// is read whole before the back is searched (MRZRead.More).
 	var read MRZRead
 	var side *Image
 	var fields mrz.Fields
 	var err error // the chosen reading's parse error
-	for _, s := range sides {
+	// take weighs one side's reading against the others so far, and
+	// reports one that ends the reading: final (no More) and parsed.
+	take := func(s *Image, r MRZRead) bool {
+		if len(r.Lines) == 0 {
+			if side == nil {
+				read = r
+			}
+			return false
+		}
+		f, perr := mrz.Parse(r.Lines, mrz.WithNow(in.Now))
+		if side == nil || perr == nil || r.Confidence > read.Confidence {
+			read, side, fields, err = r, s, f, perr
+		}
+		return perr == nil && r.More == nil
+	}
+	more := make([]func(context.Context) (MRZRead, error), len(sides))
+	done := false
+	for i, s := range sides {
 		if s == nil || s.Image == nil {
 			continue
 		}
@@ -186,20 +211,23 @@ func (c DocumentCheck) Run(ctx context.Context, in *Input) Result {
 		if rerr != nil {
 			return Errored(rerr, nil)
 		}
-		if len(r.Lines) == 0 {
-			if side == nil {
-				read = r
-			}
-			continue
-		}
-		f, perr := mrz.Parse(r.Lines, mrz.WithNow(in.Now))
-		if side == nil || perr == nil || r.Confidence > read.Confidence {
-			read, side, fields, err = r, s, f, perr
-		}
-		if perr == nil {
+		more[i] = r.More
+		if done = take(s, r); done {
 			break
 		}
 	}
+	for i, s := range sides {
+		if done || more[i] == nil {
+			continue
+		}
+		r, rerr := more[i](ctx)
+		if rerr != nil {
+			return Errored(rerr, nil)
+		}
+		r.More = nil
+		done = take(s, r)
+	}
+	read.More = nil
 	ev := map[string]any{"confidence": read.Confidence, "lines": read.Lines, "cut_off": read.CutOff, "covered": read.Covered}
 	for k, v := range read.Evidence {
 		ev[k] = v

@@ -5,6 +5,7 @@ import (
 	"github.com/verifyd/verifyd/quality/qualitytest"
 	"image"
 	"strings"
+	"slices"
 	"testing"
 	"time"
 
@@ -214,6 +215,66 @@ func TestDocumentCheckReadsBothSides(t *testing.T) {
 			r := engine.DocumentCheck{Reader: bySide{front.Image: tt.front, back.Image: tt.back}}.Run(context.Background(), in)
 			if r.Outcome != tt.outcome || r.Evidence["side"] != tt.side {
 				t.Fatalf("got %s on %v (%s), want %s on %s", r.Outcome, r.Evidence["side"], r.Detail, tt.outcome, tt.side)
+			}
+		})
+	}
+}
+
+// TestDocumentCheckSearchesAfterReadingWhole: every side is read whole
+// before any is searched (MRZRead.More): a card's back whose whole
+// reading found no zone is not searched when the front's whole reading
+// is valid; a reading with More is searched before it counts, even one
+// that parses; and with no valid whole reading, the sides are searched
+// in order until one's search is valid.
+func TestDocumentCheckSearchesAfterReadingWhole(t *testing.T) {
+	t.Parallel()
+	card := mrz.Fields{Format: mrz.TD2, DocumentCode: "ID", IssuingState: "ESP", DocumentNumber: "CBK547469",
+		Surname: "GARCIA", GivenNames: "ISABEL", Nationality: "ESP", BirthDate: mrz.Date{Year: 1953, Month: 6, Day: 25},
+		Sex: "F", ExpiryDate: mrz.Date{Year: 2034, Month: 12, Day: 11}}
+	good := lines(t, card)
+	front := &engine.Image{Kind: verifyd.ImageDocumentFront, Image: image.NewGray(image.Rect(0, 0, 10, 10))}
+	back := &engine.Image{Kind: verifyd.ImageDocumentBack, Image: image.NewGray(image.Rect(0, 0, 11, 11))}
+	for _, tt := range []struct {
+		name                string
+		front, back         engine.MRZRead
+		frontMore, backMore *engine.MRZRead // what each side's search finds (nil: no search)
+		outcome             engine.Outcome
+		side                verifyd.ImageKind
+		searched            []verifyd.ImageKind
+		confidence          float64
+	}{
+		{"valid front read whole: the back is not searched", engine.MRZRead{Lines: good, Confidence: 0.9}, engine.MRZRead{},
+			nil, &engine.MRZRead{Lines: good, Confidence: 0.95}, engine.Pass, verifyd.ImageDocumentFront, nil, 0.9},
+		{"nothing read whole: the back's search", engine.MRZRead{}, engine.MRZRead{},
+			&engine.MRZRead{}, &engine.MRZRead{Lines: good, Confidence: 0.8}, engine.Pass, verifyd.ImageDocumentBack,
+			[]verifyd.ImageKind{verifyd.ImageDocumentBack}, 0.8},
+		{"the back's search fails: the front's", engine.MRZRead{}, engine.MRZRead{},
+			&engine.MRZRead{Lines: good, Confidence: 0.7}, &engine.MRZRead{}, engine.Pass, verifyd.ImageDocumentFront,
+			[]verifyd.ImageKind{verifyd.ImageDocumentBack, verifyd.ImageDocumentFront}, 0.7},
+		{"a parsed reading that is not the last word is searched", engine.MRZRead{}, engine.MRZRead{Lines: good, Confidence: 0.6},
+			nil, &engine.MRZRead{Lines: good, Confidence: 0.85}, engine.Pass, verifyd.ImageDocumentBack,
+			[]verifyd.ImageKind{verifyd.ImageDocumentBack}, 0.85},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var searched []verifyd.ImageKind
+			with := func(r engine.MRZRead, more *engine.MRZRead, kind verifyd.ImageKind) engine.MRZRead {
+				if more != nil {
+					r.More = func(context.Context) (engine.MRZRead, error) {
+						searched = append(searched, kind)
+						return *more, nil
+					}
+				}
+				return r
+			}
+			reader := bySide{front.Image: with(tt.front, tt.frontMore, verifyd.ImageDocumentFront),
+				back.Image: with(tt.back, tt.backMore, verifyd.ImageDocumentBack)}
+			in := &engine.Input{DocumentType: verifyd.DocIDCard, Country: "esp", Front: front, Back: back, Now: now, Facts: map[string]any{}}
+			r := engine.DocumentCheck{Reader: reader}.Run(context.Background(), in)
+			if r.Outcome != tt.outcome || r.Evidence["side"] != tt.side || r.Evidence["confidence"] != tt.confidence {
+				t.Fatalf("got %s on %v at %v (%s), want %s on %s at %v", r.Outcome, r.Evidence["side"], r.Evidence["confidence"], r.Detail, tt.outcome, tt.side, tt.confidence)
+			}
+			if !slices.Equal(searched, tt.searched) {
+				t.Errorf("searched %v, want %v", searched, tt.searched)
 			}
 		})
 	}

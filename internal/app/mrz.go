@@ -25,7 +25,22 @@ func (ocrReader) ReadMRZ(ctx context.Context, img image.Image, hint mrz.Format) 
 	if err := ctx.Err(); err != nil {
 		return engine.MRZRead{}, err
 	}
-	r, err := readCropped(img, hint)
+	s := newSearch(img, hint)
+	read, err := toMRZRead(s.first, s.err)
+	if err != nil || s.sure {
+		return read, err
+	}
+	read.More = func(ctx context.Context) (engine.MRZRead, error) {
+		if err := ctx.Err(); err != nil {
+			return engine.MRZRead{}, err
+		}
+		return toMRZRead(s.more())
+	}
+	return read, nil
+}
+
+// toMRZRead is what the engine needs of a reading r (err: of none).
+func toMRZRead(r mrzread.Result, err error) (engine.MRZRead, error) {
 	if errors.Is(err, mrzread.ErrNoMRZ) {
 		return engine.MRZRead{Evidence: map[string]any{"found": false}}, nil
 	}
@@ -89,38 +104,72 @@ func numberCells(r mrzread.Result) []engine.Cell {
 // unreadable characters lie in the fields no check digit covers is
 // completed by mrzread's guesses (Result.GuessUnchecked).
 func readCropped(img image.Image, hint mrz.Format) (mrzread.Result, error) {
-	r, err := mrzread.Read(img, hint)
+	s := newSearch(img, hint)
+	if s.sure {
+		return s.first, nil
+	}
+	return s.more()
+}
+
+// search is readCropped in two steps: the whole photo's reading
+// (newSearch), sure or not, then the crops' and the warped outline's
+// (more), which the engine makes only when no side of the document read
+// whole gave a sure reading (engine.MRZRead.More).
+type search struct {
+	img  image.Image
+	hint mrz.Format
+	// first is the whole photo's reading (err: of none); sure when it
+	// ends the search.
+	first mrzread.Result
+	err   error
+	sure  bool
 	// held is the first usable reading that is not sure enough to end
 	// the search: one of a crop that needed check-digit corrections (see
 	// repairedChecks), or any whose issuing state or nationality is no
 	// state's code (Result.StatesKnown; a soft photo's AUS read AWX, where
 	// the same zone enlarged read it right). It is taken only when no
-	// later reading is sure. done reports a reading that ends the search
-	// and keeps the others for later.
-	var held *mrzread.Result
-	if err == nil && usable(r) {
-		if r.StatesKnown() {
-			return r, nil
+	// later reading is sure. guessable are the readings to complete
+	// (Result.GuessUnchecked) when none is usable.
+	held      *mrzread.Result
+	guessable []mrzread.Result
+}
+
+func newSearch(img image.Image, hint mrz.Format) *search {
+	s := &search{img: img, hint: hint}
+	s.first, s.err = mrzread.Read(img, hint)
+	if s.err == nil && usable(s.first) {
+		if s.first.StatesKnown() {
+			s.sure = true
+			return s
 		}
-		held = &r
+		s.held = &s.first
 	}
-	var guessable []mrzread.Result
-	if err == nil && held == nil {
-		guessable = append(guessable, r)
+	if s.err == nil && s.held == nil {
+		s.guessable = append(s.guessable, s.first)
 	}
-	done := func(c mrzread.Result) bool {
-		if !usable(c) {
-			guessable = append(guessable, c)
-			return false
-		}
-		if !repairedChecks(c) && c.StatesKnown() {
-			return true
-		}
-		if held == nil {
-			held = &c
-		}
+	return s
+}
+
+// done reports a reading that ends the search and keeps the others for
+// later.
+func (s *search) done(c mrzread.Result) bool {
+	if !usable(c) {
+		s.guessable = append(s.guessable, c)
 		return false
 	}
+	if !repairedChecks(c) && c.StatesKnown() {
+		return true
+	}
+	if s.held == nil {
+		s.held = &c
+	}
+	return false
+}
+
+// more searches the crops and the warped outline, and returns the
+// search's reading.
+func (s *search) more() (mrzread.Result, error) {
+	img, hint := s.img, s.hint
 	if sub, ok := img.(interface {
 		SubImage(image.Rectangle) image.Image
 	}); ok {
@@ -141,31 +190,31 @@ func readCropped(img image.Image, hint mrz.Format) (mrzread.Result, error) {
 				// SubImage keeps the photo's coordinates: the corners
 				// need no moving.
 				cr, cerr := mrzread.Read(sub.SubImage(c), hint)
-				if cerr == nil && done(cr) {
+				if cerr == nil && s.done(cr) {
 					return cr, nil
 				}
 			}
 			if ur, ok := readEnlarged(img, c, hint); ok {
-				if done(ur) {
+				if s.done(ur) {
 					return ur, nil
 				}
 			}
 		}
 	}
 	if rr, ok := readRectified(img, hint); ok {
-		if done(rr) {
+		if s.done(rr) {
 			return rr, nil
 		}
 	}
-	if held != nil {
-		return *held, nil
+	if s.held != nil {
+		return *s.held, nil
 	}
-	for _, g := range guessable {
+	for _, g := range s.guessable {
 		if gr, ok := g.GuessUnchecked(); ok {
 			return gr, nil
 		}
 	}
-	return r, err
+	return s.first, s.err
 }
 
 // repairedChecks reports a reading whose check digits verify only after
