@@ -4,8 +4,8 @@ import (
 	"context"
 	"github.com/verifyd/verifyd/quality/qualitytest"
 	"image"
-	"strings"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
