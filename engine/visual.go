@@ -241,13 +241,14 @@ func readSides(ctx context.Context, eng ocr.Engine, in *Input, loc Located, orde
 		}
 		var side []ocr.Word
 		var read []viz.Spot
+		pages := viz.Pages{}
 		// The first page readings, the spots they leave unconfirmed, the
 		// other page readings, and the spots those name anew: a field the
 		// first readings found in pieces is read again before the page is,
 		// five times, at other scales and thresholds (viz.FirstReadings).
 		for _, stage := range [][2]int{{0, viz.FirstReadings}, {viz.FirstReadings, viz.Readings()}} {
 			var err error
-			side, err = viz.Read(ctx, eng, s.Image, r, side, stage[0], stage[1], func(w []ocr.Word) bool {
+			side, err = viz.Read(ctx, eng, s.Image, r, side, stage[0], stage[1], pages, func(w []ocr.Word) bool {
 				return enough(with(w, nil))
 			})
 			if err != nil {

@@ -38,7 +38,7 @@ func TestReadLargeValues(t *testing.T) {
 	}
 	fields := mrz.Fields{Surname: "FRANCOIS", GivenNames: "FRANCOIS", DocumentNumber: "DCMN2GMPR",
 		BirthDate: mrz.Date{Year: 1973, Month: 9, Day: 10}, ExpiryDate: mrz.Date{Year: 2035, Month: 5, Day: 22}}
-	words, err := viz.Read(context.Background(), tess, img, viz.Region{Rect: rect}, nil, 0, viz.Readings(), nil)
+	words, err := viz.Read(context.Background(), tess, img, viz.Region{Rect: rect}, nil, 0, viz.Readings(), nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -82,6 +82,20 @@ func geometryOf(bounds image.Rectangle, r Region) geometry {
 // masked). fast trades averaging for speed where the photo is shrunk.
 func (g geometry) draw(src *image.Gray, from, window image.Rectangle, k float64, fast bool) *image.Gray {
 	w, h := int(math.Round(float64(window.Dx())*k)), int(math.Round(float64(window.Dy())*k))
+	m := g.m
+	for i := range m {
+		m[i] *= k
+	}
+	m[2] -= float64(window.Min.X) * k
+	m[5] -= float64(window.Min.Y) * k
+	if !fast && from.In(src.Bounds()) {
+		dst := image.NewGray(image.Rect(0, 0, w, h))
+		for i := range dst.Pix {
+			dst.Pix[i] = 0xff // white where the turned crop leaves corners
+		}
+		transformGray(dst, m, src, from)
+		return dst
+	}
 	// x/image/draw transforms fast only into RGBA: into a Gray it took
 	// its generic path, a pixel at a time through interfaces, which was a
 	// quarter of all the CPU the document checks of the independently
@@ -91,12 +105,6 @@ func (g geometry) draw(src *image.Gray, from, window image.Rectangle, k float64,
 	for i := range rgba.Pix {
 		rgba.Pix[i] = 0xff // white where the turned crop leaves corners
 	}
-	m := g.m
-	for i := range m {
-		m[i] *= k
-	}
-	m[2] -= float64(window.Min.X) * k
-	m[5] -= float64(window.Min.Y) * k
 	interp := xdraw.Interpolator(xdraw.BiLinear)
 	if fast {
 		interp = xdraw.ApproxBiLinear // shrinking: averaging matters less than speed here
@@ -226,14 +234,21 @@ const FirstReadings = 2
 // Readings is how many page readings there are (passes).
 func Readings() int { return len(passes) }
 
+// Pages keeps the pages Read drew of one photo and Region, by their long
+// side, for its later readings and calls: three of the seven readings are
+// of the page at its first scale and two at three quarters, and drawing a
+// page costs 0.05–0.1 s of one core (docs/performance.md).
+type Pages map[int]*image.Gray
+
 // Read recognises the document's visual zone: it makes the page readings
 // (passes) from, from up to to, after the words of the earlier ones
 // (prior, as Read returned them), until enough (nil: never) is satisfied
-// by all the words so far, and returns them all. Each reading's words
+// by all the words so far, and returns them all. pages (nil: none) keeps
+// the pages drawn for the calls of Read on the same photo and Region. Each reading's words
 // are lines of their own, in the coordinates of the first reading, for
 // NewZone; a caller can read other things between the readings.
 func Read(ctx context.Context, eng ocr.Engine, img image.Image, r Region, prior []ocr.Word, from, to int,
-	enough func([]ocr.Word) bool) ([]ocr.Word, error) {
+	pages Pages, enough func([]ocr.Word) bool) ([]ocr.Word, error) {
 	words := slices.Clone(prior)
 	base := r.Side
 	if base == 0 {
@@ -245,7 +260,13 @@ func Read(ctx context.Context, eng ocr.Engine, img image.Image, r Region, prior 
 	for i := from; i < min(to, len(passes)); i++ {
 		p := passes[i]
 		r.Side = int(math.Round(float64(base) * p.scale))
-		g := Prepare(img, r)
+		g := pages[r.Side]
+		if g == nil {
+			g = Prepare(img, r)
+			if pages != nil {
+				pages[r.Side] = g
+			}
+		}
 		got, err := eng.Words(ctx, g, ocr.Options{PSM: p.psm, Threshold: p.threshold, DPI: readDPI})
 		if err != nil {
 			return nil, err

@@ -142,7 +142,9 @@ func BenchmarkReread(b *testing.B) {
 
 // TestReadInStages: the page read in two stages, as readSides does
 // with spots read between them, is the page read at once: the later
-// readings' words land in the first reading's coordinates either way.
+// readings' words land in the first reading's coordinates either way,
+// and the pages the first stage drew and the second takes (viz.Pages),
+// one for each of the four scales, read as the pages drawn anew.
 func TestReadInStages(t *testing.T) {
 	tess := tesseract(t)
 	photo := blank(1800, 1200)
@@ -151,17 +153,24 @@ func TestReadInStages(t *testing.T) {
 	write(t, photo, 64, 200, 700, "ERIKSSON")
 	r := viz.Region{Rect: image.Rect(100, 100, 1700, 1100), Angle: 4}
 	ctx := context.Background()
-	whole, err := viz.Read(ctx, tess, photo, r, nil, 0, viz.Readings(), nil)
+	whole, err := viz.Read(ctx, tess, photo, r, nil, 0, viz.Readings(), nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	first, err := viz.Read(ctx, tess, photo, r, nil, 0, viz.FirstReadings, nil)
+	pages := viz.Pages{}
+	first, err := viz.Read(ctx, tess, photo, r, nil, 0, viz.FirstReadings, pages, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	staged, err := viz.Read(ctx, tess, photo, r, first, viz.FirstReadings, viz.Readings(), nil)
+	if len(pages) != 1 {
+		t.Errorf("%d pages drawn for the first readings, want 1", len(pages))
+	}
+	staged, err := viz.Read(ctx, tess, photo, r, first, viz.FirstReadings, viz.Readings(), pages, nil)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(pages) != 4 {
+		t.Errorf("%d pages drawn for the seven readings, want 4", len(pages))
 	}
 	if len(first) == 0 || len(first) >= len(whole) {
 		t.Fatalf("%d words in the first readings, %d in all", len(first), len(whole))
