@@ -224,14 +224,21 @@ func TestDocumentCheckReadsBothSides(t *testing.T) {
 // before any is searched (MRZRead.More): a card's back whose whole
 // reading found no zone is not searched when the front's whole reading
 // is valid; a reading with More is searched before it counts, even one
-// that parses; and with no valid whole reading, the sides are searched
-// in order until one's search is valid.
+// that parses; with no valid whole reading, the sides are searched in
+// order until one's search is valid — but not a side whose whole reading
+// shows no filler run when another's does (the zone is there).
 func TestDocumentCheckSearchesAfterReadingWhole(t *testing.T) {
 	t.Parallel()
 	card := mrz.Fields{Format: mrz.TD2, DocumentCode: "ID", IssuingState: "ESP", DocumentNumber: "CBK547469",
 		Surname: "GARCIA", GivenNames: "ISABEL", Nationality: "ESP", BirthDate: mrz.Date{Year: 1953, Month: 6, Day: 25},
 		Sex: "F", ExpiryDate: mrz.Date{Year: 2034, Month: 12, Day: 11}}
 	good := lines(t, card)
+	// A card's back whose zone a finger covers, and a front whose
+	// printed text the reader took for lines (as read on independently
+	// generated photos).
+	covered := engine.MRZRead{Lines: []string{"AK?????????????<<<<<<<<<<<<<<<", "1??????????????MEX<<<<<<<<<<<4", "K?????????????VERONICA<<<<<<<<"},
+		Confidence: 0.3, Covered: true}
+	text := engine.MRZRead{Lines: []string{"POCUMENTOJUUJONALBEJOENTHUUIZIJ?NT?Y??GRU???", "Z1??VA7J?2L???4?2????4??3?5??????<O??DH224<5"}, Confidence: 0.2}
 	front := &engine.Image{Kind: verifyd.ImageDocumentFront, Image: image.NewGray(image.Rect(0, 0, 10, 10))}
 	back := &engine.Image{Kind: verifyd.ImageDocumentBack, Image: image.NewGray(image.Rect(0, 0, 11, 11))}
 	for _, tt := range []struct {
@@ -254,6 +261,15 @@ func TestDocumentCheckSearchesAfterReadingWhole(t *testing.T) {
 		{"a parsed reading that is not the last word is searched", engine.MRZRead{}, engine.MRZRead{Lines: good, Confidence: 0.6},
 			nil, &engine.MRZRead{Lines: good, Confidence: 0.85}, engine.Pass, verifyd.ImageDocumentBack,
 			[]verifyd.ImageKind{verifyd.ImageDocumentBack}, 0.85},
+		{"a covered zone on the back: the front, text read as lines, is not searched", text, covered,
+			&engine.MRZRead{Lines: good, Confidence: 0.9}, &covered, engine.Fail, verifyd.ImageDocumentBack,
+			[]verifyd.ImageKind{verifyd.ImageDocumentBack}, 0.3},
+		{"fillers on both sides: both searched", covered, covered,
+			&engine.MRZRead{Lines: good, Confidence: 0.9}, &covered, engine.Pass, verifyd.ImageDocumentFront,
+			[]verifyd.ImageKind{verifyd.ImageDocumentBack, verifyd.ImageDocumentFront}, 0.9},
+		{"no fillers anywhere: both searched", text, text,
+			&engine.MRZRead{Lines: good, Confidence: 0.9}, &text, engine.Pass, verifyd.ImageDocumentFront,
+			[]verifyd.ImageKind{verifyd.ImageDocumentBack, verifyd.ImageDocumentFront}, 0.9},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var searched []verifyd.ImageKind
