@@ -71,13 +71,14 @@ var e2eNow = time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
 //
 //	go test -count=1 -run TestEndToEndDecisions -v ./internal/faceeval -args -faces.e2e
 func TestEndToEndDecisions(t *testing.T) {
-	tess := &ocr.Tesseract{}
+	tess := &ocr.Tesseract{Resident: 4} // as serve and inspect run it
 	if _, err := tess.Available(context.Background()); err != nil {
 		if errors.Is(err, ocr.ErrUnavailable) {
 			testdb.Skip(t, err.Error())
 		}
 		t.Fatal(err)
 	}
+	defer tess.Close()
 	if _, err := docgen.OCRB(); err != nil {
 		if errors.Is(err, docgen.ErrNoFont) {
 			testdb.Skip(t, err.Error())
