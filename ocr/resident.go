@@ -67,7 +67,7 @@ type residents struct {
 // on first use.
 func (t *Tesseract) pool() (*residents, error) {
 	t.poolOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "verifyd-tesseract-")
+		dir, err := os.MkdirTemp(pageParent(), "verifyd-tesseract-")
 		if err != nil {
 			t.poolErr = fmt.Errorf("ocr: tesseract: %w", err)
 			return
@@ -78,6 +78,21 @@ func (t *Tesseract) pool() (*residents, error) {
 		}
 	})
 	return t.residents, t.poolErr
+}
+
+// pageParent is where the page files go: a document's pages are a
+// person's data, and /dev/shm, where Linux has it, keeps them in memory,
+// never on a disk, for the moment each exists (a page file is removed as
+// soon as it is read; the directory is private to the process's user).
+func pageParent() string {
+	if st, err := os.Stat("/dev/shm"); err == nil && st.IsDir() {
+		if f, err := os.CreateTemp("/dev/shm", ".verifyd-probe-"); err == nil {
+			f.Close()
+			os.Remove(f.Name())
+			return "/dev/shm"
+		}
+	}
+	return os.TempDir()
 }
 
 // Close stops the resident processes and removes their page files. The

@@ -7,6 +7,7 @@ import (
 	"os"
 	"reflect"
 	"slices"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -139,6 +140,10 @@ func TestTesseractResidentFailures(t *testing.T) {
 
 	pids, _ = tess.ResidentPIDs()
 	dir := tess.ResidentDir()
+	// Pages are a person's data: in memory where Linux offers it.
+	if st, err := os.Stat("/dev/shm"); err == nil && st.IsDir() && !strings.HasPrefix(dir, "/dev/shm/") {
+		t.Errorf("page files in %s, not in /dev/shm", dir)
+	}
 	if err := tess.Close(); err != nil {
 		t.Fatal(err)
 	}
