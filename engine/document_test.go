@@ -183,16 +183,18 @@ func (s bySide) ReadMRZ(_ context.Context, img image.Image, _ mrz.Format) (engin
 	return s[img], nil
 }
 
+// spanishCard is a TD2 ID card, whose zone is on its front.
+var spanishCard = mrz.Fields{Format: mrz.TD2, DocumentCode: "ID", IssuingState: "ESP", DocumentNumber: "CBK547469",
+	Surname: "GARCIA", GivenNames: "ISABEL", Nationality: "ESP", BirthDate: mrz.Date{Year: 1953, Month: 6, Day: 25},
+	Sex: "F", ExpiryDate: mrz.Date{Year: 2034, Month: 12, Day: 11}}
+
 // TestDocumentCheckReadsBothSides: an ID card's back is read first, but
 // lines there that the reader took for a zone and that do not parse (an
 // address block; the zone of a TD2 card is on its front) must not hide the
 // front's valid zone; with neither valid, the surer reading decides.
 func TestDocumentCheckReadsBothSides(t *testing.T) {
 	t.Parallel()
-	card := mrz.Fields{Format: mrz.TD2, DocumentCode: "ID", IssuingState: "ESP", DocumentNumber: "CBK547469",
-		Surname: "GARCIA", GivenNames: "ISABEL", Nationality: "ESP", BirthDate: mrz.Date{Year: 1953, Month: 6, Day: 25},
-		Sex: "F", ExpiryDate: mrz.Date{Year: 2034, Month: 12, Day: 11}}
-	good := lines(t, card)
+	good := lines(t, spanishCard)
 	corrupt := append([]string(nil), good...)
 	b := []byte(corrupt[1])
 	b[9] = '0' + (b[9]-'0'+1)%10
@@ -229,10 +231,7 @@ func TestDocumentCheckReadsBothSides(t *testing.T) {
 // shows no filler run when another's does (the zone is there).
 func TestDocumentCheckSearchesAfterReadingWhole(t *testing.T) {
 	t.Parallel()
-	card := mrz.Fields{Format: mrz.TD2, DocumentCode: "ID", IssuingState: "ESP", DocumentNumber: "CBK547469",
-		Surname: "GARCIA", GivenNames: "ISABEL", Nationality: "ESP", BirthDate: mrz.Date{Year: 1953, Month: 6, Day: 25},
-		Sex: "F", ExpiryDate: mrz.Date{Year: 2034, Month: 12, Day: 11}}
-	good := lines(t, card)
+	good := lines(t, spanishCard)
 	// A card's back whose zone a finger covers, and a front whose
 	// printed text the reader took for lines (as read on independently
 	// generated photos).

@@ -283,7 +283,10 @@ func (t *Tesseract) recognise(ctx context.Context, path string, args []string, i
 	}
 	r, p, reused, err := t.take(path, args)
 	if err != nil || r == nil {
-		return nil, false, err
+		// No room, or no resident could be started (no page directory,
+		// a program that will not start): a process of its own, which
+		// needs neither and reports the program's failure.
+		return nil, false, nil
 	}
 	out := make([][]byte, len(imgs))
 	for i, img := range imgs {
@@ -293,7 +296,7 @@ func (t *Tesseract) recognise(ctx context.Context, path string, args []string, i
 		p.mu.Unlock()
 		if err := writePGM(name, img); err != nil {
 			p.give(r, true)
-			return nil, true, err
+			return nil, false, nil // a full /dev/shm: through a pipe instead
 		}
 		out[i], err = r.read(ctx, name)
 		os.Remove(name)

@@ -58,38 +58,8 @@ func transformGray(dst *image.Gray, s2d f64.Aff3, src *image.Gray, sr image.Rect
 			if !(image.Point{int(sx) + bias.X, int(sy) + bias.Y}).In(sr) {
 				continue
 			}
-			sx += float64(bias.X)
-			sx -= 0.5
-			ix := max(int(math.Floor(sx-xHalfWidth)), sr.Min.X)
-			jx := min(int(math.Ceil(sx+xHalfWidth)), sr.Max.X)
-			totalX := 0.0
-			for kx := ix; kx < jx; kx++ {
-				w := 0.0
-				if t := math.Abs((sx - float64(kx)) * xArgScale); t < 1 {
-					w = 1 - t
-				}
-				xWeights[kx-ix] = w
-				totalX += w
-			}
-			for x := range xWeights[:jx-ix] {
-				xWeights[x] /= totalX
-			}
-			sy += float64(bias.Y)
-			sy -= 0.5
-			iy := max(int(math.Floor(sy-yHalfWidth)), sr.Min.Y)
-			jy := min(int(math.Ceil(sy+yHalfWidth)), sr.Max.Y)
-			totalY := 0.0
-			for ky := iy; ky < jy; ky++ {
-				w := 0.0
-				if t := math.Abs((sy - float64(ky)) * yArgScale); t < 1 {
-					w = 1 - t
-				}
-				yWeights[ky-iy] = w
-				totalY += w
-			}
-			for y := range yWeights[:jy-iy] {
-				yWeights[y] /= totalY
-			}
+			ix, jx := tentWeights(xWeights, sx+float64(bias.X)-0.5, xHalfWidth, xArgScale, sr.Min.X, sr.Max.X)
+			iy, jy := tentWeights(yWeights, sy+float64(bias.Y)-0.5, yHalfWidth, yArgScale, sr.Min.Y, sr.Max.Y)
 			var p float64
 			for ky := iy; ky < jy; ky++ {
 				yw := yWeights[ky-iy]
@@ -108,6 +78,27 @@ func transformGray(dst *image.Gray, s2d f64.Aff3, src *image.Gray, sr image.Rect
 			dst.Pix[d] = uint8(min(max(v, 0), 0xffff) >> 8)
 		}
 	}
+}
+
+// tentWeights fills w with the tent kernel's weights, normalised, of the
+// source pixels around s (in pixel centres' coordinates) within half of
+// it and within [lo, hi), as x/image/draw computes them, and returns the
+// pixels' range [i, j).
+func tentWeights(w []float64, s, half, argScale float64, lo, hi int) (int, int) {
+	i := max(int(math.Floor(s-half)), lo)
+	j := min(int(math.Ceil(s+half)), hi)
+	total := 0.0
+	for k := i; k < j; k++ {
+		w[k-i] = 0
+		if t := math.Abs((s - float64(k)) * argScale); t < 1 {
+			w[k-i] = 1 - t
+		}
+		total += w[k-i]
+	}
+	for k := range w[:j-i] {
+		w[k] /= total
+	}
+	return i, j
 }
 
 // transformRect is the bounding box of sr mapped by s2d, as x/image/draw
