@@ -3,6 +3,7 @@ package ocr_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"image"
 	"os"
 	"reflect"
@@ -156,5 +157,52 @@ func TestTesseractResidentFailures(t *testing.T) {
 	// Still usable, a program per call.
 	if got, err := tess.Words(ctx, img, opt); err != nil || !reflect.DeepEqual(got, want) {
 		t.Errorf("after Close: %v, %v", got, err)
+	}
+}
+
+// TestTesseractResidentConcurrent: readings from several goroutines at
+// once, with more sets of options than residents, each get their own
+// page's words (a resident serves one reading at a time; the others find
+// another, start one, or run a program of their own), and afterwards no
+// more programs run than the pool's size.
+func TestTesseractResidentConcurrent(t *testing.T) {
+	tess := residentTesseract(t, 2)
+	ctx := context.Background()
+	imgs := []*image.Gray{
+		page(t, image.Point{}, 700, 200, 40, 2, "23 AUG 1974"),
+		page(t, image.Point{}, 700, 200, 40, 3, "ERIKSSON"),
+		page(t, image.Point{}, 700, 200, 40, 4, "C01X00T47"),
+	}
+	opts := []ocr.Options{{PSM: 6, DPI: 300}, {PSM: 11, Threshold: 2, DPI: 300}, {PSM: 7, DPI: 300}}
+	want := make([][][]ocr.Word, len(imgs))
+	for i, img := range imgs {
+		for _, opt := range opts {
+			w, err := (&ocr.Tesseract{}).Words(ctx, img, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want[i] = append(want[i], w)
+		}
+	}
+	errs := make(chan error, 24)
+	for g := range 6 {
+		go func() {
+			for k := range 4 {
+				i, o := (g+k)%len(imgs), (g*k+g)%len(opts)
+				got, err := tess.Words(ctx, imgs[i], opts[o])
+				if err == nil && !reflect.DeepEqual(got, want[i][o]) {
+					err = fmt.Errorf("page %d, options %+v: %+v, want %+v", i, opts[o], got, want[i][o])
+				}
+				errs <- err
+			}
+		}()
+	}
+	for range 24 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	if pids, n := tess.ResidentPIDs(); n == 0 || n > 2 || len(pids) != n {
+		t.Errorf("%d programs running, %d idle, after the readings: want 1 or 2, all idle", n, len(pids))
 	}
 }
