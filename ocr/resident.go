@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"image"
 	"io"
@@ -13,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -67,7 +69,9 @@ type residents struct {
 // on first use.
 func (t *Tesseract) pool() (*residents, error) {
 	t.poolOnce.Do(func() {
-		dir, err := os.MkdirTemp(pageParent(), "verifyd-tesseract-")
+		parent := pageParent()
+		removeStale(parent)
+		dir, err := os.MkdirTemp(parent, pagePrefix+strconv.Itoa(os.Getpid())+"-")
 		if err != nil {
 			t.poolErr = fmt.Errorf("ocr: tesseract: %w", err)
 			return
@@ -78,6 +82,29 @@ func (t *Tesseract) pool() (*residents, error) {
 		}
 	})
 	return t.residents, t.poolErr
+}
+
+// pagePrefix begins the name of a page directory, followed by the
+// process's id and a dash.
+const pagePrefix = "verifyd-tesseract-"
+
+// removeStale removes the page directories in parent of processes that
+// no longer run: one killed while a page was being read leaves that page,
+// a person's data, behind.
+func removeStale(parent string) {
+	dirs, _ := filepath.Glob(filepath.Join(parent, pagePrefix+"*"))
+	for _, d := range dirs {
+		pid, _, ok := strings.Cut(strings.TrimPrefix(filepath.Base(d), pagePrefix), "-")
+		n, err := strconv.Atoi(pid)
+		if !ok || err != nil || n <= 0 || n == os.Getpid() {
+			continue
+		}
+		// Signal 0 tests that the process exists, and sends nothing.
+		proc, err := os.FindProcess(n)
+		if err != nil || errors.Is(proc.Signal(syscall.Signal(0)), os.ErrProcessDone) {
+			os.RemoveAll(d)
+		}
+	}
 }
 
 // pageParent is where the page files go: a document's pages are a

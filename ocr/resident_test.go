@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"image"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -110,8 +112,8 @@ func TestTesseractResidentFailures(t *testing.T) {
 	if len(pids) != 1 {
 		t.Fatalf("idle programs %v, want one", pids)
 	}
-	if err := syscall.Kill(pids[0], syscall.SIGKILL); err != nil {
-		t.Fatal(err)
+	if proc, err := os.FindProcess(pids[0]); err != nil || proc.Kill() != nil {
+		t.Fatalf("killing resident %d: %v", pids[0], err)
 	}
 	time.Sleep(50 * time.Millisecond)
 	got, err := tess.Words(ctx, img, opt)
@@ -151,7 +153,7 @@ func TestTesseractResidentFailures(t *testing.T) {
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Errorf("page files' directory %s after Close: %v", dir, err)
 	}
-	if err := syscall.Kill(pids[0], 0); err == nil {
+	if running(pids[0]) {
 		t.Errorf("resident %d still running after Close", pids[0])
 	}
 	// Still usable, a program per call.
@@ -204,5 +206,52 @@ func TestTesseractResidentConcurrent(t *testing.T) {
 	}
 	if pids, n := tess.ResidentPIDs(); n == 0 || n > 2 || len(pids) != n {
 		t.Errorf("%d programs running, %d idle, after the readings: want 1 or 2, all idle", n, len(pids))
+	}
+}
+
+// running reports whether process pid exists (signal 0 sends nothing).
+func running(pid int) bool {
+	proc, err := os.FindProcess(pid)
+	return err == nil && proc.Signal(syscall.Signal(0)) == nil
+}
+
+// TestTesseractResidentStalePages: the page directory a process killed
+// while reading left behind (a page of a person's document in it) is
+// removed by the next process's first resident; another running
+// process's directory is kept.
+func TestTesseractResidentStalePages(t *testing.T) {
+	tess := residentTesseract(t, 1)
+	// A process that ran and is gone: its id is free.
+	gone := exec.Command("true")
+	if err := gone.Run(); err != nil {
+		t.Skip("no true program:", err)
+	}
+	parent := filepath.Dir(func() string {
+		probe := &ocr.Tesseract{Resident: 1}
+		defer probe.Close()
+		if _, err := probe.Words(context.Background(), page(t, image.Point{}, 200, 60, 30, 0, "A"), ocr.Options{PSM: 7}); err != nil {
+			t.Fatal(err)
+		}
+		return probe.ResidentDir()
+	}())
+	stale := filepath.Join(parent, fmt.Sprintf("verifyd-tesseract-%d-x", gone.Process.Pid))
+	live := filepath.Join(parent, fmt.Sprintf("verifyd-tesseract-%d-y", os.Getppid()))
+	for _, d := range []string{stale, live} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(d, "p1.pgm"), []byte("P5\n1 1\n255\n\xff"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() { os.RemoveAll(stale); os.RemoveAll(live) })
+	if _, err := tess.Words(context.Background(), page(t, image.Point{}, 200, 60, 30, 0, "B"), ocr.Options{PSM: 7}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("a gone process's page directory %s: %v, want removed", stale, err)
+	}
+	if _, err := os.Stat(live); err != nil {
+		t.Errorf("a running process's page directory %s: %v, want kept", live, err)
 	}
 }
