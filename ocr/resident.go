@@ -293,6 +293,9 @@ func (r *resident) failed(ctx context.Context, err error) error {
 
 // isSentinelRow reports the page row (level 1) of a sentinel image.
 func isSentinelRow(line []byte) bool {
+	if !bytes.HasPrefix(line, []byte("1\t")) {
+		return false // a word's or a line's row: most of them
+	}
 	f := strings.Split(strings.TrimRight(string(line), "\r\n"), "\t")
 	return len(f) >= 10 && f[0] == "1" && f[8] == strconv.Itoa(sentinelW) && f[9] == strconv.Itoa(sentinelH)
 }
@@ -342,15 +345,23 @@ func (t *Tesseract) recognise(ctx context.Context, path string, args []string, i
 // writePGM writes img as a binary PGM (P5) file, which Tesseract's image
 // library reads without decoding anything.
 func writePGM(name string, img *image.Gray) error {
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return fmt.Errorf("ocr: tesseract: %w", err)
+	}
+	// Row by row from the image: no copy of the whole page first.
+	w := bufio.NewWriterSize(f, 64<<10)
 	b := img.Bounds()
-	var buf bytes.Buffer
-	buf.Grow(32 + b.Dx()*b.Dy())
-	fmt.Fprintf(&buf, "P5\n%d %d\n255\n", b.Dx(), b.Dy())
+	fmt.Fprintf(w, "P5\n%d %d\n255\n", b.Dx(), b.Dy())
 	for y := b.Min.Y; y < b.Max.Y; y++ {
 		i := img.PixOffset(b.Min.X, y)
-		buf.Write(img.Pix[i : i+b.Dx()])
+		w.Write(img.Pix[i : i+b.Dx()])
 	}
-	if err := os.WriteFile(name, buf.Bytes(), 0o600); err != nil {
+	err = w.Flush()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		return fmt.Errorf("ocr: tesseract: %w", err)
 	}
 	return nil
