@@ -228,7 +228,8 @@ func TestDocumentCheckReadsBothSides(t *testing.T) {
 // is valid; a reading with More is searched before it counts, even one
 // that parses; with no valid whole reading, the sides are searched in
 // order until one's search is valid — but not a side whose whole reading
-// shows no filler run when another's does (the zone is there).
+// shows no filler run when another's does (the zone is there), and a side
+// after one whose reading shows such a run is not read at all.
 func TestDocumentCheckSearchesAfterReadingWhole(t *testing.T) {
 	t.Parallel()
 	good := lines(t, spanishCard)
@@ -263,9 +264,12 @@ func TestDocumentCheckSearchesAfterReadingWhole(t *testing.T) {
 		{"a covered zone on the back: the front, text read as lines, is not searched", text, covered,
 			&engine.MRZRead{Lines: good, Confidence: 0.9}, &covered, engine.Fail, verifyd.ImageDocumentBack,
 			[]verifyd.ImageKind{verifyd.ImageDocumentBack}, 0.3},
-		{"fillers on both sides: both searched", covered, covered,
-			&engine.MRZRead{Lines: good, Confidence: 0.9}, &covered, engine.Pass, verifyd.ImageDocumentFront,
-			[]verifyd.ImageKind{verifyd.ImageDocumentBack, verifyd.ImageDocumentFront}, 0.9},
+		{"fillers on the back: the front, which would read valid, is not read", engine.MRZRead{Lines: good, Confidence: 0.9}, covered,
+			nil, &covered, engine.Fail, verifyd.ImageDocumentBack,
+			[]verifyd.ImageKind{verifyd.ImageDocumentBack}, 0.3},
+		{"fillers on the front only: the back is not searched", covered, text,
+			&engine.MRZRead{Lines: good, Confidence: 0.9}, &text, engine.Pass, verifyd.ImageDocumentFront,
+			[]verifyd.ImageKind{verifyd.ImageDocumentFront}, 0.9},
 		{"no fillers anywhere: both searched", text, text,
 			&engine.MRZRead{Lines: good, Confidence: 0.9}, &text, engine.Pass, verifyd.ImageDocumentFront,
 			[]verifyd.ImageKind{verifyd.ImageDocumentBack, verifyd.ImageDocumentFront}, 0.9},

@@ -188,13 +188,16 @@ func orderFor(country string) viz.Order {
 // When what the first readings and their spots found already settles the
 // decision against the document (settled, nil: never: a contradiction of
 // the MRZ that stands), the other readings are not made: they cost
-// ~0.4–0.8 s each on one core, and all they could change is to find the
+// ~0.2–0.5 s each on one core, and all they could change is to find the
 // MRZ's value elsewhere on the page and excuse the contradiction, which
 // on a genuine page would mean the first readings read a forgery's
 // difference, with confidence, where there is none. On eight seeds of
 // independently generated photos (docs/accuracy.md, twelfth pass) no
 // decision of a genuine document changed for the worse. Decided only after the first
-// readings and their spots, never after one reading alone.
+// readings and their spots, never after one reading alone; after them,
+// each later reading that settles it ends the readings (nineteenth pass:
+// no genuine document's decision changed on three seeds, and a forgery
+// whose contradiction the later readings had blurred into review failed).
 func readSides(ctx context.Context, eng ocr.Engine, in *Input, loc Located, order viz.Order, enough, settled func(viz.Zone) bool,
 	spots func(side, all viz.Zone) []viz.Spot) (viz.Zone, error) {
 	var sides []*Image
@@ -205,7 +208,7 @@ func readSides(ctx context.Context, eng ocr.Engine, in *Input, loc Located, orde
 	}
 	var words, rereads []ocr.Word
 	var z viz.Zone
-	for _, s := range sides {
+	for si, s := range sides {
 		r := viz.Region{}
 		var found bool
 		r.Rect, found = quality.DocumentRegion(s.Image)
@@ -220,8 +223,8 @@ func readSides(ctx context.Context, eng ocr.Engine, in *Input, loc Located, orde
 		} else {
 			r.Angle = loc.Angle
 			r.Mask = [][4]image.Point{loc.Quad}
-			if page, side, ok := pageOf(loc, s.Image.Bounds()); ok {
-				r.Rect, r.Side = page, side
+			if page, side, outline, ok := pageOf(loc, s.Image.Bounds()); ok {
+				r.Rect, r.Side, r.Outline = page, side, outline
 			} else {
 				// The zone's band must lie inside the crop for its angle
 				// to level the rest of the page.
@@ -246,15 +249,31 @@ func readSides(ctx context.Context, eng ocr.Engine, in *Input, loc Located, orde
 		// other page readings, and the spots those name anew: a field the
 		// first readings found in pieces is read again before the page is,
 		// five times, at other scales and thresholds (viz.FirstReadings).
-		for _, stage := range [][2]int{{0, viz.FirstReadings}, {viz.FirstReadings, viz.Readings()}} {
+		stages := [][2]int{{0, viz.FirstReadings}, {viz.FirstReadings, viz.Readings()}}
+		if si > 0 {
+			// A second side (a card's back, read after its whole front)
+			// gets the first readings and their spots only. Issuers
+			// print the four fields on the front; of 94 approvals on
+			// two seeds of independently generated photos none was
+			// completed on a back, and its other readings cost about a
+			// second on every card that goes to review
+			// (docs/performance.md).
+			stages = stages[:1]
+		}
+		for _, stage := range stages {
+			// After the first readings and their spots, a reading that
+			// settles the decision ends the side's readings at once.
+			stop := func(z viz.Zone) bool {
+				return enough(z) || stage[0] > 0 && settled != nil && settled(z)
+			}
 			var err error
 			side, err = viz.Read(ctx, eng, s.Image, r, side, stage[0], stage[1], pages, func(w []ocr.Word) bool {
-				return enough(with(w, nil))
+				return stop(with(w, nil))
 			})
 			if err != nil {
 				return viz.Zone{}, err
 			}
-			if z = with(side, nil); enough(z) {
+			if z = with(side, nil); stop(z) {
 				break
 			}
 			if spots == nil {
@@ -378,12 +397,13 @@ var pageMM = map[mrz.Format]struct{ left, right, above, below float64 }{
 const vizPxPerMM = 13
 
 // pageOf returns the rectangle of the photo that holds the page the MRZ
-// lies on, and the long side to scale it to for vizPxPerMM, from the
-// zone's corners and its format's pitch (2.54 mm, ICAO 9303 part 3).
-func pageOf(loc Located, bounds image.Rectangle) (image.Rectangle, int, bool) {
+// lies on, the long side to scale it to for vizPxPerMM, and the page's
+// corners, from the zone's corners and its format's pitch (2.54 mm, ICAO
+// 9303 part 3).
+func pageOf(loc Located, bounds image.Rectangle) (rect image.Rectangle, side int, outline [4]image.Point, ok bool) {
 	m, ok := pageMM[loc.Format]
 	if !ok {
-		return image.Rectangle{}, 0, false
+		return image.Rectangle{}, 0, outline, false
 	}
 	q := loc.Quad
 	pt := func(p image.Point) [2]float64 { return [2]float64{float64(p.X), float64(p.Y)} }
@@ -392,7 +412,7 @@ func pageOf(loc Located, bounds image.Rectangle) (image.Rectangle, int, bool) {
 	across := [2]float64{bl[0] - tl[0], bl[1] - tl[1]}
 	width, height := math.Hypot(along[0], along[1]), math.Hypot(across[0], across[1])
 	if width < 1 || height < 1 {
-		return image.Rectangle{}, 0, false
+		return image.Rectangle{}, 0, outline, false
 	}
 	pxPerMM := width / (float64(loc.Format.Width()) * 2.54)
 	u := [2]float64{along[0] / width, along[1] / width}
@@ -400,18 +420,19 @@ func pageOf(loc Located, bounds image.Rectangle) (image.Rectangle, int, bool) {
 	x0, x1 := -m.left*pxPerMM, width+m.right*pxPerMM
 	y0, y1 := -m.above*pxPerMM, height+m.below*pxPerMM
 	minX, minY, maxX, maxY := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
-	for _, c := range [][2]float64{{x0, y0}, {x1, y0}, {x1, y1}, {x0, y1}} {
+	for i, c := range [][2]float64{{x0, y0}, {x1, y0}, {x1, y1}, {x0, y1}} {
 		x := tl[0] + u[0]*c[0] + v[0]*c[1]
 		y := tl[1] + u[1]*c[0] + v[1]*c[1]
+		outline[i] = image.Pt(int(math.Round(x)), int(math.Round(y)))
 		minX, maxX = math.Min(minX, x), math.Max(maxX, x)
 		minY, maxY = math.Min(minY, y), math.Max(maxY, y)
 	}
-	rect := image.Rect(int(minX), int(minY), int(math.Ceil(maxX)), int(math.Ceil(maxY))).Intersect(bounds)
+	rect = image.Rect(int(minX), int(minY), int(math.Ceil(maxX)), int(math.Ceil(maxY))).Intersect(bounds)
 	if rect.Empty() {
-		return image.Rectangle{}, 0, false
+		return image.Rectangle{}, 0, outline, false
 	}
-	side := int(math.Round(float64(max(rect.Dx(), rect.Dy())) * vizPxPerMM / pxPerMM))
-	return rect, side, true
+	side = int(math.Round(float64(max(rect.Dx(), rect.Dy())) * vizPxPerMM / pxPerMM))
+	return rect, side, outline, true
 }
 
 // zoneText is the text read, line by line, for operators.

@@ -30,7 +30,7 @@ func TestPageOf(t *testing.T) {
 				return image.Pt(int(math.Round(1500+x*math.Cos(a)-y*math.Sin(a))), int(math.Round(1500+x*math.Sin(a)+y*math.Cos(a))))
 			}
 			loc := Located{Format: tc.format, Quad: [4]image.Point{at(-w/2, 0), at(w/2, 0), at(w/2, h), at(-w/2, h)}}
-			rect, side, ok := pageOf(loc, bounds)
+			rect, side, outline, ok := pageOf(loc, bounds)
 			if !ok {
 				t.Fatal("no page")
 			}
@@ -44,13 +44,20 @@ func TestPageOf(t *testing.T) {
 					t.Errorf("page corner %v outside the crop %v", p, rect)
 				}
 			}
+			// The outline is the page's corners, in order from the top left.
+			for i, c := range [][2]float64{{-w/2 - m.left*ppm, -m.above * ppm}, {w/2 + m.right*ppm, -m.above * ppm},
+				{w/2 + m.right*ppm, h + m.below*ppm}, {-w/2 - m.left*ppm, h + m.below*ppm}} {
+				if d := outline[i].Sub(at(c[0], c[1])); d.X*d.X+d.Y*d.Y > 8 {
+					t.Errorf("outline corner %d at %v, want %v", i, outline[i], at(c[0], c[1]))
+				}
+			}
 			// The scale: the crop's long side at vizPxPerMM instead of ppm.
 			if want := float64(max(rect.Dx(), rect.Dy())) * vizPxPerMM / ppm; math.Abs(float64(side)-want) > 0.01*want {
 				t.Errorf("side %d, want %.0f", side, want)
 			}
 		})
 	}
-	if _, _, ok := pageOf(Located{Format: mrz.TD3}, bounds); ok {
+	if _, _, _, ok := pageOf(Located{Format: mrz.TD3}, bounds); ok {
 		t.Error("a zone without corners gives a page")
 	}
 }

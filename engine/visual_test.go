@@ -187,8 +187,11 @@ func TestVisualZoneCheck(t *testing.T) {
 // viz.Reread), and records which it was asked for, in order: P or S.
 type spotted struct {
 	page, spot printed
-	mu         sync.Mutex
-	calls      []byte
+	// later, when not nil, is what the third and later page readings
+	// read.
+	later printed
+	mu    sync.Mutex
+	calls []byte
 }
 
 func (s *spotted) Words(ctx context.Context, g *image.Gray, o ocr.Options) ([]ocr.Word, error) {
@@ -198,6 +201,9 @@ func (s *spotted) Words(ctx context.Context, g *image.Gray, o ocr.Options) ([]oc
 	// 1000 px tall; a label's spot is a few of its lines.
 	if r := float64(g.Rect.Dx()) / float64(max(g.Rect.Dy(), 1)); g.Rect.Dy() >= 400 && math.Abs(r-1.6) < 0.05 {
 		s.calls = append(s.calls, 'P')
+		if s.later != nil && strings.Count(string(s.calls), "P") > 2 {
+			return s.later.Words(ctx, g, o)
+		}
 		return s.page.Words(ctx, g, o)
 	}
 	s.calls = append(s.calls, 'S')
@@ -205,10 +211,12 @@ func (s *spotted) Words(ctx context.Context, g *image.Gray, o ocr.Options) ([]oc
 }
 
 // TestSpotsBeforeMorePageReadings: a field the first page readings leave
-// unread is read again at its label's spot before the page is read five
+// unread is read again at its label's spot before the page is read four
 // more times, and a spot already read is not read again after them. A
 // page whose first readings and spots already contradict the MRZ is not
-// read the five more times.
+// read the four more times, and a later reading that contradicts it is
+// the last. A card's back, read after its front, is read only the first
+// two times and at its spots.
 func TestSpotsBeforeMorePageReadings(t *testing.T) {
 	t.Parallel()
 	page := func(birth string) printed {
@@ -216,23 +224,31 @@ func TestSpotsBeforeMorePageReadings(t *testing.T) {
 			"DATE OF BIRTH", birth, "DATE OF EXPIRY", "01 JAN 2030"}
 	}
 	tests := []struct {
-		name    string
-		page    printed
-		spot    printed
-		outcome engine.Outcome
-		calls   string // as a regular expression
+		name        string
+		page, later printed
+		spot        printed
+		card        bool
+		outcome     engine.Outcome
+		calls       string // as a regular expression
 	}{
-		{"the spot confirms the surname", page("17 MAY 1990"), printed{"DOE"}, engine.Pass, "^PPS+$"},
-		{"the spot does not", page("17 MAY 1990"), printed{"D0E?"}, engine.Review, "^PPS+PPPPP$"},
-		{"a forged birth date", page("17 MAY 2012"), printed{"DOE"}, engine.Fail, "^PPS*$"},
+		{"the spot confirms the surname", page("17 MAY 1990"), nil, printed{"DOE"}, false, engine.Pass, "^PPS+$"},
+		{"the spot does not", page("17 MAY 1990"), nil, printed{"D0E?"}, false, engine.Review, "^PPS+PPPP$"},
+		{"a forged birth date", page("17 MAY 2012"), nil, printed{"DOE"}, false, engine.Fail, "^PPS*$"},
+		{"a forged birth date read by the third reading", page(""), page("17 MAY 2012"), printed{"D0E?"}, false, engine.Fail, "^PPS+P$"},
+		{"a card's back after its front", page("17 MAY 1990"), nil, printed{"D0E?"}, true, engine.Review, "^PPS+PPPPPPS*$"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			ocrEngine := &spotted{page: tt.page, spot: tt.spot}
+			ocrEngine := &spotted{page: tt.page, later: tt.later, spot: tt.spot}
 			img := &engine.Image{Kind: verifyd.ImageDocumentFront, Image: image.NewGray(image.Rect(0, 0, 800, 500))}
-			in := &engine.Input{DocumentType: verifyd.DocPassport, Country: "gbr", Front: img, Now: now,
-				Facts: map[string]any{engine.FactMRZ: passport(nil), engine.FactMRZRead: engine.Located{Side: img, NumberConfidence: 0.9}}}
+			side, typ := img, verifyd.DocPassport
+			if tt.card {
+				side = &engine.Image{Kind: verifyd.ImageDocumentBack, Image: image.NewGray(image.Rect(0, 0, 800, 500))}
+				typ = verifyd.DocIDCard
+			}
+			in := &engine.Input{DocumentType: typ, Country: "gbr", Front: img, Now: now,
+				Facts: map[string]any{engine.FactMRZ: passport(nil), engine.FactMRZRead: engine.Located{Side: side, NumberConfidence: 0.9}}}
 			r := engine.VisualZoneCheck{OCR: ocrEngine}.Run(context.Background(), in)
 			if r.Outcome != tt.outcome {
 				t.Fatalf("got %s (%s), want %s", r.Outcome, r.Detail, tt.outcome)

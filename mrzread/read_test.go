@@ -484,3 +484,47 @@ func TestReadSmallBoldGlyphs(t *testing.T) {
 		}
 	}
 }
+
+// TestUpright: a zone read the right way up shows a run of sure fillers,
+// also when part of it is hidden; the same zone upside down, read as it
+// is, shows none (its fillers are '>'), so only an upright reading ends
+// readTurns' search of the other orientations early.
+func TestUpright(t *testing.T) {
+	ts, err := loadTemplates()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, f := range []mrz.Format{mrz.TD1, mrz.TD2, mrz.TD3} {
+		for j, d := range []docgen.Degrade{docgen.Mild(), docgen.Heavy()} {
+			_, ph := photo(t, f, uint64(10+3*i+j), d)
+			for _, deg := range []int{0, 180} {
+				img := ph.Image
+				if deg != 0 {
+					img = rotated(img, deg)
+				}
+				res, err := readTurns(toGray(img), ts, 0, detectSide, 0, []int{0})
+				if err != nil {
+					t.Fatalf("%v %d, turned %d°: %v", f, j, deg, err)
+				}
+				if got := res.upright(); got != (deg == 0) {
+					t.Errorf("%v %d, turned %d°: upright %v (%q)", f, j, deg, got, res.Lines)
+				}
+			}
+		}
+	}
+	// Half of every line hidden (a finger, glare): what is left of the
+	// fillers still says which way up the zone is.
+	r := Result{Lines: []string{"P<GBRDOE<<JANE<<<<<<<<???????????????????????", "1234567897GBR9005171F300101???????????????????"},
+		Confidence: [][]float64{make([]float64, 44), make([]float64, 44)}}
+	for k := range 22 {
+		r.Confidence[0][k], r.Confidence[1][k] = 0.8, 0.8
+	}
+	if !r.upright() {
+		t.Error("a half-hidden zone with five sure fillers is not upright")
+	}
+	r.Confidence[0][17] = 0.2 // the run broken by unsure fillers: runs of 3, 1 and 2
+	r.Confidence[0][19] = 0.2
+	if r.upright() {
+		t.Error("runs of fillers below uprightRun make the zone upright")
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"image"
 	"image/color"
 	"image/draw"
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -127,5 +128,63 @@ func BenchmarkPrepare(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		Prepare(img, r)
+	}
+}
+
+// A document turned on the photo is drawn, levelled, cut to its outline
+// (Region.Outline): the same pixels as the page drawn whole, where they
+// overlap, on a page of about the document's own size instead of the
+// turned crop's bounding box turned again; a level document's page does
+// not change.
+func TestPrepareOutline(t *testing.T) {
+	photo := photoLike(1800, 1400, 5)
+	b := photo.Bounds()
+	for _, tc := range []struct {
+		deg       float64
+		cut       bool
+		maxPixels float64 // the page's pixels over the document's at the page's scale
+	}{
+		{15, true, 1.1},
+		{-9, true, 1.1},
+		{0, false, 1.01},
+	} {
+		// A 1000 × 700 px document turned by deg about (900, 700).
+		s, c := math.Sincos(tc.deg * math.Pi / 180)
+		var outline [4]image.Point
+		rect := image.Rectangle{}
+		for i, p := range [4][2]float64{{-500, -350}, {500, -350}, {500, 350}, {-500, 350}} {
+			outline[i] = image.Pt(int(math.Round(900+p[0]*c-p[1]*s)), int(math.Round(700+p[0]*s+p[1]*c)))
+			rect = rect.Union(image.Rectangle{outline[i], outline[i].Add(image.Pt(1, 1))})
+		}
+		whole := Region{Rect: rect, Angle: tc.deg, Side: 1200}
+		cut := whole
+		cut.Outline = outline
+		gw, gc := geometryOf(b, whole), geometryOf(b, cut)
+		full, page := Prepare(photo, whole), Prepare(photo, cut)
+		if page.Rect.Dx() != gc.w || page.Rect.Dy() != gc.h {
+			t.Fatalf("%v°: page %v, geometry %d × %d", tc.deg, page.Rect, gc.w, gc.h)
+		}
+		docPixels := 1000 * 700 * gc.s * gc.s
+		if got := float64(gc.w*gc.h) / docPixels; got > tc.maxPixels {
+			t.Errorf("%v°: the page holds %.2f times the document's pixels, want at most %.2f (whole: %.2f)", tc.deg, got, tc.maxPixels, float64(gw.w*gw.h)/docPixels)
+		}
+		if cutDone := gc.w != gw.w || gc.h != gw.h; cutDone != tc.cut {
+			t.Errorf("%v°: cut %v, want %v", tc.deg, cutDone, tc.cut)
+		}
+		// The cut page is a window of the whole page: where it lies
+		// follows from the two maps' translations.
+		dx, dy := int(math.Round(gw.m[2]-gc.m[2])), int(math.Round(gw.m[5]-gc.m[5]))
+		diff := 0
+		for y := 0; y < gc.h; y++ {
+			for x := 0; x < gc.w; x++ {
+				a, b := int(page.GrayAt(x, y).Y), int(full.GrayAt(x+dx, y+dy).Y)
+				if a-b > 1 || b-a > 1 {
+					diff++
+				}
+			}
+		}
+		if diff > 0 {
+			t.Errorf("%v°: %d pixels differ from the whole page's by more than a grey level", tc.deg, diff)
+		}
 	}
 }

@@ -30,6 +30,12 @@ type Region struct {
 	Mask [][4]image.Point
 	// Side is the long side the document is scaled to (0: TargetSide).
 	Side int
+	// Outline, when known (not all zero), is the document's four corners
+	// on the photo. The levelled page is then cut to them: the crop Rect
+	// bounds a tilted document with its corners, and turned level it
+	// bounds that again, so a page turned by 15° was drawn and read at
+	// 2.3 times its own pixels, mostly table (docs/performance.md).
+	Outline [4]image.Point
 }
 
 // Prepare crops, levels and scales the document for OCR, in grey levels.
@@ -74,6 +80,24 @@ func geometryOf(bounds image.Rectangle, r Region) geometry {
 	}
 	m[2] = float64(ow)/2 - (m[0]*cx + m[1]*cy)
 	m[5] = float64(oh)/2 - (m[3]*cx + m[4]*cy)
+	if r.Outline != ([4]image.Point{}) {
+		minX, minY, maxX, maxY := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+		for _, p := range r.Outline {
+			x := m[0]*float64(p.X) + m[1]*float64(p.Y) + m[2]
+			y := m[3]*float64(p.X) + m[4]*float64(p.Y) + m[5]
+			minX, maxX = math.Min(minX, x), math.Max(maxX, x)
+			minY, maxY = math.Min(minY, y), math.Max(maxY, y)
+		}
+		win := image.Rect(int(math.Floor(minX)), int(math.Floor(minY)), int(math.Ceil(maxX)), int(math.Ceil(maxY))).
+			Intersect(image.Rect(0, 0, ow, oh))
+		// Only a cut that saves a tenth of the pixels is made: a level
+		// document's page stays the one it always was, to the pixel.
+		if !win.Empty() && 10*win.Dx()*win.Dy() < 9*ow*oh {
+			m[2] -= float64(win.Min.X)
+			m[5] -= float64(win.Min.Y)
+			ow, oh = win.Dx(), win.Dy()
+		}
+	}
 	return geometry{rect: rect, m: m, w: ow, h: oh, s: s}
 }
 
@@ -182,8 +206,12 @@ func inQuad(q [4]image.Point, x, y float64) bool {
 // Measured on generated pages (mild, tilted, low light; five label
 // languages; docs/accuracy.md): Tesseract's local (Sauvola) threshold
 // alone confirms 38 of 45, its global (Otsu) threshold alone 24 but it
-// keeps the small printed labels; both 40; a third reading at a larger
-// scale 42. On independently generated photos (56 genuine documents,
+// keeps the small printed labels; both 40. A reading at 2200 px, once
+// third, confirmed 42 of those 45 then, but no document of three seeds
+// of independently generated photos later (360 documents, nineteenth
+// pass, docs/accuracy.md), where it was the costliest reading of every
+// page that went to review (0.3–0.7 s of one core): it was dropped.
+// On independently generated photos (56 genuine documents,
 // seed 1) two readings at three quarters of the scale, where motion blur,
 // a bent page and perspective garble glyphs less, confirmed three more
 // documents (27 → 30 approved), and a reading that takes the page for one
@@ -209,7 +237,6 @@ var passes = []struct {
 	{1, 2, 11},
 	{1, 2, 6},
 	{1, 0, 11},
-	{2200.0 / TargetSide, 2, 11},
 	{0.75, 2, 11},
 	{0.75, 0, 11},
 	{0.5, 0, 11},
@@ -235,7 +262,7 @@ const FirstReadings = 2
 func Readings() int { return len(passes) }
 
 // Pages keeps the pages Read drew of one photo and Region, by their long
-// side, for its later readings and calls: three of the seven readings are
+// side, for its later readings and calls: three of the six readings are
 // of the page at its first scale and two at three quarters, and drawing a
 // page costs 0.05–0.1 s of one core (docs/performance.md).
 type Pages map[int]*image.Gray
@@ -256,7 +283,7 @@ func Read(ctx context.Context, eng ocr.Engine, img image.Image, r Region, prior 
 	}
 	// Every reading's boxes are scaled to the first's page, whether or
 	// not it ran in this call.
-	firstW := geometryOf(img.Bounds(), Region{Rect: r.Rect, Angle: r.Angle, Side: base}).w
+	firstW := geometryOf(img.Bounds(), Region{Rect: r.Rect, Angle: r.Angle, Side: base, Outline: r.Outline}).w
 	for i := from; i < min(to, len(passes)); i++ {
 		p := passes[i]
 		r.Side = int(math.Round(float64(base) * p.scale))

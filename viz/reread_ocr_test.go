@@ -144,7 +144,7 @@ func BenchmarkReread(b *testing.B) {
 // with spots read between them, is the page read at once: the later
 // readings' words land in the first reading's coordinates either way,
 // and the pages the first stage drew and the second takes (viz.Pages),
-// one for each of the four scales, read as the pages drawn anew.
+// one for each of the three scales, read as the pages drawn anew.
 func TestReadInStages(t *testing.T) {
 	tess := tesseract(t)
 	photo := blank(1800, 1200)
@@ -169,8 +169,8 @@ func TestReadInStages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(pages) != 4 {
-		t.Errorf("%d pages drawn for the seven readings, want 4", len(pages))
+	if len(pages) != 3 {
+		t.Errorf("%d pages drawn for the six readings, want 3", len(pages))
 	}
 	if len(first) == 0 || len(first) >= len(whole) {
 		t.Fatalf("%d words in the first readings, %d in all", len(first), len(whole))
