@@ -248,13 +248,13 @@ func readSides(ctx context.Context, eng ocr.Engine, in *Input, loc Located, orde
 		// The first page readings, the spots they leave unconfirmed, the
 		// other page readings, and the spots those name anew: a field the
 		// first readings found in pieces is read again before the page is,
-		// five times, at other scales and thresholds (viz.FirstReadings).
+		// four times, at other scales and thresholds (viz.FirstReadings).
 		stages := [][2]int{{0, viz.FirstReadings}, {viz.FirstReadings, viz.Readings()}}
 		if si > 0 {
 			// A second side (a card's back, read after its whole front)
 			// gets the first readings and their spots only. Issuers
-			// print the four fields on the front; of 94 approvals on
-			// two seeds of independently generated photos none was
+			// print the four fields on the front; of 147 approvals on
+			// three seeds of independently generated photos none was
 			// completed on a back, and its other readings cost about a
 			// second on every card that goes to review
 			// (docs/performance.md).
