@@ -329,3 +329,26 @@ func TestReadCroppedUpsideDown(t *testing.T) {
 		}
 	}
 }
+
+// TestNested: the MRZ search skips a crop nine tenths inside an earlier
+// one and at least half its size (the same crop again, a text block that
+// is most of its document), not a smaller text block, one apart from the
+// document, or the whole photo around the document (seed 36's crops).
+func TestNested(t *testing.T) {
+	doc := image.Rect(714, 282, 1252, 810)
+	for _, tt := range []struct {
+		name string
+		c    image.Rectangle
+		want bool
+	}{
+		{"the same crop", doc, true},
+		{"most of the document", image.Rect(739, 272, 1252, 634), true},
+		{"a small part of it", image.Rect(760, 700, 1200, 800), false},
+		{"apart from it", image.Rect(1392, 1697, 2128, 2243), false},
+		{"the whole photo", image.Rect(0, 0, 1252, 940), false},
+	} {
+		if got := nested(tt.c, doc); got != tt.want {
+			t.Errorf("%s: nested %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
