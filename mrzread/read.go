@@ -262,9 +262,12 @@ const (
 // with uprightConfidence or more.
 func (r *Result) upright() bool {
 	for li, l := range r.Lines {
-		run := 0
-		for k := 0; k < len(l) && li < len(r.Confidence) && k < len(r.Confidence[li]); k++ {
-			if l[k] != '<' || r.Confidence[li][k] < uprightConfidence {
+		if li >= len(r.Confidence) {
+			break
+		}
+		conf, run := r.Confidence[li], 0
+		for k := 0; k < min(len(l), len(conf)); k++ {
+			if l[k] != '<' || conf[k] < uprightConfidence {
 				run = 0
 				continue
 			}
