@@ -114,18 +114,37 @@ func patchWindows(patch []float32) (ws [(2*cell.Margin + 1) * (2*cell.Margin + 1
 }
 
 // dot is the inner product of template t with the template-sized window of
-// patch at (dx, dy). Three accumulators let the additions overlap (tw is a
-// multiple of 3).
+// patch at (dx, dy). Three accumulators let the additions overlap; each
+// row is unrolled over fixed-size arrays, which leaves no bounds check in
+// the loop (a fifth of all the engine's CPU time on independently
+// generated photos went here, docs/performance.md). The sums are taken
+// in the same order as a plain loop over the row in threes.
 func dot(t, patch []float32, dx, dy int) float32 {
+	// The unrolled rows below are for templates 18 wide: any other width
+	// does not compile.
+	var _ = [1]struct{}{}[tw-18]
 	var s0, s1, s2 float32
 	for j := 0; j < th; j++ {
-		row := patch[(j+dy)*pw+dx:][:tw]
-		tr := t[j*tw:][:tw]
-		for i := 0; i+2 < tw; i += 3 {
-			s0 += tr[i] * row[i]
-			s1 += tr[i+1] * row[i+1]
-			s2 += tr[i+2] * row[i+2]
-		}
+		r := (*[tw]float32)(patch[(j+dy)*pw+dx:][:tw])
+		p := (*[tw]float32)(t[j*tw:][:tw])
+		s0 += p[0] * r[0]
+		s1 += p[1] * r[1]
+		s2 += p[2] * r[2]
+		s0 += p[3] * r[3]
+		s1 += p[4] * r[4]
+		s2 += p[5] * r[5]
+		s0 += p[6] * r[6]
+		s1 += p[7] * r[7]
+		s2 += p[8] * r[8]
+		s0 += p[9] * r[9]
+		s1 += p[10] * r[10]
+		s2 += p[11] * r[11]
+		s0 += p[12] * r[12]
+		s1 += p[13] * r[13]
+		s2 += p[14] * r[14]
+		s0 += p[15] * r[15]
+		s1 += p[16] * r[16]
+		s2 += p[17] * r[17]
 	}
 	return s0 + s1 + s2
 }

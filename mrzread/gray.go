@@ -80,22 +80,32 @@ func (g *gray) shrink(f int) *gray {
 }
 
 // bilinear samples g at (x, y) (pixel centres at integer+0.5); ok is false
-// outside the image.
+// outside the image. Within it x and y are at least -0.5, where
+// truncation gives math.Floor's value except on [-0.5, 0): the reader's
+// inner loops (samplePatchScaled) call this some ten million times a
+// photo, and math.Floor is a call.
 func (g *gray) bilinear(x, y float64) (float64, bool) {
 	x -= 0.5
 	y -= 0.5
 	if x < -0.5 || y < -0.5 || x > float64(g.w)-0.5 || y > float64(g.h)-0.5 {
 		return 0, false
 	}
-	x0, y0 := int(math.Floor(x)), int(math.Floor(y))
+	x0, y0 := int(x), int(y)
+	if x < 0 {
+		x0 = -1
+	}
+	if y < 0 {
+		y0 = -1
+	}
 	fx, fy := x-float64(x0), y-float64(y0)
 	x1, y1 := x0+1, y0+1
 	x0, x1 = max(x0, 0), min(x1, g.w-1)
 	y0, y1 = max(y0, 0), min(y1, g.h-1)
-	a := float64(g.pix[y0*g.w+x0])
-	b := float64(g.pix[y0*g.w+x1])
-	c := float64(g.pix[y1*g.w+x0])
-	d := float64(g.pix[y1*g.w+x1])
+	r0, r1 := g.pix[y0*g.w:][:g.w], g.pix[y1*g.w:][:g.w]
+	a := float64(r0[x0])
+	b := float64(r0[x1])
+	c := float64(r1[x0])
+	d := float64(r1[x1])
 	return (a*(1-fx)+b*fx)*(1-fy) + (c*(1-fx)+d*fx)*fy, true
 }
 

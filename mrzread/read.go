@@ -1458,6 +1458,31 @@ func samplePatchScaled(g *gray, l *lineGeom, k int, sx, sy, sw, sh float64, patc
 	if step > 1.3 {
 		ss = min(int(math.Ceil(step)), 3)
 	}
+	// The sample points' offsets along and across the line, for each
+	// column's and each row's subsamples: every sample's position is
+	// the same sum of the same products as when each was computed in
+	// place (the reader's results do not change), a tenth of the work.
+	var ax, ay [pw * 3]float64 // along: ex*dx, ex*dy
+	var bx, by [ph * 3]float64 // across: ey*nx, ey*ny
+	scaled := sw != 1 || sh != 1
+	for i := 0; i < pw; i++ {
+		for si := 0; si < ss; si++ {
+			ex := (float64(i-cell.Margin) + (float64(si)+0.5)/float64(ss)) * cell.Scale
+			if scaled {
+				ex = cell.Advance/2 + (ex-cell.Advance/2)*sw
+			}
+			ax[i*ss+si], ay[i*ss+si] = ex*dx, ex*dy
+		}
+	}
+	for j := 0; j < ph; j++ {
+		for sj := 0; sj < ss; sj++ {
+			ey := cell.Top + (float64(j-cell.Margin)+(float64(sj)+0.5)/float64(ss))*cell.Scale
+			if scaled {
+				ey = glyphMiddle + (ey-glyphMiddle)*sh
+			}
+			bx[j*ss+sj], by[j*ss+sj] = ey*nx, ey*ny
+		}
+	}
 	out := 0
 	inner := 0
 	for j := 0; j < ph; j++ {
@@ -1466,14 +1491,8 @@ func samplePatchScaled(g *gray, l *lineGeom, k int, sx, sy, sw, sh float64, patc
 			okAll := true
 			for sj := 0; sj < ss; sj++ {
 				for si := 0; si < ss; si++ {
-					ex := (float64(i-cell.Margin) + (float64(si)+0.5)/float64(ss)) * cell.Scale
-					ey := cell.Top + (float64(j-cell.Margin)+(float64(sj)+0.5)/float64(ss))*cell.Scale
-					if sw != 1 || sh != 1 {
-						ex = cell.Advance/2 + (ex-cell.Advance/2)*sw
-						ey = glyphMiddle + (ey-glyphMiddle)*sh
-					}
-					x := ox + ppe*(ex*dx+ey*nx)
-					y := oy + ppe*(ex*dy+ey*ny)
+					x := ox + ppe*(ax[i*ss+si]+bx[j*ss+sj])
+					y := oy + ppe*(ay[i*ss+si]+by[j*ss+sj])
 					v, ok := g.bilinear(x, y)
 					if !ok {
 						okAll = false
