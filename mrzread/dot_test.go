@@ -133,11 +133,15 @@ func TestSamplePatchUnchanged(t *testing.T) {
 		return out*5 < inner
 	}
 	got, want := make([]float32, pw*ph), make([]float32, pw*ph)
-	for n := range 400 {
+	for n := range 2000 {
+		// Lines anywhere from above the image to below it, starting
+		// left of it and some running past its right edge, so that
+		// cells lie inside, across every edge and outside.
 		pitch := 6 + rng.Float64()*30 // 1–3 subsamples
-		l := &lineGeom{icpt: 10 + rng.Float64()*100, slope: rng.Float64()*0.4 - 0.2, h: pitch * 1.3}
+		l := &lineGeom{icpt: rng.Float64()*160 - 10, slope: rng.Float64()*0.4 - 0.2, h: pitch * 1.3}
+		x0 := -2*pitch + rng.Float64()*float64(g.w)
 		for k := range 10 {
-			l.centres = append(l.centres, -pitch+float64(k)*pitch+rng.Float64())
+			l.centres = append(l.centres, x0+float64(k)*pitch+rng.Float64())
 			l.pitch = append(l.pitch, pitch)
 		}
 		sw, sh := 1.0, 1.0

@@ -1483,6 +1483,17 @@ func samplePatchScaled(g *gray, l *lineGeom, k int, sx, sy, sw, sh float64, patc
 			bx[j*ss+sj], by[j*ss+sj] = ey*nx, ey*ny
 		}
 	}
+	// A patch whose samples all lie a pixel or more inside the image (a
+	// position's extremes are its offsets' along and across) needs none
+	// of bilinear's clamps: its samples are taken here, by bilinear's
+	// arithmetic, without the call.
+	n := ss * pw
+	m := ss * ph
+	xlo := ox + ppe*(min(slices.Min(ax[:n]), 0)+min(slices.Min(bx[:m]), 0)) - 1
+	xhi := ox + ppe*(max(slices.Max(ax[:n]), 0)+max(slices.Max(bx[:m]), 0)) + 1
+	ylo := oy + ppe*(min(slices.Min(ay[:n]), 0)+min(slices.Min(by[:m]), 0)) - 1
+	yhi := oy + ppe*(max(slices.Max(ay[:n]), 0)+max(slices.Max(by[:m]), 0)) + 1
+	inside := ppe >= 0 && xlo >= 1 && ylo >= 1 && xhi <= float64(g.w)-2 && yhi <= float64(g.h)-2
 	out := 0
 	inner := 0
 	for j := 0; j < ph; j++ {
@@ -1493,6 +1504,16 @@ func samplePatchScaled(g *gray, l *lineGeom, k int, sx, sy, sw, sh float64, patc
 				for si := 0; si < ss; si++ {
 					x := ox + ppe*(ax[i*ss+si]+bx[j*ss+sj])
 					y := oy + ppe*(ay[i*ss+si]+by[j*ss+sj])
+					if inside {
+						x, y = x-0.5, y-0.5
+						x0, y0 := int(x), int(y)
+						fx, fy := x-float64(x0), y-float64(y0)
+						k := y0*g.w + x0
+						a, b := float64(g.pix[k]), float64(g.pix[k+1])
+						c, d := float64(g.pix[k+g.w]), float64(g.pix[k+g.w+1])
+						acc += (a*(1-fx)+b*fx)*(1-fy) + (c*(1-fx)+d*fx)*fy
+						continue
+					}
 					v, ok := g.bilinear(x, y)
 					if !ok {
 						okAll = false

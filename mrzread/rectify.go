@@ -149,8 +149,10 @@ func (g *gray) rotated(deg float64) (*gray, func(x, y float64) (float64, float64
 	for y := 0; y < H; y++ {
 		for x := 0; x < W; x++ {
 			sx, sy := back(float64(x)+0.5, float64(y)+0.5)
-			sx = math.Min(math.Max(sx, 0.5), float64(g.w)-0.5)
-			sy = math.Min(math.Max(sy, 0.5), float64(g.h)-0.5)
+			// The built-in min and max, not math's calls: the same for
+			// numbers, and this runs for every pixel of every levelling.
+			sx = min(max(sx, 0.5), float64(g.w)-0.5)
+			sy = min(max(sy, 0.5), float64(g.h)-0.5)
 			v, _ := g.bilinear(sx, sy)
 			out.pix[y*W+x] = uint8(v + 0.5)
 		}
