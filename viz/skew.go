@@ -3,8 +3,6 @@ package viz
 import (
 	"image"
 	"math"
-
-	xdraw "golang.org/x/image/draw"
 )
 
 // EstimateSkew estimates how far the text in rect of img is turned, in
@@ -24,7 +22,7 @@ func EstimateSkew(img image.Image, rect image.Rectangle, maxDeg float64) float64
 	s := min(1.0, 500/float64(rect.Dx()))
 	w, h := max(int(float64(rect.Dx())*s), 1), max(int(float64(rect.Dy())*s), 1)
 	g := image.NewGray(image.Rect(0, 0, w, h))
-	xdraw.ApproxBiLinear.Scale(g, g.Bounds(), img, rect, xdraw.Src, nil)
+	scaleGray(g, img, rect)
 	dark := darkPixels(g)
 	if len(dark) < 50 {
 		return 0

@@ -5,8 +5,6 @@ import (
 	"math"
 	"slices"
 	"sort"
-
-	xdraw "golang.org/x/image/draw"
 )
 
 // TextRegion finds where a photo's printed text is, and how tall its
@@ -87,7 +85,7 @@ func textRegionIn(img image.Image, b image.Rectangle, words, grow bool) (rect im
 	s := min(1.0, textDetectSide/float64(long))
 	w, h := max(int(float64(b.Dx())*s), 1), max(int(float64(b.Dy())*s), 1)
 	g := image.NewGray(image.Rect(0, 0, w, h))
-	xdraw.ApproxBiLinear.Scale(g, g.Bounds(), img, b, xdraw.Src, nil)
+	scaleGray(g, img, b)
 	comps := glyphComponents(g, words)
 	lines := chainLines(comps)
 	if len(lines) == 0 {

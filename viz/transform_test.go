@@ -4,6 +4,7 @@ import (
 	"image"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	xdraw "golang.org/x/image/draw"
@@ -100,5 +101,60 @@ func TestFloorCeil(t *testing.T) {
 		if got, want := ceil(x), int(math.Ceil(x)); got != want {
 			t.Errorf("ceil(%v) = %d, want %d", x, got, want)
 		}
+	}
+}
+
+// TestScaleGrayExact: scaleGray draws what x/image/draw's ApproxBiLinear
+// draws into a Gray, pixel for pixel, from JPEG-like photos of every
+// chroma subsampling, shrunk and enlarged, from a part of the photo away
+// from its origin and from a sub-image; other sources go to the library.
+func TestScaleGrayExact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 4))
+	for _, ratio := range []image.YCbCrSubsampleRatio{image.YCbCrSubsampleRatio420, image.YCbCrSubsampleRatio422, image.YCbCrSubsampleRatio444} {
+		img := image.NewYCbCr(image.Rect(0, 0, 400, 300), ratio)
+		for i := range img.Y {
+			img.Y[i] = uint8(rng.IntN(256))
+		}
+		for i := range img.Cb {
+			img.Cb[i], img.Cr[i] = uint8(64+rng.IntN(128)), uint8(64+rng.IntN(128))
+		}
+		sub := img.SubImage(image.Rect(30, 20, 390, 290))
+		for _, tc := range []struct {
+			src    image.Image
+			sr     image.Rectangle
+			w, h   int
+			useLib bool
+		}{
+			{img, img.Bounds(), 130, 97, false},                  // shrunk
+			{img, image.Rect(57, 31, 301, 233), 500, 410, false}, // enlarged, off the origin
+			{sub, image.Rect(41, 25, 389, 281), 200, 150, false}, // a sub-image
+			{img, image.Rect(10, 10, 110, 60), 100, 50, true},    // same size: the library copies
+			{img, image.Rect(-5, 0, 100, 60), 40, 30, true},      // outside the photo: the library
+		} {
+			want := image.NewGray(image.Rect(0, 0, tc.w, tc.h))
+			xdraw.ApproxBiLinear.Scale(want, want.Bounds(), tc.src, tc.sr, xdraw.Src, nil)
+			got := image.NewGray(image.Rect(0, 0, tc.w, tc.h))
+			scaleGray(got, tc.src, tc.sr)
+			diff := 0
+			for i := range got.Pix {
+				if got.Pix[i] != want.Pix[i] {
+					diff++
+				}
+			}
+			if diff > 0 {
+				t.Errorf("%v, %v to %d×%d: %d of %d pixels differ from x/image/draw's", ratio, tc.sr, tc.w, tc.h, diff, len(got.Pix))
+			}
+		}
+	}
+	// Any other source is drawn by the library itself.
+	rgba := image.NewRGBA(image.Rect(0, 0, 50, 40))
+	for i := range rgba.Pix {
+		rgba.Pix[i] = uint8(rng.IntN(256))
+	}
+	want, got := image.NewGray(image.Rect(0, 0, 20, 15)), image.NewGray(image.Rect(0, 0, 20, 15))
+	xdraw.ApproxBiLinear.Scale(want, want.Bounds(), rgba, rgba.Bounds(), xdraw.Src, nil)
+	scaleGray(got, rgba, rgba.Bounds())
+	if !slices.Equal(got.Pix, want.Pix) {
+		t.Error("an RGBA source was drawn differently from x/image/draw's")
 	}
 }
