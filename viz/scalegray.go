@@ -32,33 +32,10 @@ func scaleGray(dst *image.Gray, img image.Image, sr image.Rectangle) {
 		return float64(r), float64(g), float64(b)
 	}
 	for dy := int32(0); dy < int32(dr.Dy()); dy++ {
-		sy := float64((float64(dy)+0.5)*yscale) - 0.5
-		// sy < 0 is clamped to 0 below, so truncation serves as floor.
-		sy0 := int32(sy)
-		yFrac0 := sy - float64(sy0)
-		yFrac1 := 1 - yFrac0
-		sy1 := sy0 + 1
-		if sy < 0 {
-			sy0, sy1 = 0, 0
-			yFrac0, yFrac1 = 0, 1
-		} else if sy1 > shMinus1 {
-			sy0, sy1 = shMinus1, shMinus1
-			yFrac0, yFrac1 = 1, 0
-		}
+		sy0, sy1, yFrac0, yFrac1 := taps(float64((float64(dy)+0.5)*yscale)-0.5, shMinus1)
 		row := dst.Pix[int(dy)*dst.Stride:]
 		for dx := int32(0); dx < int32(dr.Dx()); dx++ {
-			sx := float64((float64(dx)+0.5)*xscale) - 0.5
-			sx0 := int32(sx)
-			xFrac0 := sx - float64(sx0)
-			xFrac1 := 1 - xFrac0
-			sx1 := sx0 + 1
-			if sx < 0 {
-				sx0, sx1 = 0, 0
-				xFrac0, xFrac1 = 0, 1
-			} else if sx1 > swMinus1 {
-				sx0, sx1 = swMinus1, swMinus1
-				xFrac0, xFrac1 = 1, 0
-			}
+			sx0, sx1, xFrac0, xFrac1 := taps(float64((float64(dx)+0.5)*xscale)-0.5, swMinus1)
 			s00r, s00g, s00b := at(sx0, sy0)
 			s10r, s10g, s10b := at(sx1, sy0)
 			s10r = float64(xFrac1*s00r) + float64(xFrac0*s10r)
@@ -77,4 +54,22 @@ func scaleGray(dst *image.Gray, img image.Image, sr image.Rectangle) {
 			row[dx] = uint8((19595*r + 38470*g + 7471*b + 1<<15) >> 24)
 		}
 	}
+}
+
+// taps returns the two source pixels (at most last) around the sample
+// position s and their weights, clamped at the edges as the library
+// clamps them: s < 0 takes pixel 0 alone, so truncation serves as floor.
+func taps(s float64, last int32) (s0, s1 int32, frac0, frac1 float64) {
+	s0 = int32(s)
+	frac0 = s - float64(s0)
+	frac1 = 1 - frac0
+	s1 = s0 + 1
+	if s < 0 {
+		s0, s1 = 0, 0
+		frac0, frac1 = 0, 1
+	} else if s1 > last {
+		s0, s1 = last, last
+		frac0, frac1 = 1, 0
+	}
+	return s0, s1, frac0, frac1
 }
