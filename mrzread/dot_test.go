@@ -159,3 +159,19 @@ func TestSamplePatchUnchanged(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkBinarize thresholds a detection-sized image (1700 × 1275)
+// with text-like dark runs, as every detection and levelling does.
+func BenchmarkBinarize(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	g := &gray{w: 1700, h: 1275, pix: make([]uint8, 1700*1275)}
+	for i := range g.pix {
+		g.pix[i] = uint8(180 + rng.IntN(40))
+		if (i/5)%7 == 0 {
+			g.pix[i] = uint8(rng.IntN(90))
+		}
+	}
+	for b.Loop() {
+		binarize(g, 50)
+	}
+}
