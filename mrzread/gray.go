@@ -81,9 +81,9 @@ func (g *gray) shrink(f int) *gray {
 
 // bilinear samples g at (x, y) (pixel centres at integer+0.5); ok is false
 // outside the image. Within it x and y are at least -0.5, where
-// truncation gives math.Floor's value except on [-0.5, 0): the reader's
-// inner loops (samplePatchScaled) call this some ten million times a
-// photo, and math.Floor is a call.
+// truncation gives math.Floor's value except on [-0.5, 0): levelling
+// and resampling call this for every pixel they draw, and math.Floor is
+// a call.
 func (g *gray) bilinear(x, y float64) (float64, bool) {
 	x -= 0.5
 	y -= 0.5
@@ -148,7 +148,7 @@ func binarize(g *gray, r int) []uint8 {
 	out := make([]uint8, w*h)
 	// The rows' sums are taken from row slices of the integral image,
 	// which the compiler checks once per row, not four times per pixel:
-	// binarize runs on every detection and levelling, a tenth of the
+	// binarize runs on every detection and levelling, a fifth of the
 	// reader's time on independently generated photos (the same
 	// arithmetic, so the same result).
 	for y := 0; y < h; y++ {

@@ -1461,7 +1461,7 @@ func samplePatchScaled(g *gray, l *lineGeom, k int, sx, sy, sw, sh float64, patc
 	// The sample points' offsets along and across the line, for each
 	// column's and each row's subsamples: every sample's position is
 	// the same sum of the same products as when each was computed in
-	// place (the reader's results do not change), a tenth of the work.
+	// place, so the reader's results do not change.
 	var ax, ay [pw * 3]float64 // along: ex*dx, ex*dy
 	var bx, by [ph * 3]float64 // across: ey*nx, ey*ny
 	scaled := sw != 1 || sh != 1

@@ -279,7 +279,8 @@ func halve(img image.Image) *image.RGBA {
 // halveYCbCr is halve for a decoded JPEG: the 2×2 means are taken of the
 // luma and chroma samples and converted once, instead of converting the
 // whole photo to RGBA first (a 48 MB copy of a 12 MP photo). The colour
-// conversion is affine, so the result differs from halve's by rounding.
+// conversion is affine, so the result differs from halve's by rounding
+// (and clamping where a pixel leaves the RGB cube).
 func halveYCbCr(img *image.YCbCr) *image.RGBA {
 	b := img.Bounds()
 	w, h := b.Dx()/2, b.Dy()/2
