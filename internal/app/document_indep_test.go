@@ -23,20 +23,22 @@ import (
 	"github.com/verifyd/verifyd"
 	"github.com/verifyd/verifyd/engine"
 	"github.com/verifyd/verifyd/internal/app"
+	"github.com/verifyd/verifyd/internal/facetest"
 	"github.com/verifyd/verifyd/internal/indepdocs"
 	"github.com/verifyd/verifyd/internal/testserver"
 	"github.com/verifyd/verifyd/mrz"
 )
 
 var (
-	indepN    = flag.Int("indep.n", 0, "TestDocumentDecisionsIndependent: documents to generate (default: the quick subset)")
-	indepSeed = flag.Int("indep.seed", 1, "TestDocumentDecisionsIndependent: the generator's seed")
-	indepDir  = flag.String("indep.dir", "", "TestDocumentDecisionsIndependent: read this directory's manifest.json instead of generating (scripts/indepdocs/gen.py --out DIR)")
-	indepDump = flag.Bool("indep.dump", false, "TestDocumentDecisionsIndependent: log what was read for every wrong or review decision")
-	indepOnly = flag.String("indep.case", "", "TestDocumentDecisionsIndependent: run only the cases whose id, case or condition contains this")
-	indepMRZ  = flag.Bool("indep.mrz-only", false, "TestDocumentDecisionsIndependent: run only the decode and document checks and count the MRZ lines read exactly (no decisions are judged)")
-	indepSlow = flag.Duration("indep.slow", 0, "TestDocumentDecisionsIndependent: log every decision whose document checks took longer than this, with each check's time")
-	indepCrop = flag.Bool("indep.oracle-crop", false, "TestDocumentDecisionsIndependent: crop each photo to the document's true outline first (an upper bound for document localisation, not a measurement)")
+	indepN     = flag.Int("indep.n", 0, "TestDocumentDecisionsIndependent: documents to generate (default: the quick subset)")
+	indepSeed  = flag.Int("indep.seed", 1, "TestDocumentDecisionsIndependent: the generator's seed")
+	indepDir   = flag.String("indep.dir", "", "TestDocumentDecisionsIndependent: read this directory's manifest.json instead of generating (scripts/indepdocs/gen.py --out DIR)")
+	indepDump  = flag.Bool("indep.dump", false, "TestDocumentDecisionsIndependent: log what was read for every wrong or review decision")
+	indepOnly  = flag.String("indep.case", "", "TestDocumentDecisionsIndependent: run only the cases whose id, case or condition contains this")
+	indepMRZ   = flag.Bool("indep.mrz-only", false, "TestDocumentDecisionsIndependent: run only the decode and document checks and count the MRZ lines read exactly (no decisions are judged)")
+	indepSlow  = flag.Duration("indep.slow", 0, "TestDocumentDecisionsIndependent: log every decision whose document checks took longer than this, with each check's time")
+	indepFaces = flag.Bool("indep.faces", false, "TestDocumentDecisionsIndependent: run the whole production pipeline (faces, liveness) with each case's selfie, on a set generated with --portraits (internal/faceeval TestWritePortraits); the times are then the whole decision's")
+	indepCrop  = flag.Bool("indep.oracle-crop", false, "TestDocumentDecisionsIndependent: crop each photo to the document's true outline first (an upper bound for document localisation, not a measurement)")
 )
 
 // indepCase is one entry of scripts/indepdocs/gen.py's manifest.json.
@@ -121,6 +123,11 @@ func TestDocumentDecisionsIndependent(t *testing.T) {
 		return b
 	}
 	checks := app.ProductionChecks(nil, nil, nil, engine.FaceThresholds{}, tess)[:3] // decode, document, visual zone
+	timed := "document checks"
+	if *indepFaces {
+		checks = app.ProductionChecks(nil, nil, facetest.Models(t), engine.FaceThresholds{}, tess)
+		timed = "whole decisions"
+	}
 	if *indepMRZ {
 		// The MRZ reader alone, four times faster: its lines are all
 		// that is measured.
@@ -136,7 +143,8 @@ func TestDocumentDecisionsIndependent(t *testing.T) {
 	// zone is legible (not cut, covered or unreadable), by condition.
 	linesExact := map[string][2]int{}
 	// took is the wall time of the document checks (decode, MRZ, quality
-	// when reading fails, visual zone), by whether they approved: the
+	// when reading fails, visual zone; with -indep.faces the whole
+	// pipeline's), by whether they approved: the
 	// documents that are not approved take the longer paths. Only a run
 	// alone on one core (taskset -c 1) measures the decision's cost
 	// (docs/performance.md); nothing is asserted on it.
@@ -162,6 +170,9 @@ func TestDocumentDecisionsIndependent(t *testing.T) {
 			Front: &engine.Image{Kind: verifyd.ImageDocumentFront, Bytes: front}}
 		if back != nil {
 			in.Back = &engine.Image{Kind: verifyd.ImageDocumentBack, Bytes: back}
+		}
+		if *indepFaces && c.Selfie != "" {
+			in.Selfie = &engine.Image{Kind: verifyd.ImageSelfie, Bytes: read(c.Selfie)}
 		}
 		start := time.Now()
 		d, err := p.Run(ctx, in)
@@ -262,9 +273,13 @@ func TestDocumentDecisionsIndependent(t *testing.T) {
 		t.Logf("MRZ lines exact (production reader, legible zones): %d/%d (%.1f %%); %s", n[0], n[1],
 			100*float64(n[0])/float64(n[1]), strings.Join(by, ", "))
 	}
+	if all := slices.Concat(took[true], took[false]); len(all) > 0 {
+		t.Logf("%s, all: %d, p50 %v, p95 %v, max %v", timed, len(all),
+			percentile(all, 50).Round(time.Millisecond), percentile(all, 95).Round(time.Millisecond), slices.Max(all).Round(time.Millisecond))
+	}
 	for _, ok := range []bool{true, false} {
 		if ts := took[ok]; len(ts) > 0 {
-			t.Logf("document checks, approved %v: %d, p50 %v, p95 %v, max %v", ok, len(ts),
+			t.Logf("%s, approved %v: %d, p50 %v, p95 %v, max %v", timed, ok, len(ts),
 				percentile(ts, 50).Round(time.Millisecond), percentile(ts, 95).Round(time.Millisecond), slices.Max(ts).Round(time.Millisecond))
 		}
 	}
