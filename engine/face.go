@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -190,7 +191,7 @@ func (c FaceMatchCheck) Run(ctx context.Context, in *Input) Result {
 	if err != nil {
 		return Errored(fmt.Errorf("selfie faces: %w", err), nil)
 	}
-	selfie = t.Usable(selfie)
+	selfie = Distinct(t.Usable(selfie))
 	ev := map[string]any{"selfie_faces": faceEvidence(selfie)}
 	switch {
 	case len(selfie) == 0:
@@ -283,6 +284,32 @@ func livenessPoints(pts []Point) []liveness.Point {
 	out := make([]liveness.Point, len(pts))
 	for i, p := range pts {
 		out[i] = liveness.Point(p)
+	}
+	return out
+}
+
+// Distinct keeps, of two faces one of whose boxes lies for the most part
+// (over half its area) inside the other's, the one the detector is more
+// confident about, and returns the faces kept, most confident first. The tiny detector
+// sometimes finds a face that fills a close-up selfie twice, whole and in
+// part (its chin and mouth, four fifths inside the whole: independently
+// generated selfies, docs/accuracy.md, twenty-first pass), and its
+// non-maximum suppression, which compares the union of two boxes, keeps
+// both; two people's faces, both seen, cannot overlap by half. A second
+// face beside the customer's still counts. The face check counts the
+// selfie's faces so; the liveness checks' burst frames still count every
+// usable face, since a screen or print held in front of a face is two.
+func Distinct(faces []Face) []Face {
+	sorted := slices.Clone(faces)
+	slices.SortStableFunc(sorted, func(a, b Face) int { return cmp.Compare(b.Score, a.Score) })
+	var out []Face
+	area := func(r image.Rectangle) int { return r.Dx() * r.Dy() }
+	for _, f := range sorted {
+		if !slices.ContainsFunc(out, func(k Face) bool {
+			return 2*area(f.Box.Intersect(k.Box)) > min(area(f.Box), area(k.Box))
+		}) {
+			out = append(out, f)
+		}
 	}
 	return out
 }

@@ -6,6 +6,7 @@ import (
 	"image"
 	"image/color"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/verifyd/verifyd"
@@ -24,6 +25,12 @@ func (b byPhoto) Faces(_ context.Context, img image.Image) ([]engine.Face, error
 		return nil, errors.New("analyzer exploded")
 	}
 	return f, nil
+}
+
+// moved is f with its box moved by dx, dy.
+func moved(f engine.Face, dx, dy int) engine.Face {
+	f.Box = f.Box.Add(image.Pt(dx, dy))
+	return f
 }
 
 // descriptorAt returns a descriptor at distance d from the zero vector.
@@ -63,8 +70,10 @@ func TestFaceMatchCheck(t *testing.T) {
 		{"no selfie face goes to review", nil, []engine.Face{face(120, 0.8, 0.3)}, engine.Review, "", math.NaN()},
 		{"unsure selfie face is no face", []engine.Face{face(200, 0.3, 0)}, []engine.Face{face(120, 0.8, 0.3)},
 			engine.Review, "", math.NaN()},
-		{"two selfie faces go to review", []engine.Face{me, face(150, 0.8, 1)}, []engine.Face{face(120, 0.8, 0.3)},
+		{"two selfie faces go to review", []engine.Face{me, moved(face(150, 0.8, 1), 160, 0)}, []engine.Face{face(120, 0.8, 0.3)},
 			engine.Review, "", math.NaN()},
+		{"a face found twice, whole and in part, is one face", []engine.Face{moved(face(120, 0.7, 1), 80, 80), me},
+			[]engine.Face{face(120, 0.8, 0.3)}, engine.Pass, "", 0.3},
 		{"no document face goes to review", []engine.Face{me}, nil, engine.Review, "", math.NaN()},
 		{"tiny document face goes to review", []engine.Face{me}, []engine.Face{face(20, 0.8, 0.1)}, engine.Review, "", 0.1},
 		{"tiny but clearly another person fails", []engine.Face{me}, []engine.Face{face(20, 0.8, 0.9)},
@@ -95,7 +104,7 @@ func TestFaceMatchCheck(t *testing.T) {
 				t.Errorf("evidence lacks selfie_faces: %v", r.Evidence)
 			}
 			_, hasFact := in.Facts[engine.FactSelfieFace]
-			if hasFact != (len(c.Thresholds.Usable(tt.selfie)) == 1) {
+			if hasFact != (len(engine.Distinct(c.Thresholds.Usable(tt.selfie))) == 1) {
 				t.Errorf("selfie face fact set = %v with %d selfie faces", hasFact, len(tt.selfie))
 			}
 		})
@@ -297,5 +306,38 @@ func TestFaceMotion(t *testing.T) {
 	}
 	if m := engine.FaceMotion(a, b, box); m < engine.MinFrameMotion {
 		t.Errorf("motion between different frames = %v", m)
+	}
+}
+
+func TestDistinct(t *testing.T) {
+	t.Parallel()
+	at := func(x0, y0, x1, y1 int, score float64) engine.Face {
+		return engine.Face{Box: image.Rect(x0, y0, x1, y1), Score: score}
+	}
+	tests := []struct {
+		name  string
+		faces []engine.Face
+		want  []float64 // the scores kept, in order
+	}{
+		{"none", nil, nil},
+		{"one", []engine.Face{at(0, 0, 100, 100, 0.9)}, []float64{0.9}},
+		{"side by side", []engine.Face{at(0, 0, 100, 100, 0.6), at(150, 0, 250, 100, 0.9)}, []float64{0.9, 0.6}},
+		// The selfie of the twenty-first pass: the chin and mouth, 0.815 of
+		// their box inside the whole face's.
+		{"whole and in part", []engine.Face{at(215, 293, 451, 520, 0.659), at(86, 186, 451, 478, 0.868)}, []float64{0.868}},
+		{"the part more confident keeps the part", []engine.Face{at(0, 0, 200, 200, 0.6), at(50, 50, 150, 150, 0.9)}, []float64{0.9}},
+		{"touching by less than half", []engine.Face{at(0, 0, 100, 100, 0.9), at(60, 0, 160, 100, 0.8)}, []float64{0.9, 0.8}},
+		{"half exactly is two", []engine.Face{at(0, 0, 100, 100, 0.9), at(50, 0, 150, 100, 0.8)}, []float64{0.9, 0.8}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []float64
+			for _, f := range engine.Distinct(tt.faces) {
+				got = append(got, f.Score)
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("kept %v, want %v", got, tt.want)
+			}
+		})
 	}
 }
