@@ -280,7 +280,13 @@ func TestCompare(t *testing.T) {
 		// layout's surname label, its misread eye colour under it.
 		{"a decimal height is no numbered label", []string{"SURNAME / NOM", "ER", "1,76 M", "SOME-GRAU", "1,76 M", "SOME-GRAU",
 			"1,76 M", "SOME-GRAU", "1,76 M", "SOME-GRAU"}, map[string]Status{"surname": Uncertain}},
-		{"a numbered layout's surname", []string{"1.", "WINTERBOTTOM", "2.", "ANNA"},
+		// Found under its field number alone, a surname never accuses: a
+		// speck makes a "1".
+		{"a numbered layout's surname goes to review", []string{"1.", "WINTERBOTTOM", "2.", "ANNA"},
+			map[string]Status{"surname": Uncertain}},
+		{"a field number beside another field's label", []string{"1 DATE OF ISSUE AUTHORITY", "LANDESHAUPTSTADT MUNCHEN"},
+			map[string]Status{"surname": Unread}},
+		{"a long surname label misread", []string{"1. SUMAME.", "JOSHI", "2. GIVEN NAMES", "RAHUL ROHAN"},
 			map[string]Status{"surname": Mismatch}},
 		{"a field number on a page whose surname label has words", []string{"1", "SS MEXICANO", "SURNAME", "SSON", "DATE OF BIRTH", "12 AUG 1974"},
 			map[string]Status{"surname": Uncertain}},
