@@ -878,7 +878,15 @@ func (z Zone) compareSurname(want string) Field {
 		// Nor the punctuation that follows a label ("SLOINNE -" over
 		// "SURNAME", an Irish passport's bilingual label): a forged
 		// surname beside it went to review for the value "-".
-		return !isLabelLine(s) && !strings.ContainsAny(s, "0123456789") && !notAName(s) && len(lettersOf(s)) >= 2
+		// Nor the surname's label word misread (surnameWord):
+		// "APELLIDOS / SURNAI", a Mexican card's label under glare, gave
+		// "/ SURNAI" as the value and failed the genuine card as
+		// potential_fraud (independently generated photos,
+		// docs/accuracy.md, twenty-first pass). Not any label word
+		// within two edits (labelLike): HUBER and ROMERO are two from
+		// NUMBER and NUMERO, and their forgeries went to review.
+		return !isLabelLine(s) && !strings.ContainsAny(s, "0123456789") && !notAName(s) && len(lettersOf(s)) >= 2 &&
+			!slices.ContainsFunc(strings.FieldsFunc(s, notLetter), surnameWord)
 	}
 	v, conf, ok := z.valueFor(isLabel, isValue)
 	if !ok {
