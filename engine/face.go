@@ -7,14 +7,11 @@ import (
 	"fmt"
 	"image"
 	"image/color"
-	"image/draw"
 	"math"
 	"slices"
 
 	"github.com/verifyd/verifyd"
 	"github.com/verifyd/verifyd/liveness"
-	"github.com/verifyd/verifyd/quality"
-	"github.com/verifyd/verifyd/viz"
 )
 
 // Face is one face a FaceAnalyzer found in a photo.
@@ -215,8 +212,11 @@ func (c FaceMatchCheck) Run(ctx context.Context, in *Input) Result {
 		// large photo is then a face of one or two of its cells, too small
 		// to be found. Look again where the document lies, where the same
 		// face is two to four times larger.
-		if r, ok := portraitRegion(in); ok {
-			if doc, err = c.Faces.Faces(ctx, subImage(in.Front.Image, r)); err != nil {
+		sub, cuts := in.Front.Image.(interface {
+			SubImage(image.Rectangle) image.Image
+		})
+		if r, ok := portraitRegion(in); ok && cuts {
+			if doc, err = c.Faces.Faces(ctx, sub.SubImage(r)); err != nil {
 				return Errored(fmt.Errorf("document faces: %w", err), ev)
 			}
 			doc = t.Usable(doc)
@@ -498,45 +498,21 @@ func faceEvidence(faces []Face) []map[string]any {
 
 func round3(v float64) float64 { return math.Round(v*1000) / 1000 }
 
-// portraitRegion is where on the document's front its portrait lies, when
-// that is known and much smaller than the photo: the page the MRZ belongs
-// to (a passport's data page), else the document's outline
-// (quality.FindDocument), else its text (viz.TextRegion; a card on a
-// textured table), with a margin of a tenth for a portrait at the edge.
-// A region nearly as large as the photo (over nine tenths of its long
-// side) would show the detector the same face at nearly the same size
-// again; one of three quarters already made a French card's dim grey
-// portrait findable (independently generated photos, docs/accuracy.md,
-// twenty-first pass).
+// portraitRegion is where on the document's front its portrait lies,
+// when that is known and much smaller than the photo: where its printed
+// data is read (documentRegion: a passport's data page, a card's outline
+// or text), with a margin of a tenth for a portrait at the edge. A region
+// nearly as large as the photo (over nine tenths of its long side) would
+// show the detector the same face at nearly the same size again; one of
+// three quarters already made a French card's dim grey portrait findable
+// (independently generated photos, docs/accuracy.md, twenty-first pass).
 func portraitRegion(in *Input) (image.Rectangle, bool) {
-	img := in.Front.Image
-	b := img.Bounds()
-	var r image.Rectangle
+	b := in.Front.Image.Bounds()
 	loc, _ := in.Facts[FactMRZRead].(Located)
-	if page, _, _, ok := pageOf(loc, b); ok && loc.Side == in.Front {
-		r = page
-	} else if outline, ok := quality.DocumentRegion(img); ok && cardShaped(outline) {
-		r = outline
-	} else if text, _, ok := viz.TextRegion(img); ok {
-		r = text
-	} else {
-		return image.Rectangle{}, false
-	}
+	r := documentRegion(in.Front, loc).Rect
 	r = r.Inset(-max(r.Dx(), r.Dy()) / 10).Intersect(b)
 	if r.Empty() || 10*max(r.Dx(), r.Dy()) > 9*max(b.Dx(), b.Dy()) {
 		return image.Rectangle{}, false
 	}
 	return r, true
-}
-
-// subImage is the part r of img, sharing its pixels where img can.
-func subImage(img image.Image, r image.Rectangle) image.Image {
-	if s, ok := img.(interface {
-		SubImage(image.Rectangle) image.Image
-	}); ok {
-		return s.SubImage(r)
-	}
-	out := image.NewRGBA(r)
-	draw.Draw(out, r, img, r.Min, draw.Src)
-	return out
 }

@@ -209,28 +209,12 @@ func readSides(ctx context.Context, eng ocr.Engine, in *Input, loc Located, orde
 	var words, rereads []ocr.Word
 	var z viz.Zone
 	for si, s := range sides {
-		r := viz.Region{}
-		var found bool
-		r.Rect, found = quality.DocumentRegion(s.Image)
+		r := documentRegion(s, loc)
 		if s != loc.Side {
-			tr, glyph, ok := viz.TextRegion(s.Image)
-			r = sideRegion(s.Image.Bounds(), r.Rect, found, tr, glyph, ok)
 			// No MRZ on this photo to say how it lies (an ID card's front,
 			// a licence): estimate it from its text lines.
 			if a := viz.EstimateSkew(s.Image, r.Rect, 25); math.Abs(a) >= 3 {
 				r.Angle = a
-			}
-		} else {
-			r.Angle = loc.Angle
-			r.Mask = [][4]image.Point{loc.Quad}
-			if page, side, outline, ok := pageOf(loc, s.Image.Bounds()); ok {
-				r.Rect, r.Side, r.Outline = page, side, outline
-			} else {
-				// The zone's band must lie inside the crop for its angle
-				// to level the rest of the page.
-				for _, p := range loc.Quad {
-					r.Rect = r.Rect.Union(image.Rectangle{p, p.Add(image.Pt(1, 1))})
-				}
 			}
 		}
 		dy := 0
@@ -303,6 +287,31 @@ func readSides(ctx context.Context, eng ocr.Engine, in *Input, loc Located, orde
 		}
 	}
 	return z, nil
+}
+
+// documentRegion is where the document lies on side s's photo, as its
+// printed data is read: on the photo with the MRZ (loc), the page the zone
+// belongs to (pageOf), else the document's outline stretched to hold the
+// zone, levelled by the zone's angle with the zone masked out; on another
+// photo, sideRegion's choice (its angle is left to the caller).
+func documentRegion(s *Image, loc Located) viz.Region {
+	if s == loc.Side {
+		r := viz.Region{Angle: loc.Angle, Mask: [][4]image.Point{loc.Quad}}
+		if page, side, outline, ok := pageOf(loc, s.Image.Bounds()); ok {
+			r.Rect, r.Side, r.Outline = page, side, outline
+			return r
+		}
+		// The zone's band must lie inside the crop for its angle to
+		// level the rest of the page.
+		r.Rect, _ = quality.DocumentRegion(s.Image)
+		for _, p := range loc.Quad {
+			r.Rect = r.Rect.Union(image.Rectangle{p, p.Add(image.Pt(1, 1))})
+		}
+		return r
+	}
+	outline, found := quality.DocumentRegion(s.Image)
+	text, glyph, ok := viz.TextRegion(s.Image)
+	return sideRegion(s.Image.Bounds(), outline, found, text, glyph, ok)
 }
 
 // sideRegion chooses where to read a photo that holds no MRZ (an ID
