@@ -163,6 +163,20 @@ type cellResult struct {
 	// (template pixels): a cell searched again around where the line's
 	// glyphs say its glyph sits.
 	sx, sy float64
+	// scale is the glyph size the patch was sampled for, relative to the
+	// font's (samplePatchScaled; 0: the font's own).
+	scale float64
+}
+
+// shift returns where the cell's glyph sits relative to the cell, in
+// template pixels at the font's size: dx, dy are pixels of a patch
+// sampled at scale.
+func (cr *cellResult) shift() (x, y float64) {
+	s := cr.scale
+	if s == 0 {
+		s = 1
+	}
+	return cr.sx + float64(cr.dx)*s, cr.sy + float64(cr.dy)*s
 }
 
 // match scores patch (pw×ph darkness values) against every class: all

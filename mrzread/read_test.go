@@ -485,6 +485,44 @@ func TestReadSmallBoldGlyphs(t *testing.T) {
 	}
 }
 
+// TestReadSmallThinGlyphs reads zones printed in thin strokes a fifth
+// smaller than the 2.54 mm pitch suggests, photographed large (glyphs
+// ~60 px tall): sharp, thin glyphs in cells sized for the font match
+// every template poorly, so too few placed the line for its glyphs'
+// proportions to be measured, and B, E, 8 and 0 were read as D, F, S and
+// O (smallerGlyphs; an independently generated Belgian card read so).
+func TestReadSmallThinGlyphs(t *testing.T) {
+	requireFont(t)
+	for _, c := range []struct {
+		f    mrz.Format
+		seed uint64
+	}{{mrz.TD1, 2}, {mrz.TD3, 2}} {
+		doc, err := docgen.Render(docgen.NewGenerator(c.seed, accuracyNow).Spec(c.f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc, err = docgen.Reprint(doc, docgen.Printer{Width: 0.78, Height: 0.85, Spread: -0.02, Soft: 0.4,
+			Ink: color.RGBA{15, 15, 18, 255}, Density: 1}, c.seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := docgen.Mild()
+		d.Width, d.Height = 3200, 2400
+		d.MinScale, d.MaxScale = 0.85, 0.9
+		ph, err := docgen.Photograph(doc, d, c.seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Read(ph.Image, 0)
+		if err != nil {
+			t.Fatalf("%v seed %d: %v", c.f, c.seed, err)
+		}
+		if strings.Join(res.Lines, "\n") != strings.Join(doc.Lines, "\n") {
+			t.Errorf("%v seed %d: read %q, want %q", c.f, c.seed, res.Lines, doc.Lines)
+		}
+	}
+}
+
 // TestUpright: a zone read the right way up shows a run of sure fillers,
 // also when part of it is hidden; the same zone upside down, read as it
 // is, shows none (its fillers are '>'), so only an upright reading ends
