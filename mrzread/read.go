@@ -1169,21 +1169,33 @@ func smallerGlyphs(g *gray, ts *templateSet, lg *lineGeom, cells []cellResult, p
 	var bestCells []cellResult
 	try := make([]cellResult, len(cells))
 	for _, s := range smallerGlyphScales {
+		// Every third cell first: most lines that do not place at the
+		// font's size are no zone's (text and patterns the line search
+		// takes for one, read at every turn), and a size at which fewer
+		// than two of those place cannot reach six.
 		n := 0
-		for k := range cells {
-			cr := &try[k]
-			*cr = cellResult{outside: cells[k].outside}
-			if cr.outside {
-				continue
+		for _, third := range []bool{true, false} {
+			for k := range cells {
+				if (k%3 == 0) != third {
+					continue
+				}
+				cr := &try[k]
+				*cr = cellResult{outside: cells[k].outside}
+				if cr.outside {
+					continue
+				}
+				if !samplePatchScaled(g, lg, k, 0, 0, s, s, patch) {
+					cr.outside = true
+					continue
+				}
+				ts.match(patch, cr)
+				cr.scale = s
+				if !cr.empty && placesGlyph(cr) {
+					n++
+				}
 			}
-			if !samplePatchScaled(g, lg, k, 0, 0, s, s, patch) {
-				cr.outside = true
-				continue
-			}
-			ts.match(patch, cr)
-			cr.scale = s
-			if !cr.empty && placesGlyph(cr) {
-				n++
+			if third && n < 2 {
+				break
 			}
 		}
 		if n > bestN {
