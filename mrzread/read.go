@@ -1015,6 +1015,7 @@ func rematchLine(g *gray, ts *templateSet, lg *lineGeom, cells []cellResult, cls
 	// 0.8 to 1.1 of the font's are tried, then widths at the best height,
 	// then the heights beside it again (coordinate descent: 15 scorings
 	// instead of the grid's 42, each resampling a dozen glyphs).
+	// The search starts from the size smallerGlyphs found, if any.
 	sw, sh := s0, s0
 	{
 		type conf struct {
@@ -1054,7 +1055,7 @@ func rematchLine(g *gray, ts *templateSet, lg *lineGeom, cells []cellResult, cls
 			}
 			best := score(sw, sh)
 			try := func(w, h float64) {
-				if w == sw && h == sh {
+				if w == sw && h == sh || w == s0 && h == s0 {
 					return
 				}
 				if v := score(w, h); v > best {
@@ -1172,7 +1173,10 @@ func smallerGlyphs(g *gray, ts *templateSet, lg *lineGeom, cells []cellResult, p
 		// Every third cell first: most lines that do not place at the
 		// font's size are no zone's (text and patterns the line search
 		// takes for one, read at every turn), and a size at which fewer
-		// than two of those place cannot reach six.
+		// than two of a third of the cells place is not tried on the
+		// rest (a zone read at its size places most of its glyphs; this
+		// cut smallerGlyphs' cost on independent photos to a third and
+		// changed no reading, docs/performance.md).
 		n := 0
 		for _, third := range []bool{true, false} {
 			for k := range cells {

@@ -462,26 +462,34 @@ func TestReadSmallBoldGlyphs(t *testing.T) {
 		f    mrz.Format
 		seed uint64
 	}{{mrz.TD3, 5}, {mrz.TD3, 8}, {mrz.TD1, 6}, {mrz.TD2, 7}} {
-		doc, err := docgen.Render(docgen.NewGenerator(c.seed, accuracyNow).Spec(c.f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		doc, err = docgen.Reprint(doc, docgen.Printer{Width: 0.84, Height: 0.84, Spread: 0.03, Soft: 0.6,
-			Ink: color.RGBA{15, 15, 18, 255}, Density: 1}, c.seed)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ph, err := docgen.Photograph(doc, docgen.Mild(), c.seed)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := Read(ph.Image, 0)
-		if err != nil {
-			t.Fatalf("%v seed %d: %v", c.f, c.seed, err)
-		}
-		if strings.Join(res.Lines, "\n") != strings.Join(doc.Lines, "\n") {
-			t.Errorf("%v seed %d: read %q, want %q", c.f, c.seed, res.Lines, doc.Lines)
-		}
+		readsReprinted(t, c.f, c.seed, docgen.Printer{Width: 0.84, Height: 0.84, Spread: 0.03, Soft: 0.6,
+			Ink: color.RGBA{15, 15, 18, 255}, Density: 1}, docgen.Mild())
+	}
+}
+
+// readsReprinted renders docgen's document of format f and seed, prints
+// its zone again with p, photographs it with d, and checks that Read
+// reads every line exactly.
+func readsReprinted(t *testing.T, f mrz.Format, seed uint64, p docgen.Printer, d docgen.Degrade) {
+	t.Helper()
+	doc, err := docgen.Render(docgen.NewGenerator(seed, accuracyNow).Spec(f))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err = docgen.Reprint(doc, p, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ph, err := docgen.Photograph(doc, d, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Read(ph.Image, 0)
+	if err != nil {
+		t.Fatalf("%v seed %d: %v", f, seed, err)
+	}
+	if strings.Join(res.Lines, "\n") != strings.Join(doc.Lines, "\n") {
+		t.Errorf("%v seed %d: read %q, want %q", f, seed, res.Lines, doc.Lines)
 	}
 }
 
@@ -497,29 +505,11 @@ func TestReadSmallThinGlyphs(t *testing.T) {
 		f    mrz.Format
 		seed uint64
 	}{{mrz.TD1, 2}, {mrz.TD3, 2}} {
-		doc, err := docgen.Render(docgen.NewGenerator(c.seed, accuracyNow).Spec(c.f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		doc, err = docgen.Reprint(doc, docgen.Printer{Width: 0.78, Height: 0.85, Spread: -0.02, Soft: 0.4,
-			Ink: color.RGBA{15, 15, 18, 255}, Density: 1}, c.seed)
-		if err != nil {
-			t.Fatal(err)
-		}
 		d := docgen.Mild()
 		d.Width, d.Height = 3200, 2400
 		d.MinScale, d.MaxScale = 0.85, 0.9
-		ph, err := docgen.Photograph(doc, d, c.seed)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := Read(ph.Image, 0)
-		if err != nil {
-			t.Fatalf("%v seed %d: %v", c.f, c.seed, err)
-		}
-		if strings.Join(res.Lines, "\n") != strings.Join(doc.Lines, "\n") {
-			t.Errorf("%v seed %d: read %q, want %q", c.f, c.seed, res.Lines, doc.Lines)
-		}
+		readsReprinted(t, c.f, c.seed, docgen.Printer{Width: 0.78, Height: 0.85, Spread: -0.02, Soft: 0.4,
+			Ink: color.RGBA{15, 15, 18, 255}, Density: 1}, d)
 	}
 }
 
