@@ -19,7 +19,9 @@ func selectBand(lines []*textLine, hint mrz.Format) []*textLine {
 	mid := func(l *textLine) float64 { return l.baseY((l.x0 + l.x1) / 2) }
 	sort.Slice(cand, func(i, j int) bool { return mid(cand[i]) < mid(cand[j]) })
 	compatible := func(a, b *textLine) (float64, bool) { // a above b
-		if b.h < 0.8*a.h || b.h > 1.25*a.h || b.p < 0.88*a.p || b.p > 1.14*a.p {
+		// Heights compare as measured, or as the letters' heights where
+		// one line's fillers made its median theirs (glyphHeight).
+		if !similarHeights(a.h, b.h) && !similarHeights(a.hl, b.hl) || b.p < 0.88*a.p || b.p > 1.14*a.p {
 			return 0, false
 		}
 		if math.Abs(a.slope-b.slope) > 0.04 {
@@ -89,6 +91,9 @@ func selectBand(lines []*textLine, hint mrz.Format) []*textLine {
 	}
 	return best
 }
+
+// similarHeights reports heights of two lines of one zone, b below a.
+func similarHeights(a, b float64) bool { return b >= 0.8*a && b <= 1.25*a }
 
 // ends of a line beyond its components.
 type endKind int

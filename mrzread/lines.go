@@ -12,6 +12,7 @@ type textLine struct {
 	// Baseline: bottom y = icpt + slope*x.
 	icpt, slope float64
 	h           float64 // median glyph height
+	hl          float64 // its letters' height, fillers left out (glyphHeight)
 	p           float64 // median pitch (x distance between neighbours)
 	reg         float64 // fraction of neighbour distances that are whole pitches
 	narrow      int     // components no wider than a glyph
@@ -131,6 +132,7 @@ func fitLine(cs []comp, l *textLine) {
 	}
 	l.narrow = len(hs)
 	l.h = median(hs)
+	l.hl = glyphHeight(hs)
 	use := make([]bool, len(l.comps))
 	for k, i := range l.comps {
 		c := &cs[i]
@@ -239,6 +241,35 @@ func fitLine(cs []comp, l *textLine) {
 		l.x0 = math.Min(l.x0, float64(cs[i].x0))
 		l.x1 = math.Max(l.x1, float64(cs[i].x1))
 	}
+}
+
+// glyphHeight is the height of a line's letters and digits: the median of
+// the heights that reach 0.85 of its fifth tallest (of its quarter
+// tallest, on lines shorter than 20). A zone's fillers are shorter than
+// its letters in OCR-B (about four fifths) and a zone's line often holds
+// more fillers than letters (a TD1 card's first line, 16 of 30; a
+// passport's first line of a short name, 30 of 44): the median of all its
+// glyphs is then the fillers' height, and a card held at 29° (its line
+// less regular than a flat one's, so judged by the tighter ratio of
+// mrzLike) had its first line's pitch at 1.45 of it and was not taken for
+// a zone's (independent seed 44, docs/accuracy.md). Every zone's line
+// holds at least five letters or digits; lines of fewer than eight glyphs
+// keep the median, since one tall speck would be a quarter of them.
+//
+// It only judges whether a line is a zone's (mrzLike, and whether two
+// lines are one zone's): the median, a little lower than this on a line
+// without fillers, stays what cells are placed and sampled by, which the
+// reader's other measures (the scale search, the fitted shifts) were
+// measured against.
+func glyphHeight(hs []float64) float64 {
+	if len(hs) < 8 {
+		return median(hs)
+	}
+	s := slices.Clone(hs)
+	slices.Sort(s)
+	ref := s[len(s)-min(5, len(s)/4)]
+	i, _ := slices.BinarySearch(s, 0.85*ref)
+	return s[i+(len(s)-i)/2]
 }
 
 func median(v []float64) float64 {
@@ -410,7 +441,12 @@ func endPitch(cs []comp, l *textLine, right bool) float64 {
 // a line off (seed 3, docs/accuracy.md). Shorter or less regular lines
 // keep the tighter ratio that sets them apart from printed text.
 func mrzLike(l *textLine) bool {
-	r := l.p / l.h
+	return mrzProportions(l, l.h) || l.hl > l.h && mrzProportions(l, l.hl)
+}
+
+// mrzProportions is mrzLike for a line whose glyphs are h tall.
+func mrzProportions(l *textLine, h float64) bool {
+	r := l.p / h
 	if l.narrow >= 20 && l.reg >= 0.9 && r > 0.7 && r < 1.6 {
 		return true
 	}

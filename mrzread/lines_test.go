@@ -25,3 +25,65 @@ func TestMRZLike(t *testing.T) {
 		}
 	}
 }
+
+// TestLineHeightOfLetters: a zone's line of more fillers than letters,
+// its fillers four fifths of its letters' height (a TD1 card's first
+// line, as seed 44 printed one, less regular than a flat card's), is
+// measured at its letters' height, taken for a zone's line and joined to
+// the zone's lines of letters below it; a line of letters alone keeps its
+// height, and so does every line's median, by which cells are placed.
+func TestLineHeightOfLetters(t *testing.T) {
+	var cs []comp
+	// line lays out letters then fillers at pitch 16 on baseline y (1.45 fillers' heights, 1.14 letters'); every
+	// seventh glyph is 3 px off its place, so that the line is as irregular
+	// as a card's at a steep angle (regularity about 0.7).
+	line := func(letters, fillers, y int) *textLine {
+		l := &textLine{}
+		for i := 0; i < letters+fillers; i++ {
+			x := 20 + 16*i
+			if i%7 == 3 {
+				x += 3
+			}
+			c := comp{x0: x, y0: y - 14, x1: x + 10, y1: y, area: 60}
+			if i >= letters {
+				// OCR-B's '<' stands a little above the baseline.
+				c = comp{x0: x + 1, y0: y - 12, x1: x + 9, y1: y - 1, area: 30}
+			}
+			l.comps = append(l.comps, len(cs))
+			cs = append(cs, c)
+		}
+		return l
+	}
+	tests := []struct {
+		name             string
+		letters, fillers int
+		median           float64
+	}{
+		{"TD1 first line, 16 fillers of 30", 14, 16, 11},
+		{"mostly fillers, 22 of 30", 8, 22, 11},
+		{"letters only", 30, 0, 14},
+	}
+	for _, tt := range tests {
+		l := line(tt.letters, tt.fillers, 100)
+		fitLine(cs, l)
+		if l.hl != 14 || l.h != tt.median {
+			t.Errorf("%s: letters' height %v, median %v; want 14, %v", tt.name, l.hl, l.h, tt.median)
+		}
+		if !mrzLike(l) {
+			t.Errorf("%s: not taken for a zone's line (pitch %v, height %v, regularity %v)", tt.name, l.p, l.h, l.reg)
+		}
+		if mrzProportions(l, l.h) != (tt.fillers == 0) {
+			t.Errorf("%s: judged by its median alone, taken for a zone's line: %v", tt.name, mrzProportions(l, l.h))
+		}
+	}
+	// A card's zone: the first line mostly fillers, the second letters,
+	// the third a name with fillers.
+	cs = cs[:0]
+	zone := []*textLine{line(14, 16, 200), line(30, 0, 226), line(18, 12, 252)}
+	for _, l := range zone {
+		fitLine(cs, l)
+	}
+	if got := selectBand(zone, 0); len(got) != 3 || got[0] != zone[0] {
+		t.Errorf("zone of three lines: %d lines selected", len(got))
+	}
+}
