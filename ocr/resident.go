@@ -267,6 +267,11 @@ func (r *resident) read(ctx context.Context, page string) ([]byte, error) {
 	}
 	var rows bytes.Buffer
 	rows.WriteString("level\n") // for parseTSV: rows without a word are TSV too
+	// The page's rows begin with its own page row (level 1). What comes
+	// before it is the previous sentinel's: blank as it is, single-line
+	// mode (PSM 7) reads a word "a" across it, whose rows follow the
+	// sentinel's page row and so came first in the next page's reading.
+	inPage := false
 	for {
 		line, err := r.out.ReadBytes('\n')
 		if err != nil {
@@ -276,7 +281,13 @@ func (r *resident) read(ctx context.Context, page string) ([]byte, error) {
 			continue // the header, once, before the first page
 		}
 		if isSentinelRow(line) {
-			return rows.Bytes(), nil
+			return rows.Bytes(), nil // no page has its size (recognise)
+		}
+		if !inPage {
+			if !bytes.HasPrefix(line, []byte("1\t")) {
+				continue
+			}
+			inPage = true
 		}
 		rows.Write(line)
 	}

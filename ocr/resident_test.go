@@ -33,8 +33,10 @@ func residentTesseract(t *testing.T, n int) *ocr.Tesseract {
 
 // TestTesseractResident: a program kept running reads every page as a
 // program started for it does, word for word — with each set of options
-// the document readings use, pages read one after another on the same
-// process, blank pages and sub-images included — and the pool keeps at
+// the document readings use, and single-line mode without a whitelist,
+// which reads a word "a" on the blank sentinel that used to begin the next
+// page's words —, pages read one after another on the same process,
+// blank pages and sub-images included — and the pool keeps at
 // most its size of programs, reusing them.
 func TestTesseractResident(t *testing.T) {
 	once := &ocr.Tesseract{}
@@ -53,7 +55,7 @@ func TestTesseractResident(t *testing.T) {
 	ctx := context.Background()
 	wantOf := make([][]ocr.Word, len(imgs))
 	opts := []ocr.Options{{PSM: 11, Threshold: 2, DPI: 300}, {PSM: 6, Threshold: 2, DPI: 300}, {PSM: 11, DPI: 300}, {PSM: 6, DPI: 300},
-		{PSM: 7, Whitelist: "0123456789<", DPI: 300}}
+		{PSM: 7, Whitelist: "0123456789<", DPI: 300}, {PSM: 7, DPI: 300}}
 	for _, opt := range opts {
 		for i, img := range imgs {
 			want, err := once.Words(ctx, img, opt)
