@@ -131,6 +131,7 @@ func fitLine(cs []comp, l *textLine) {
 		}
 	}
 	l.narrow = len(hs)
+	slices.Sort(hs)
 	l.h = median(hs)
 	l.hl = glyphHeight(hs)
 	use := make([]bool, len(l.comps))
@@ -243,9 +244,9 @@ func fitLine(cs []comp, l *textLine) {
 	}
 }
 
-// glyphHeight is the height of a line's letters and digits: the median of
-// the heights that reach 0.85 of its fifth tallest (of its quarter
-// tallest, on lines shorter than 20). A zone's fillers are shorter than
+// glyphHeight is the height of a line's letters and digits, of its
+// glyphs' heights sorted: the median of the heights that reach 0.85 of its
+// fifth tallest (of its quarter tallest, on lines shorter than 20). A zone's fillers are shorter than
 // its letters in OCR-B (about four fifths) and a zone's line often holds
 // more fillers than letters (a TD1 card's first line, 16 of 30; a
 // passport's first line of a short name, 30 of 44): the median of all its
@@ -261,15 +262,13 @@ func fitLine(cs []comp, l *textLine) {
 // without fillers, stays what cells are placed and sampled by, which the
 // reader's other measures (the scale search, the fitted shifts) were
 // measured against.
-func glyphHeight(hs []float64) float64 {
-	if len(hs) < 8 {
-		return median(hs)
+func glyphHeight(sorted []float64) float64 {
+	if len(sorted) < 8 {
+		return median(sorted)
 	}
-	s := slices.Clone(hs)
-	slices.Sort(s)
-	ref := s[len(s)-min(5, len(s)/4)]
-	i, _ := slices.BinarySearch(s, 0.85*ref)
-	return s[i+(len(s)-i)/2]
+	ref := sorted[len(sorted)-min(5, len(sorted)/4)]
+	i, _ := slices.BinarySearch(sorted, 0.85*ref)
+	return sorted[i+(len(sorted)-i)/2]
 }
 
 func median(v []float64) float64 {
