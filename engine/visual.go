@@ -157,7 +157,11 @@ const MinNumberConfidence = 0.6
 // a printed surname that differs to fail the document: the reading is not
 // doubtful, no correction touched the name, every character of the
 // surname was read with MinSurnameConfidence, and the MRZ's given names
-// are printed on the document. The name field carries no check digit, so
+// are printed on the document (the last one possibly longer, where the
+// names filled the MRZ's field and were cut there: mrz.Fields.NameFull;
+// a forged Spanish card's DANIEL JAVIE, printed DANIEL JAVIER, sent its
+// forged surname to review, independently generated photos, twenty-fourth
+// pass). The name field carries no check digit, so
 // its reading can be wrong and still verify (a genuine card's DUBOIS was
 // read OMBCTB from a tilted photo); the given names, read from the same
 // line and found printed, say that line was read as printed, and that
@@ -165,7 +169,7 @@ const MinNumberConfidence = 0.6
 // way: a document whose printed surname is another person's.
 func surnameSure(loc Located, fields mrz.Fields, z viz.Zone) bool {
 	return !loc.Doubtful && !loc.SurnameCorrected && loc.SurnameConfidence >= MinSurnameConfidence &&
-		z.NamePrinted(fields.GivenNames)
+		z.NamePrinted(fields.GivenNames, fields.NameFull())
 }
 
 // orderFor is how numeric dates are written in a country's documents.

@@ -85,6 +85,8 @@ func TestVisualZoneCheck(t *testing.T) {
 		return printed{"PASSPORT", "PASSPORT NO.", number, "SURNAME", surname, "GIVEN NAMES", "JANE",
 			"DATE OF BIRTH", birth, "DATE OF EXPIRY", expiry}
 	}
+	cutPage := printed{"PASSPORT", "PASSPORT NO.", "123456789", "SURNAME", "WINTERBOTTOM", "GIVEN NAMES", "DANIEL JAVIER ALEJANDRO",
+		"DATE OF BIRTH", "17 MAY 1990", "DATE OF EXPIRY", "01 JAN 2030"}
 	tests := []struct {
 		name    string
 		page    printed
@@ -107,6 +109,10 @@ func TestVisualZoneCheck(t *testing.T) {
 		{"another surname and given names, surname read surely: review",
 			printed{"PASSPORT", "PASSPORT NO.", "123456789", "SURNAME", "WINTERBOTTOM", "GIVEN NAMES", "MARGARET",
 				"DATE OF BIRTH", "17 MAY 1990", "DATE OF EXPIRY", "01 JAN 2030"}, nil, engine.Review, ""},
+		// A name too long for the MRZ's field is cut at its end there
+		// (mrz.Fields.NameFull): ALEJAND is ALEJANDRO printed.
+		{"another surname, surname read surely, last given name cut in a full field: fraud", cutPage, nil, engine.Fail, verifyd.ReasonPotentialFraud},
+		{"another surname, surname read surely, last given name shorter in a field not full: review", cutPage, nil, engine.Review, ""},
 		{"another number, confident MRZ: fraud", page("17 MAY 1990", "01 JAN 2030", "987654321", "DOE"), nil, engine.Fail, verifyd.ReasonPotentialFraud},
 		{"another number, doubtful MRZ: review", page("17 MAY 1990", "01 JAN 2030", "987654321", "DOE"), nil, engine.Review, ""},
 		// Two misreads verify a check digit one time in ten.
@@ -157,8 +163,15 @@ func TestVisualZoneCheck(t *testing.T) {
 					loc.CorrectedFields = append(loc.CorrectedFields, c)
 				}
 			}
+			fields := f
+			if strings.Contains(tt.name, "last given name") {
+				fields.GivenNames = "DANIEL JAVIER ALEJAND"
+				if strings.Contains(tt.name, "full field") {
+					fields.Surname = "MORENO HERNANDEZ" // 16 + 2 + 21: the 39 positions of TD3's field
+				}
+			}
 			in := &engine.Input{DocumentType: verifyd.DocPassport, Country: "gbr", Front: img, Now: now,
-				Facts: map[string]any{engine.FactMRZ: f, engine.FactMRZRead: loc}}
+				Facts: map[string]any{engine.FactMRZ: fields, engine.FactMRZRead: loc}}
 			if tt.pending != nil {
 				in.Facts[engine.FactPending] = *tt.pending
 			}

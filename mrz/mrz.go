@@ -141,6 +141,32 @@ type Fields struct {
 	RawBirthDate, RawExpiryDate string
 }
 
+// NameFull reports whether the names fill the MRZ's name field to its
+// last position or the one before it. A name too long for the field is
+// cut there (ICAO 9303 truncation: "MORENO<HERNANDEZ<<DANIEL<JAVIE" for
+// the given names DANIEL JAVIER; a surname too long is cut to leave
+// "<<" and the first given name's initial, one filler before the end), so
+// the last part of a full field may be printed longer on the document
+// than the MRZ holds it.
+func (f Fields) NameFull() bool {
+	w := 0
+	switch f.Format {
+	case TD1:
+		w = 30
+	case TD2:
+		w = 31
+	case TD3:
+		w = 39
+	default:
+		return false
+	}
+	n := len(f.Surname)
+	if f.GivenNames != "" {
+		n += 2 + len(f.GivenNames)
+	}
+	return n >= w-1
+}
+
 // Names of check-digit-protected fields as reported in CheckError.Failed.
 const (
 	FieldDocumentNumber = "document_number"

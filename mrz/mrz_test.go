@@ -434,6 +434,9 @@ func TestRoundTrip(t *testing.T) {
 			if got.Surname != sur || got.GivenNames != giv {
 				t.Errorf("case %d: names %q / %q, want %q / %q", i, got.Surname, got.GivenNames, sur, giv)
 			}
+			if got.NameFull() != (full >= nameWidth-1) {
+				t.Errorf("case %d: names of %d in a field of %d: NameFull %v", i, full, nameWidth, got.NameFull())
+			}
 		} else {
 			truncated++
 			if got.Surname == "" || !strings.HasPrefix(sur, got.Surname) || !strings.HasPrefix(giv, got.GivenNames) ||
@@ -444,8 +447,12 @@ func TestRoundTrip(t *testing.T) {
 			if in.Format == TD1 {
 				nameLine = lines[2]
 			}
-			if used := len(trimFiller(nameLine)); used < nameWidth-1 {
+			used := len(trimFiller(nameLine))
+			if used < nameWidth-1 {
 				t.Errorf("case %d: truncated name %q uses only %d of %d positions", i, nameLine, used, nameWidth)
+			}
+			if !got.NameFull() {
+				t.Errorf("case %d: truncated name %q: NameFull false", i, nameLine)
 			}
 		}
 		if len(in.DocumentNumber) > 9 {

@@ -572,6 +572,14 @@ func (z Zone) DateFor(role Role) (Date, bool) { return z.dateFor(role) }
 var confusable = strings.NewReplacer("O", "0", "Q", "0", "D", "0", "I", "1", "L", "1", "|", "1", "S", "5",
 	"B", "8", "Z", "2", "G", "6", "U", "V")
 
+// nameShape is a name's shape (see shape), with IJ read as one U: OCR
+// reads the Dutch IJ, two narrow glyphs close together, as U ("THUS" for
+// THIJS on a Dutch passport, independently generated photos,
+// docs/accuracy.md, twenty-fourth pass).
+func nameShape(s string) string {
+	return shape(strings.ReplaceAll(strings.ToUpper(s), "IJ", "U"))
+}
+
 func shape(s string) string {
 	var b strings.Builder
 	for _, r := range strings.ToUpper(s) {
@@ -839,7 +847,7 @@ func (z Zone) compareSurname(want string) Field {
 	if len(strings.Fields(want)) == 0 {
 		return fd
 	}
-	if seen, ok := z.findName(want, nameLike); ok {
+	if seen, ok := z.findName(want, nameLike, false); ok {
 		fd.Status, fd.Printed = Match, strings.Join(seen, " ")
 		return fd
 	}
@@ -983,16 +991,22 @@ func labelLike(k string) bool {
 // such part is not printed. It is stricter than the surname's comparison,
 // because it is evidence that a reading is right: a short name within
 // one letter is found in too many words (JANE in "01 JAN 2030").
-func (z Zone) NamePrinted(name string) bool {
-	_, ok := z.findName(name, func(printed, part string) bool {
-		return distance(shape(printed), shape(part)) <= len(part)/6
-	})
+//
+// When cut, the name filled its MRZ field (mrz.Fields.NameFull), where a
+// longer name is cut short: its last part is then found as the start of
+// a printed word (JAVIE in JAVIER), the same but for one misread in six.
+func (z Zone) NamePrinted(name string, cut bool) bool {
+	like := func(printed, part string) bool {
+		return distance(nameShape(printed), nameShape(part)) <= len(part)/6
+	}
+	_, ok := z.findName(name, like, cut)
 	return ok
 }
 
 // findName returns the printed words that are name's parts, as like
-// says, and whether all were found.
-func (z Zone) findName(name string, like func(printed, part string) bool) ([]string, bool) {
+// says, and whether all were found. When cut, the last part is compared
+// with the printed words' starts of its length.
+func (z Zone) findName(name string, like func(printed, part string) bool, cut bool) ([]string, bool) {
 	var words []string
 	for _, l := range z.Lines {
 		if !l.MRZ {
@@ -1000,11 +1014,17 @@ func (z Zone) findName(name string, like func(printed, part string) bool) ([]str
 		}
 	}
 	var seen []string
-	for _, p := range strings.Fields(name) {
+	parts := strings.Fields(name)
+	for k, p := range parts {
 		if len(p) < 2 {
 			continue
 		}
-		i := slices.IndexFunc(words, func(w string) bool { return like(w, p) })
+		i := slices.IndexFunc(words, func(w string) bool {
+			if cut && k == len(parts)-1 && len(w) > len(p) {
+				w = w[:len(p)]
+			}
+			return like(w, p)
+		})
 		if i < 0 {
 			return nil, false
 		}
@@ -1032,7 +1052,7 @@ func nameLike(printed, mrzPart string) bool {
 	if len(printed) < 2 {
 		return false
 	}
-	return distance(shape(printed), shape(mrzPart)) <= len(mrzPart)/4
+	return distance(nameShape(printed), nameShape(mrzPart)) <= len(mrzPart)/4
 }
 
 func hasAny(tokens, words []string) bool {

@@ -465,8 +465,30 @@ func TestNamePrinted(t *testing.T) {
 		{"A", false}, // no part of two letters: nothing to find
 	}
 	for _, tt := range tests {
-		if got := page.NamePrinted(tt.name); got != tt.want {
+		if got := page.NamePrinted(tt.name, false); got != tt.want {
 			t.Errorf("NamePrinted(%q) = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+	// A name that filled its MRZ field may be cut there: its last part
+	// is the start of a printed word. OCR reads the Dutch IJ as U.
+	dutch := NewZone(words("SURNAME", "DE VRIES", "GIVEN NAMES", "THUS MAXIMILIAAN"), DMY)
+	cut := []struct {
+		name string
+		cut  bool
+		want bool
+	}{
+		{"THIJS MAXIMIL", true, true},
+		{"THIJS MAXIMIL", false, false},
+		{"THIJS", false, true},
+		{"THIJS MAXIMIL", true, true},
+		{"MAXIMIL THIJS", true, false}, // only the last part may be cut
+		{"THIJS MAXIMUL", true, true},  // one misread in six letters
+		{"THIJS MAXOMUL", true, false},
+		{"THIJS MAXWELL", true, false},
+	}
+	for _, tt := range cut {
+		if got := dutch.NamePrinted(tt.name, tt.cut); got != tt.want {
+			t.Errorf("NamePrinted(%q, cut %v) = %v, want %v", tt.name, tt.cut, got, tt.want)
 		}
 	}
 }
