@@ -1233,8 +1233,13 @@ func (z Zone) valueRight(i int, isLabel func([]string) bool, isValue func(string
 
 // labelBelow returns the line that continues label line i on the next
 // line (a bilingual label, "COGNOME/" over "SURNAME", left of its value),
-// or -1: a line of the same field's label words only, starting under it
-// within half its height, and left-aligned with it.
+// or -1: a line of label words only, one of them the same field's, starting
+// under it within half its height, and left-aligned with it. A word of
+// that field's label misread as isLabel allows it ("SUMAME" under
+// "SOYADI -", a Turkish card's label left of its value) counts as a label
+// word: with one line's height only, the value right of the two was too
+// far to be this label's, and a forged surname went to review
+// (independently generated photos, docs/accuracy.md, twenty-fourth pass).
 func (z Zone) labelBelow(i int, isLabel func([]string) bool) int {
 	l := z.Lines[i]
 	h := max(l.Box.Dy(), 1)
@@ -1243,10 +1248,14 @@ func (z Zone) labelBelow(i int, isLabel func([]string) bool) int {
 			continue
 		}
 		dy, dx := b.Box.Min.Y-l.Box.Max.Y, b.Box.Min.X-l.Box.Min.X
-		if dy < -h/4 || dy > h/2 || dx < -h || dx > h || !isLabelLine(b.Text) {
+		if dy < -h/4 || dy > h/2 || dx < -h || dx > h {
 			continue
 		}
-		if isLabel(strings.FieldsFunc(b.Text, notLetter)) {
+		tokens := strings.FieldsFunc(b.Text, notLetter)
+		labels := len(tokens) > 0 && !slices.ContainsFunc(tokens, func(t string) bool {
+			return !isLabelLine(t) && !isLabel([]string{t})
+		})
+		if labels && isLabel(tokens) {
 			return j
 		}
 	}

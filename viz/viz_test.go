@@ -519,6 +519,14 @@ func TestTwoLineLabel(t *testing.T) {
 			word("NOME/", 585, 347, 656, 367, 3), word("GIVEN", 585, 370, 640, 389, 4), word("NAMES", 645, 370, 707, 389, 4),
 			word("JOHANNES", 860, 360, 1060, 400, 5),
 		}},
+		// A Turkish card's "SOYADI -" over "SURNAME" read "SUMAME", its
+		// value 200 px right of 24 px label lines: too far for one line.
+		{"second label line misread", []ocr.Word{
+			word("SOYADI", 754, 358, 826, 383, 0), word("-", 832, 370, 841, 374, 0), word("SUMAME", 755, 385, 843, 405, 1),
+			word("PRETORIUS", 1041, 371, 1207, 425, 2),
+			word("GIVEN", 750, 501, 810, 536, 3), word("NAMES", 818, 501, 878, 536, 3),
+			word("JOHANNES", 1038, 501, 1232, 548, 4),
+		}},
 	}
 	for _, tt := range tests {
 		got := Compare(NewZone(tt.page, DMY), mrz.Fields{Format: mrz.TD1, Surname: "DLAMINI", GivenNames: "JOHANNES"})[3]
