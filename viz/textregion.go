@@ -99,7 +99,7 @@ func textRegionIn(img image.Image, b image.Rectangle, words, grow bool) (rect im
 	}
 	cl := largestCluster(lines, comps, reach)
 	if grow {
-		cl = growCluster(cl, lines, comps)
+		cl = growCluster(longLines(cl, lines, comps, reach, g.Rect), lines, comps)
 	}
 	var box image.Rectangle
 	var heights []float64
@@ -318,6 +318,75 @@ func largestCluster(lines [][]int, comps []component, reach float64) []int {
 		}
 	}
 	return out
+}
+
+// longLines returns cluster cl of lines, or, when cl reaches three or
+// more edges of area b, the largest cluster of the lines of five glyphs
+// or more if that one does not. Text that runs to the photo's edges on
+// three sides is a table's texture read as rows of glyphs, not a
+// document's: a Spanish card lying on a patterned cloth (independently
+// generated photos, docs/accuracy.md, twenty-fourth pass) was read over
+// the whole photo, 3.5 s of OCR for a review, where its own lines — its
+// names, dates and headers, five glyphs and more, in rows a pattern's
+// short chains seldom make — lie together on the card.
+func longLines(cl []int, lines [][]int, comps []component, reach float64, b image.Rectangle) []int {
+	if edgesOf(clusterBox(cl, lines, comps), b) < 3 {
+		return cl
+	}
+	var idx []int
+	var long [][]int
+	for i, l := range lines {
+		n := 0
+		for _, ci := range l {
+			n += comps[ci].glyphs
+		}
+		if n >= 5 {
+			idx = append(idx, i)
+			long = append(long, l)
+		}
+	}
+	if len(long) == 0 {
+		return cl
+	}
+	lc := largestCluster(long, comps, reach)
+	glyphs := 0
+	for _, li := range lc {
+		for _, ci := range long[li] {
+			glyphs += comps[ci].glyphs
+		}
+	}
+	if glyphs < textMinGlyphs || edgesOf(clusterBox(lc, long, comps), b) >= 3 {
+		return cl
+	}
+	out := make([]int, len(lc))
+	for i, li := range lc {
+		out[i] = idx[li]
+	}
+	return out
+}
+
+// clusterBox is the box of cluster cl's glyphs.
+func clusterBox(cl []int, lines [][]int, comps []component) image.Rectangle {
+	var box image.Rectangle
+	for _, li := range cl {
+		for _, ci := range lines[li] {
+			box = box.Union(comps[ci].box)
+		}
+	}
+	return box
+}
+
+// edgesOf counts the sides of b that r comes within a fiftieth of b's
+// size of.
+func edgesOf(r, b image.Rectangle) int {
+	mx, my := max(b.Dx()/50, 1), max(b.Dy()/50, 1)
+	n := 0
+	for _, near := range []bool{r.Min.X <= b.Min.X+mx, r.Min.Y <= b.Min.Y+my, r.Max.X >= b.Max.X-mx, r.Max.Y >= b.Max.Y-my} {
+		if near {
+			n++
+		}
+	}
+	return n
 }
 
 // growCluster adds to the largest cluster the other text lines that are

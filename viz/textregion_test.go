@@ -59,6 +59,20 @@ func TestTextRegion(t *testing.T) {
 			}
 			return color.Gray{150}
 		}},
+		// A cloth of short marks: crosses under half the card's
+		// capitals' height in threes, chained into rows of three glyphs
+		// over the whole photo, many times the card's glyphs
+		// (longLines).
+		{"cloth of short marks", func(x, y int) color.Gray {
+			gx, gy, lx := x%66, y%32, x%66%16
+			if gy >= 12 || gx >= 3*16 || lx >= 12 {
+				return color.Gray{200}
+			}
+			if lx >= 4 && lx < 8 || gy >= 4 && gy < 8 {
+				return color.Gray{70}
+			}
+			return color.Gray{200}
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			photo, cardRect := card(tc.bg, image.Pt(900, 700), text...)
