@@ -103,6 +103,55 @@ func TestTextRegion(t *testing.T) {
 	}
 }
 
+// TestTextRegionNoise: sensor noise on a dim table, as glyph-sized
+// specks everywhere in rows as long as the card's, 35 grey levels darker
+// than the table, and the card's text 200 darker than its paper: the
+// region is the card's (inked), not the whole photo.
+func TestTextRegionNoise(t *testing.T) {
+	t.Parallel()
+	hash := func(a, b, k int) int {
+		h := uint32(a*73856093 ^ b*19349663 ^ k*83492791)
+		h ^= h >> 13
+		h *= 0x5bd1e995
+		h ^= h >> 15
+		return int(h % 1000)
+	}
+	// In each 16 px cell, nine in ten times, a speck: a "C" 6–10 px wide
+	// and 8–12 px tall, its stroke 2 px, at a random place in the cell.
+	bg := func(x, y int) color.Gray {
+		cx, cy := x/16, y/16
+		if hash(cx, cy, 0)%10 == 0 {
+			return color.Gray{120}
+		}
+		w, h := 6+hash(cx, cy, 1)%5, 8+hash(cx, cy, 2)%5
+		ox, oy := hash(cx, cy, 3)%(16-w), hash(cx, cy, 4)%(16-h)
+		lx, ly := x%16-ox, y%16-oy
+		if lx < 0 || ly < 0 || lx >= w || ly >= h {
+			return color.Gray{120}
+		}
+		if lx < 2 || ly < 2 || ly >= h-2 {
+			return color.Gray{85}
+		}
+		return color.Gray{120}
+	}
+	photo, cardRect := card(bg, image.Pt(900, 700), "SURNAME", "ERIKSSON", "BORN 12 AUG 1974", "NO L898902C3", "EXP 11 JUN 2030")
+	r, glyph, ok := TextRegion(photo)
+	if !ok {
+		t.Fatal("no text found")
+	}
+	// Specks beside the bright card are dark against it and join its
+	// text: the region is the card and a margin, not the photo.
+	if textBox := image.Rect(cardRect.Min.X+18, cardRect.Min.Y+18, cardRect.Min.X+18+16*21, cardRect.Min.Y+5*48); !textBox.In(r) {
+		t.Errorf("region %v misses text of %v", r, textBox)
+	}
+	if 4*r.Dx()*r.Dy() > photo.Bounds().Dx()*photo.Bounds().Dy() {
+		t.Errorf("region %v is over a quarter of the photo %v", r, photo.Bounds())
+	}
+	if glyph < 20 || glyph > 40 {
+		t.Errorf("glyph height %.1f, want about 27", glyph)
+	}
+}
+
 // TestTextRegionSmallCard: a card filling a small part of a large photo,
 // its values (capitals ~14 px) between labels half their size. At the
 // photo's search scale the labels are too small to be glyphs, the value
