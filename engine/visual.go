@@ -330,7 +330,7 @@ func sideRegion(bounds, outline image.Rectangle, found bool, text image.Rectangl
 		// card lying on paper of its own colour): look for its text.
 		found = false
 	case found && textOK && 5*area(text.Intersect(outline)) < 4*area(text) &&
-		5*area(text.Intersect(outline)) >= 4*area(outline) && area(text) <= 4*area(outline) && edges(text, bounds) <= 1:
+		5*area(text.Intersect(outline)) >= 4*area(outline) && area(text) <= 4*area(outline) && viz.EdgesNear(text, bounds, 100) <= 1:
 		// The text lies around the outline and beyond it, on a region
 		// a card could fill: what stood out is part of the card (a
 		// glare that washed out a Belgian permit's portrait side left a
@@ -352,19 +352,6 @@ func sideRegion(bounds, outline image.Rectangle, found bool, text image.Rectangl
 }
 
 func area(r image.Rectangle) int { return r.Dx() * r.Dy() }
-
-// edges counts the sides of bounds that r reaches, within a hundredth of
-// bounds' size.
-func edges(r, bounds image.Rectangle) int {
-	mx, my := bounds.Dx()/100, bounds.Dy()/100
-	n := 0
-	for _, near := range []bool{r.Min.X-bounds.Min.X <= mx, bounds.Max.X-r.Max.X <= mx, r.Min.Y-bounds.Min.Y <= my, bounds.Max.Y-r.Max.Y <= my} {
-		if near {
-			n++
-		}
-	}
-	return n
-}
 
 // cardShaped reports whether an outline found on a photo without an MRZ
 // could be the card's: ID-1 (85.6 × 54 mm, 1.59:1) and TD2 (105 × 74 mm,

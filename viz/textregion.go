@@ -99,8 +99,7 @@ func textRegionIn(img image.Image, b image.Rectangle, words, grow bool) (rect im
 	}
 	cl := largestCluster(lines, comps, reach)
 	if grow {
-		cl = longLines(cl, lines, comps, reach, g.Rect)
-		comps, lines, cl = inked(cl, lines, comps, reach, g.Rect)
+		comps, lines, cl = untextured(cl, lines, comps, reach, g.Rect)
 		cl = growCluster(cl, lines, comps)
 	}
 	var box image.Rectangle
@@ -152,19 +151,21 @@ type component struct {
 func glyphComponents(g *image.Gray, words bool) []component {
 	w, h := g.Rect.Dx(), g.Rect.Dy()
 	// A window of a few glyph heights: ink against its own paper.
-	dark := make([]bool, w*h)
-	depth := make([]int16, w*h)
+	// depth is how much darker than its surroundings a dark pixel is
+	// (0: not dark).
+	depth := make([]uint8, w*h)
 	eachLocalMean(g, max(max(w, h)/60, 6), func(x, y, v, mean int) {
-		dark[y*w+x] = v < mean-12 && v*100 < mean*88
-		depth[y*w+x] = int16(mean - v)
+		if v < mean-12 && v*100 < mean*88 {
+			depth[y*w+x] = uint8(mean - v)
+		}
 	})
 	// Components by flood fill (8-connected).
 	seen := make([]bool, w*h)
 	var out []component
 	var stack []int
 	maxH := max(h/8, 8)
-	for start := range dark {
-		if !dark[start] || seen[start] {
+	for start := range depth {
+		if depth[start] == 0 || seen[start] {
 			continue
 		}
 		seen[start] = true
@@ -184,7 +185,7 @@ func glyphComponents(g *image.Gray, words bool) []component {
 					if xx < 0 || yy < 0 || xx >= w || yy >= h {
 						continue
 					}
-					if q := yy*w + xx; dark[q] && !seen[q] {
+					if q := yy*w + xx; depth[q] > 0 && !seen[q] {
 						seen[q] = true
 						stack = append(stack, q)
 					}
@@ -322,19 +323,34 @@ func largestCluster(lines [][]int, comps []component, reach float64) []int {
 	return out
 }
 
-// longLines returns cluster cl of lines, or, when cl reaches three or
-// more edges of area b, the largest cluster of the lines of five glyphs
-// or more if that one does not. Text that runs to the photo's edges on
-// three sides is a table's texture read as rows of glyphs, not a
-// document's: a Spanish card lying on a patterned cloth (independently
-// generated photos, docs/accuracy.md, twenty-fourth pass) was read over
-// the whole photo, 3.5 s of OCR for a review, where its own lines — its
-// names, dates and headers, five glyphs and more, in rows a pattern's
-// short chains seldom make — lie together on the card.
-func longLines(cl []int, lines [][]int, comps []component, reach float64, b image.Rectangle) []int {
-	if edgesOf(clusterBox(cl, lines, comps), b) < 3 {
-		return cl
+// untextured returns comps, lines and cluster cl as they are unless cl
+// reaches three or more edges of area b: text that runs to the photo's
+// edges on three sides is a table's texture read as rows of glyphs, not
+// a document's. The card's text is then the largest cluster of the rows
+// of five glyphs or more (longLines), else of the components at least
+// twice as dark as the median one (inked), whichever first does not
+// reach three edges; else cl stays.
+func untextured(cl []int, lines [][]int, comps []component, reach float64, b image.Rectangle) ([]component, [][]int, []int) {
+	if EdgesNear(clusterBox(cl, lines, comps), b, 50) < 3 {
+		return comps, lines, cl
 	}
+	if lc, ok := longLines(lines, comps, reach, b); ok {
+		return comps, lines, lc
+	}
+	if dark, dl, dc, ok := inked(lines, comps, reach, b); ok {
+		return dark, dl, dc
+	}
+	return comps, lines, cl
+}
+
+// longLines returns the largest cluster of the lines of five glyphs or
+// more, when it holds text and reaches fewer than three edges of area b.
+// A Spanish card lying on a patterned cloth (independently generated
+// photos, docs/accuracy.md, twenty-fourth pass) was read over the whole
+// photo, 3.5 s of OCR for a review, where its own lines — its names,
+// dates and headers, five glyphs and more, in rows a pattern's short
+// chains seldom make — lie together on the card.
+func longLines(lines [][]int, comps []component, reach float64, b image.Rectangle) ([]int, bool) {
 	var idx []int
 	var long [][]int
 	for i, l := range lines {
@@ -343,37 +359,29 @@ func longLines(cl []int, lines [][]int, comps []component, reach float64, b imag
 			long = append(long, l)
 		}
 	}
-	if len(long) == 0 {
-		return cl
-	}
-	lc := largestCluster(long, comps, reach)
-	if clusterGlyphs(lc, long, comps) < textMinGlyphs || edgesOf(clusterBox(lc, long, comps), b) >= 3 {
-		return cl
+	lc, ok := textCluster(long, comps, reach, b)
+	if !ok {
+		return nil, false
 	}
 	out := make([]int, len(lc))
 	for i, li := range lc {
 		out[i] = idx[li]
 	}
-	return out
+	return out, true
 }
 
-// inked returns comps, lines and cluster cl as they are, or, when cl
-// still reaches three or more edges of area b (longLines), the
-// components at least twice as dark against their surroundings as the
-// lines' median component, chained and clustered anew, if their largest
-// cluster does not. Sensor noise on a dim wooden table makes glyph-sized
-// specks in rows everywhere, far more than a card's text (so the median
-// is a speck's) and in rows as long; ink is darker: on an independently
-// generated Polish card photographed in low light (docs/accuracy.md,
-// twenty-fourth pass) the specks were 31–54 grey levels darker than
-// their surroundings (10th–90th percentile), the card's letters about
-// 190, and the whole noisy photo was read, 10 s of OCR. A texture as dark
-// as the ink leaves too few components or the same extent, and the
-// region stays what it was.
-func inked(cl []int, lines [][]int, comps []component, reach float64, b image.Rectangle) ([]component, [][]int, []int) {
-	if edgesOf(clusterBox(cl, lines, comps), b) < 3 {
-		return comps, lines, cl
-	}
+// inked returns the components at least twice as dark against their
+// surroundings as the lines' median one, their lines and their largest
+// cluster, when it holds text and reaches fewer than three edges of area
+// b. Sensor noise on a dim wooden table makes glyph-sized specks in rows
+// everywhere, far more than a card's text (so the median is a speck's)
+// and in rows as long; ink is darker: on an independently generated
+// Polish card photographed in low light (docs/accuracy.md, twenty-fourth
+// pass) the specks were 31–54 grey levels darker than their
+// surroundings (10th–90th percentile), the card's letters about 190, and
+// the whole noisy photo was read, 10 s of OCR. A texture as dark as the
+// ink leaves too few components or the same extent.
+func inked(lines [][]int, comps []component, reach float64, b image.Rectangle) ([]component, [][]int, []int, bool) {
 	var depths []int
 	for _, l := range lines {
 		for _, ci := range l {
@@ -389,14 +397,18 @@ func inked(cl []int, lines [][]int, comps []component, reach float64, b image.Re
 		}
 	}
 	dl := chainLines(dark)
-	if len(dl) == 0 {
-		return comps, lines, cl
+	dc, ok := textCluster(dl, dark, reach, b)
+	return dark, dl, dc, ok
+}
+
+// textCluster returns the largest cluster of lines when it holds text
+// (textMinGlyphs) and reaches fewer than three edges of area b.
+func textCluster(lines [][]int, comps []component, reach float64, b image.Rectangle) ([]int, bool) {
+	if len(lines) == 0 {
+		return nil, false
 	}
-	dc := largestCluster(dl, dark, reach)
-	if clusterGlyphs(dc, dl, dark) < textMinGlyphs || edgesOf(clusterBox(dc, dl, dark), b) >= 3 {
-		return comps, lines, cl
-	}
-	return dark, dl, dc
+	cl := largestCluster(lines, comps, reach)
+	return cl, clusterGlyphs(cl, lines, comps) >= textMinGlyphs && EdgesNear(clusterBox(cl, lines, comps), b, 50) < 3
 }
 
 // glyphsOf is how many letters line l's components stand for.
@@ -428,12 +440,12 @@ func clusterBox(cl []int, lines [][]int, comps []component) image.Rectangle {
 	return box
 }
 
-// edgesOf counts the sides of b that r comes within a fiftieth of b's
-// size of.
-func edgesOf(r, b image.Rectangle) int {
-	mx, my := max(b.Dx()/50, 1), max(b.Dy()/50, 1)
+// EdgesNear counts the sides of b that r comes within a part-th of b's
+// size of (r reaches them, within that margin).
+func EdgesNear(r, b image.Rectangle, part int) int {
+	mx, my := b.Dx()/part, b.Dy()/part
 	n := 0
-	for _, near := range []bool{r.Min.X <= b.Min.X+mx, r.Min.Y <= b.Min.Y+my, r.Max.X >= b.Max.X-mx, r.Max.Y >= b.Max.Y-my} {
+	for _, near := range []bool{r.Min.X-b.Min.X <= mx, b.Max.X-r.Max.X <= mx, r.Min.Y-b.Min.Y <= my, b.Max.Y-r.Max.Y <= my} {
 		if near {
 			n++
 		}
