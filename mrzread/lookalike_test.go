@@ -250,3 +250,46 @@ func TestGuessUnchecked(t *testing.T) {
 		}
 	}
 }
+
+// TestGuessedOverUnread checks that a check digit made to verify by
+// corrections says nothing of characters it covers that could not be
+// read, unless a narrower check verifying untouched vouches for them.
+func TestGuessedOverUnread(t *testing.T) {
+	// TD1: line 0 holds the number (5–14) and optional data (15–29, under
+	// the composite only); line 1 the birth date (0–6) and the composite
+	// digit (29); line 2 the name (no check).
+	fix := func(line, pos int) Correction { return Correction{Line: line, Pos: pos} }
+	cases := []struct {
+		name string
+		corr []Correction
+		unc  []Span
+		want bool
+	}{
+		{"finger over the optional data, a look-alike in the composite", []Correction{fix(0, 19)}, []Span{{0, 25, 29}, {1, 22, 30}}, true},
+		{"the same finger, nothing corrected", nil, []Span{{0, 25, 29}, {1, 22, 30}}, false},
+		{"nothing unread", []Correction{fix(0, 19)}, nil, false},
+		{"unread number, corrected there", []Correction{fix(0, 7)}, []Span{{0, 6, 9}}, true},
+		{"unread number vouched for by its own digit, a birth date corrected", []Correction{fix(1, 2)}, []Span{{0, 6, 9}}, false},
+		{"unread name, the composite corrected", []Correction{fix(0, 19)}, []Span{{2, 3, 8}}, false},
+		{"unread composite digit, the birth date corrected", []Correction{fix(1, 2)}, []Span{{1, 27, 30}}, true},
+	}
+	for _, c := range cases {
+		if got := guessedOverUnread(mrz.TD1, c.corr, c.unc); got != c.want {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+		}
+	}
+	// GuessUnchecked completes a name only when the checks it relies on
+	// were not made to verify over unread characters.
+	lines := []string{"I<UTOD231458907<<<<<<<<<<<<<<<", "7408122F1204159UTO<<<<<<<<<<<6", "ERIKSSON<<ANNA<MARIA<<<<<<<<<?"}
+	for _, finger := range []bool{false, true} {
+		r := Result{Format: mrz.TD1, Lines: lines, guess: [][]byte{make([]byte, 30), make([]byte, 30), make([]byte, 30)},
+			Corrections: []Correction{{Line: 0, Pos: 20, From: 'O', To: '<', Field: mrz.FieldComposite}}}
+		r.guess[2][29] = '<'
+		if finger {
+			r.Uncertain = []Span{{0, 24, 28}}
+		}
+		if _, ok := r.GuessUnchecked(); ok == finger {
+			t.Errorf("finger %v: guessed %v", finger, ok)
+		}
+	}
+}

@@ -718,6 +718,9 @@ func readDet(g *gray, d *detection, ts *templateSet, hint mrz.Format) (Result, e
 		}
 	}
 	res.Covered = len(res.Uncertain) > 0
+	if res.Valid && guessedOverUnread(format, res.Corrections, res.Uncertain) {
+		res.Valid = false
+	}
 	anyOutside := false
 	for _, o := range outside {
 		for _, v := range o {
