@@ -88,6 +88,9 @@ func textRegionIn(img image.Image, b image.Rectangle, words, grow bool) (rect im
 	scaleGray(g, img, b)
 	comps := glyphComponents(g, words)
 	lines := chainLines(comps)
+	if grow {
+		comps, lines = untiled(lines, comps)
+	}
 	if len(lines) == 0 {
 		return image.Rectangle{}, 0, false
 	}
@@ -342,6 +345,142 @@ func untextured(cl []int, lines [][]int, comps []component, reach float64, b ima
 	}
 	return comps, lines, cl
 }
+
+// untiled returns comps without a pattern's repeats, and their lines, or
+// comps and lines as they are when there is no pattern. A pattern printed
+// on a cloth — polka dots, gingham checks — is one mark again and again
+// at one spacing, in rows as long as a card's and as dark as its ink,
+// which the texture rules (untextured) cannot tell from text and which
+// need not reach the photo's edges; a card's letters differ in width,
+// area and spacing. On independently generated photos a Belgian permit
+// at 8 px/mm on a polka-dot cloth (docs/accuracy.md, twenty-fifth pass)
+// was read over the whole photo, its dots taken for blurred words, and
+// sent to review with nothing read.
+//
+// A pattern is tilesMin marks or more, half of the lines' marks at
+// least, of one shape (repeats); once it is found, every mark of that
+// shape goes, in a row or not (one whose neighbours the card hides,
+// left behind, chains with others into rows around the card), and then
+// every row of five marks or more, three quarters of its marks of one
+// shape at one pitch: the pattern's marks cut along the photo's or the
+// cloth's edge, once chained with whole ones, make rows of their own.
+func untiled(lines [][]int, comps []component) ([]component, [][]int) {
+	tile, shaped := repeats(lines, comps, tilesMin, 2)
+	if tile == nil {
+		return comps, lines
+	}
+	for ci := range comps {
+		tile[ci] = tile[ci] || shaped(ci)
+	}
+	comps = without(comps, tile)
+	lines = chainLines(comps)
+	cut := make([]bool, len(comps))
+	for _, l := range lines {
+		if row, _ := repeats([][]int{l}, comps, 5, 4.0/3); row != nil {
+			for ci, v := range row {
+				cut[ci] = cut[ci] || v
+			}
+		}
+	}
+	if !slices.Contains(cut, true) {
+		return comps, lines
+	}
+	comps = without(comps, cut)
+	return comps, chainLines(comps)
+}
+
+// repeats marks the marks of lines that repeat one shape at one pitch:
+// the lines' median width, height and area, each within a tenth (and a
+// pixel), with a neighbour on their line of that shape at the median
+// distance between such neighbours' centres, within a tenth. It returns
+// nil when they are fewer than least, or than the lines' marks divided
+// by part, or smaller than tiledMinHeight: below that height a pixel is
+// a glyph's whole difference in width, and small text would pass for a
+// pattern. shaped reports whether a mark has the shape.
+func repeats(lines [][]int, comps []component, least int, part float64) (tile []bool, shaped func(int) bool) {
+	var ws, hs, as []int
+	for _, l := range lines {
+		for _, ci := range l {
+			ws, hs, as = append(ws, comps[ci].box.Dx()), append(hs, comps[ci].box.Dy()), append(as, comps[ci].area)
+		}
+	}
+	if len(ws) < least {
+		return nil, nil
+	}
+	mw, mh, ma := median(ws), median(hs), median(as)
+	if mh < tiledMinHeight {
+		return nil, nil
+	}
+	shaped = func(ci int) bool {
+		c := comps[ci]
+		return within(c.box.Dx(), mw) && within(c.box.Dy(), mh) && within(c.area, ma)
+	}
+	// Neighbours along each line, left to right, both of the shape.
+	var pairs [][3]int // a, b, twice the distance between their centres
+	for _, l := range lines {
+		row := slices.Clone(l)
+		slices.SortFunc(row, func(i, j int) int { return comps[i].box.Min.X - comps[j].box.Min.X })
+		for k := 1; k < len(row); k++ {
+			a, c := comps[row[k-1]].box, comps[row[k]].box
+			if shaped(row[k-1]) && shaped(row[k]) {
+				pairs = append(pairs, [3]int{row[k-1], row[k], c.Min.X + c.Max.X - a.Min.X - a.Max.X})
+			}
+		}
+	}
+	if len(pairs) == 0 {
+		return nil, nil
+	}
+	ps := make([]int, len(pairs))
+	for i, p := range pairs {
+		ps[i] = p[2]
+	}
+	pitch := median(ps)
+	tile = make([]bool, len(comps))
+	count := 0
+	for _, p := range pairs {
+		if within(p[2], pitch) {
+			for _, ci := range p[:2] {
+				if !tile[ci] {
+					tile[ci] = true
+					count++
+				}
+			}
+		}
+	}
+	if count < least || float64(count)*part < float64(len(ws)) {
+		return nil, nil
+	}
+	return tile, shaped
+}
+
+// within reports whether v lies within a tenth of m, or a pixel.
+func within(v, m int) bool { return v >= m-max(1, m/10) && v <= m+max(1, m/10) }
+
+// without is comps less those drop marks.
+func without(comps []component, drop []bool) []component {
+	var out []component
+	for i, c := range comps {
+		if !drop[i] {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// median is the middle of v's values (the upper one of an even count).
+func median(v []int) int {
+	s := slices.Sorted(slices.Values(v))
+	return s[len(s)/2]
+}
+
+const (
+	// tiledMinHeight is the least height, in pixels of the search scale,
+	// of a mark repeats tells from a glyph.
+	tiledMinHeight = 8
+	// tilesMin is the fewest repeats taken for a pattern: a card's
+	// line of like digits is a dozen at most.
+	tilesMin = 40
+)
 
 // longLines returns the largest cluster of the lines of five glyphs or
 // more, when it holds text and reaches fewer than three edges of area b.
