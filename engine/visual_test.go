@@ -122,6 +122,9 @@ func TestVisualZoneCheck(t *testing.T) {
 		// the MRZ misread the number, the printed one is the document's.
 		{"the number misread where unsure, printed as the runner-ups: pass", page("17 MAY 1990", "01 JAN 2030", "123456796", "DOE"), nil, engine.Pass, ""},
 		{"another number where the reader was sure, number read unsurely with runner-ups: review", page("17 MAY 1990", "01 JAN 2030", "923456796", "DOE"), nil, engine.Review, ""},
+		// Unsure characters explain a difference only where they are: two
+		// or more where the reader was sure are the forger's.
+		{"another number in characters the reader was sure of, number read unsurely with runner-ups: fraud", page("17 MAY 1990", "01 JAN 2030", "983456796", "DOE"), nil, engine.Fail, verifyd.ReasonPotentialFraud},
 		// A field the reader changed so that its check digit verifies is
 		// a guess: a genuine passport's glared HD1813080 was read HD1S13OSO
 		// and "corrected" to HDISI3OSO (independently generated photos).
