@@ -69,6 +69,11 @@ type MRZRead struct {
 	// and the confidence, for VisualZoneCheck to tell a misread number
 	// from the printed one (viz.Zone.ResolveNumber). Nil when unknown.
 	Number []Cell
+	// Surname holds the reader's evidence for each character of the
+	// MRZ's surname as read ('<' separators included), for
+	// VisualZoneCheck to tell a misread surname from another one. Nil
+	// when unknown.
+	Surname []Cell
 	// HeaderDoubtful reports a character of the document code or issuing
 	// state read below MinNumberConfidence: neither has a check digit.
 	HeaderDoubtful bool
@@ -113,8 +118,8 @@ type Located struct {
 	// MRZRead's.
 	SurnameConfidence, NumberConfidence float64
 	SurnameCorrected                    bool
-	// Number is MRZRead's.
-	Number []Cell
+	// Number and Surname are MRZRead's.
+	Number, Surname []Cell
 	// Format is the zone's layout, which with Quad gives the document's
 	// scale and extent on the photo (ICAO 9303 fixes the character pitch
 	// and where the zone lies on the page).
@@ -289,7 +294,7 @@ func (c DocumentCheck) Run(ctx context.Context, in *Input) Result {
 	in.Facts[FactMRZ] = fields
 	in.Facts[FactMRZRead] = Located{Side: side, Quad: read.Quad, Angle: read.Angle, Corrections: read.Corrections,
 		CorrectedFields: read.CorrectedFields, Doubtful: read.Doubtful, SurnameConfidence: read.SurnameConfidence,
-		SurnameCorrected: read.SurnameCorrected, NumberConfidence: read.NumberConfidence, Number: read.Number, Format: fields.Format}
+		SurnameCorrected: read.SurnameCorrected, NumberConfidence: read.NumberConfidence, Number: read.Number, Surname: read.Surname, Format: fields.Format}
 	in.Facts[FactDocumentKey] = documentKey(in, fields)
 	// doubtfulHeader answers a verdict that rests on one character of the
 	// document code or the issuing state read unsurely. A genuine Swedish

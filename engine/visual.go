@@ -129,7 +129,7 @@ func (c VisualZoneCheck) Run(ctx context.Context, in *Input) Result {
 // there is only uncertain.
 func settle(cmp viz.Comparison, loc Located, fields mrz.Fields, z viz.Zone) viz.Comparison {
 	for i, f := range cmp {
-		if f.Status == viz.Mismatch && ((f.Name == "surname" && !surnameSure(loc, fields, z)) ||
+		if f.Status == viz.Mismatch && ((f.Name == "surname" && !surnameSure(loc, fields, z, f.Printed)) ||
 			(f.Name == "document_number" && (loc.Doubtful || loc.NumberConfidence < MinNumberConfidence && !surelyDiffers(f.Printed, fields.DocumentNumber, loc.Number))) ||
 			slices.Contains(loc.CorrectedFields, f.Name)) {
 			cmp[i].Status = viz.Uncertain
@@ -186,9 +186,11 @@ const MinSurnameConfidence = 0.6
 const MinNumberConfidence = 0.6
 
 // surnameSure reports whether the MRZ's surname was read surely enough for
-// a printed surname that differs to fail the document: the reading is not
-// doubtful, no correction touched the name, every character of the
-// surname was read with MinSurnameConfidence, and the MRZ's given names
+// printed, a surname that differs, to fail the document: the reading is
+// not doubtful, no correction touched the name, every character of the
+// surname was read with MinSurnameConfidence — or printed differs from it
+// however its unsure characters are read, as they were or as their
+// runner-ups (viz.SurnameDiffers) —, and the MRZ's given names
 // are printed on the document (the last one possibly longer, where the
 // names filled the MRZ's field and were cut there: mrz.Fields.NameFull;
 // a forged Spanish card's DANIEL JAVIE, printed DANIEL JAVIER, sent its
@@ -199,9 +201,23 @@ const MinNumberConfidence = 0.6
 // line and found printed, say that line was read as printed, and that
 // the printed names were read where they are. What is left is the forger's
 // way: a document whose printed surname is another person's.
-func surnameSure(loc Located, fields mrz.Fields, z viz.Zone) bool {
-	return !loc.Doubtful && !loc.SurnameCorrected && loc.SurnameConfidence >= MinSurnameConfidence &&
-		z.NamePrinted(fields.GivenNames, fields.NameFull())
+func surnameSure(loc Located, fields mrz.Fields, z viz.Zone, printed string) bool {
+	sure := loc.SurnameConfidence >= MinSurnameConfidence
+	if !sure && len(loc.Surname) == len(fields.Surname) {
+		// Where the reader was unsure, the MRZ's letter may be its
+		// runner-up; where it allowed none, the letter is anyone's guess.
+		alt := make([]byte, len(loc.Surname))
+		for i, c := range loc.Surname {
+			if c.Conf < MinSurnameConfidence {
+				alt[i] = c.Alt
+				if alt[i] == 0 {
+					return false
+				}
+			}
+		}
+		sure = viz.SurnameDiffers(printed, fields.Surname, alt)
+	}
+	return !loc.Doubtful && !loc.SurnameCorrected && sure && z.NamePrinted(fields.GivenNames, fields.NameFull())
 }
 
 // orderFor is how numeric dates are written in a country's documents.

@@ -106,6 +106,11 @@ func TestVisualZoneCheck(t *testing.T) {
 		{"another surname, surname read surely, surname corrected: review", page("17 MAY 1990", "01 JAN 2030", "123456789", "WINTERBOTTOM"), nil, engine.Review, ""},
 		{"another surname, surname read surely, given names corrected: fraud", page("17 MAY 1990", "01 JAN 2030", "123456789", "WINTERBOTTOM"), nil, engine.Fail, verifyd.ReasonPotentialFraud},
 		{"another surname, surname read unsurely: review", page("17 MAY 1990", "01 JAN 2030", "123456789", "WINTERBOTTOM"), nil, engine.Review, ""},
+		// Where the reader was unsure, the MRZ's letter may be its
+		// runner-up (viz.SurnameDiffers): DOE read with D and E unsure,
+		// B their runner-up.
+		{"another surname, surname's doubts explain nothing: fraud", page("17 MAY 1990", "01 JAN 2030", "123456789", "WINTERBOTTOM"), nil, engine.Fail, verifyd.ReasonPotentialFraud},
+		{"another surname, surname's doubts explain it: review", page("17 MAY 1990", "01 JAN 2030", "123456789", "BOB"), nil, engine.Review, ""},
 		{"another surname and given names, surname read surely: review",
 			printed{"PASSPORT", "PASSPORT NO.", "123456789", "SURNAME", "WINTERBOTTOM", "GIVEN NAMES", "MARGARET",
 				"DATE OF BIRTH", "17 MAY 1990", "DATE OF EXPIRY", "01 JAN 2030"}, nil, engine.Review, ""},
@@ -151,6 +156,9 @@ func TestVisualZoneCheck(t *testing.T) {
 					loc.Number[i] = engine.Cell{Conf: 0.9}
 				}
 				loc.Number[7], loc.Number[8] = engine.Cell{Alt: '9', Conf: 0.2}, engine.Cell{Alt: '6', Conf: 0.3}
+			}
+			if strings.Contains(tt.name, "surname's doubts") {
+				loc.Surname = []engine.Cell{{Alt: 'B', Conf: 0.3}, {Conf: 0.9}, {Alt: 'B', Conf: 0.3}}
 			}
 			if strings.Contains(tt.name, "surname read surely") {
 				loc.SurnameConfidence = 0.9

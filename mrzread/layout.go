@@ -326,6 +326,32 @@ func (r Result) surnameSpan() (line, start, end int, ok bool) {
 	return sp.line, sp.start, end, true
 }
 
+// SurnameCells returns the confidence of each character of the name
+// field's primary identifier (the surname) as read, its '<' separators
+// included and the "<<" that ends it left out, with the runner-up the
+// reader allowed there; nil when the reading has no surname.
+func (r Result) SurnameCells() (chars []byte, conf []float64, alt []byte) {
+	li, start, end, ok := r.surnameSpan()
+	if !ok || li >= len(r.Confidence) {
+		return nil, nil, nil
+	}
+	line := r.Lines[li]
+	end = min(end, len(line), len(r.Confidence[li]))
+	for end > start && line[end-1] == '<' {
+		end--
+	}
+	for k := start; k < end; k++ {
+		chars = append(chars, line[k])
+		conf = append(conf, r.Confidence[li][k])
+		if li < len(r.Alternatives) && k < len(r.Alternatives[li]) {
+			alt = append(alt, r.Alternatives[li][k])
+		} else {
+			alt = append(alt, 0)
+		}
+	}
+	return chars, conf, alt
+}
+
 // FieldConfidence is the lowest confidence of the characters of field (a
 // FieldOf name: mrz.FieldDocumentNumber, its check digit included, …), or
 // 0 when the reading has none of them. Two misreads in one field verify

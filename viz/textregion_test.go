@@ -329,3 +329,21 @@ func TestTextRegionApart(t *testing.T) {
 		t.Errorf("TextBlock %v (found %v): want the fields alone, inside %v", b, ok, r)
 	}
 }
+
+// BenchmarkTextRegion times the search on a card lying on a polka-dot
+// cloth, where a pattern's repeats are set aside (untiled) and the
+// texture rules run (docs/performance.md).
+func BenchmarkTextRegion(b *testing.B) {
+	photo, _ := card(func(x, y int) color.Gray {
+		if dx, dy := x%70-35, y%70-35; dx*dx+dy*dy < 20*20 {
+			return color.Gray{110}
+		}
+		return color.Gray{200}
+	}, image.Pt(900, 700), "REPUBLIC", "", "ERIKSSON", "", "12 AUG 1974")
+	b.ResetTimer()
+	for range b.N {
+		if _, _, ok := TextRegion(photo); !ok {
+			b.Fatal("no text found")
+		}
+	}
+}

@@ -289,3 +289,33 @@ func TestResolveNumber(t *testing.T) {
 		t.Errorf("two printed candidates: %q taken", got)
 	}
 }
+
+// TestSurnameDiffers: a printed surname contradicts the MRZ's even where
+// the reader was unsure only when neither its reading nor its runner-up
+// there explains the difference.
+func TestSurnameDiffers(t *testing.T) {
+	alt := func(n int, at map[int]byte) []byte {
+		a := make([]byte, n)
+		for i, c := range at {
+			a[i] = c
+		}
+		return a
+	}
+	for _, tc := range []struct {
+		name, printed, mrz string
+		alt                []byte
+		want               bool
+	}{
+		{"another name, O unsure with Q", "PERSSON", "OLSSON", alt(6, map[int]byte{0: 'Q'}), true},
+		{"the runner-ups are the printed name", "GRUBER", "CROBER", alt(6, map[int]byte{0: 'G', 2: 'U'}), false},
+		{"the same name", "OLSSON", "OLSSON", alt(6, map[int]byte{0: 'Q'}), false},
+		{"one letter off", "OLSEN", "OLSSON", alt(6, nil), false},
+		{"two parts, spaces in the MRZ's", "GARCIA SANCHEZ", "MORENO HERNANDEZ", alt(16, map[int]byte{3: 'F'}), true},
+		{"a fragment", "SU", "OLSSON", alt(6, nil), false},
+		{"flags not one per character", "PERSSON", "OLSSON", alt(5, nil), false},
+	} {
+		if got := SurnameDiffers(tc.printed, tc.mrz, tc.alt); got != tc.want {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

@@ -59,13 +59,24 @@ func toMRZRead(r mrzread.Result, err error) (engine.MRZRead, error) {
 	surname := r.SurnameConfidence()
 	return engine.MRZRead{Lines: r.Lines, Confidence: r.MeanConfidence(), CutOff: r.CutOff, Covered: r.Covered, Corrections: len(r.Corrections),
 		CorrectedFields: corrected, Doubtful: len(r.Uncertain) > 0 || guessed, SurnameConfidence: surname, SurnameCorrected: r.SurnameCorrected(),
-		NumberConfidence: r.FieldConfidence(mrz.FieldDocumentNumber), Number: numberCells(r), HeaderDoubtful: r.FieldConfidence(mrzread.FieldHeader) < engine.MinNumberConfidence,
+		NumberConfidence: r.FieldConfidence(mrz.FieldDocumentNumber), Number: numberCells(r), Surname: surnameCells(r), HeaderDoubtful: r.FieldConfidence(mrzread.FieldHeader) < engine.MinNumberConfidence,
 		Quad: r.Quad, Angle: r.Skew - float64(r.Rotation),
 		Evidence: map[string]any{
 			"found": true, "format": r.Format.String(), "band": r.Band.String(), "skew_degrees": r.Skew,
 			"corrections": r.Corrections, "uncertain": r.Uncertain, "all_check_digits_valid": r.Valid,
 			"unchecked_guessed": guessed, "surname_confidence": surname,
 		}}, nil
+}
+
+// surnameCells returns the reader's runner-up and confidence for each
+// character of the reading's surname (engine.MRZRead.Surname), or nil.
+func surnameCells(r mrzread.Result) []engine.Cell {
+	_, conf, alt := r.SurnameCells()
+	var cells []engine.Cell
+	for i, c := range conf {
+		cells = append(cells, engine.Cell{Alt: alt[i], Conf: c})
+	}
+	return cells
 }
 
 // numberCells returns the reader's runner-up and confidence for each of
