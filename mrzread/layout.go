@@ -174,8 +174,8 @@ func FieldOf(format mrz.Format, line, pos int) string {
 // finger over a Ukrainian card's optional data and composite digit was
 // read HMMNL and LL7779, one O swapped for 0 made the composite verify,
 // and the covered zone was approved (docs/accuracy.md, twenty-fifth
-// pass). A check whose unread characters were all corrected by another,
-// narrower check that verifies without them is not affected.
+// pass). A check whose unread characters another, narrower check vouches
+// for — verifying with no correction in it — is not affected.
 func guessedOverUnread(format mrz.Format, corr []Correction, unc []Span) bool {
 	if len(unc) == 0 || len(corr) == 0 {
 		return false
