@@ -250,8 +250,14 @@ func TestCompare(t *testing.T) {
 		// a forger's.
 		{"an expiry read with one-digit day and month", passportPage("12 AUG 1974", "1 1 2030", "L898902C3", "ERIKSSON"),
 			map[string]Status{"expiry_date": Uncertain}},
-		{"an expiry one digit of whose day was lost", passportPage("12 AUG 1974", "1 06 2029", "L898902C3", "ERIKSSON"),
+		{"an expiry one digit of whose day was lost, its year misread once", passportPage("12 AUG 1974", "1 06 2031", "L898902C3", "ERIKSSON"),
 			map[string]Status{"expiry_date": Uncertain}},
+		// The lost digit excuses the day, not a year two digits off
+		// (twenty-fifth pass: a forged 07 12 2024 read "7 12 2024").
+		{"an earlier expiry whose day lost a digit", passportPage("12 AUG 1974", "1 06 2024", "L898902C3", "ERIKSSON"),
+			map[string]Status{"expiry_date": Mismatch}},
+		{"an earlier expiry whose day lost a digit, another month", passportPage("12 AUG 1974", "7 02 2030", "L898902C3", "ERIKSSON"),
+			map[string]Status{"expiry_date": Mismatch}},
 		{"an earlier expiry printed in full", passportPage("12 AUG 1974", "01 01 2030", "L898902C3", "ERIKSSON"),
 			map[string]Status{"expiry_date": Mismatch}},
 		// Fresh seed 30: a genuine permit's issue date, two years and a
