@@ -177,7 +177,7 @@ func (z Zone) contradicts(c Date, want mrz.Date, role Role, other mrz.Date) bool
 	return !(nearDate(c, want) || c.Conf < MinConf && c.Reads < 2 || c.Role == RoleNone && c.Reads < 2 ||
 		sameDate(c, other) || nearDate(c, other) || z.yearCut(c) || c.OneDigit && lostDigit(c, want) ||
 		cutShort(c, want) || cutOther(c, other) || !forgersWay(c, want, role) || !z.labelHeld(c) || issueLike(c, want, role) ||
-		role == RoleBirth && issueLike(c, other, RoleExpiry))
+		role == RoleBirth && issuedFor(c, other))
 }
 
 // lostDigit reports whether c, a date read with a one-digit day or month,
@@ -321,6 +321,29 @@ func issueLike(p Date, want mrz.Date, role Role) bool {
 	issued, expires := resolved(p), want.Time()
 	for years := 1; years <= 15; years++ {
 		if issued.AddDate(years, 0, -1).Equal(expires) {
+			return true
+		}
+	}
+	return false
+}
+
+// issuedFor reports a printed birth date that is the document's issue
+// date for its MRZ expiry: a whole number of years (1–15) before it, or
+// that and a day (issueLike) — documents run to the anniversary of their
+// issue or to the day before it. A forged Belgian passport's issue date
+// 03 12 2025, five years to the day before its expiry and read "3
+// DEC/DEC 2025" under the birth label, was taken for the forgery
+// (independently generated photos, twenty-fifth pass); on a genuine
+// document whose birth date was not read, the same reading would accuse
+// it. A forger's minor is born 14 years or more before the expiry, on
+// its day and month only by chance.
+func issuedFor(p Date, expiry mrz.Date) bool {
+	if issueLike(p, expiry, RoleExpiry) {
+		return true
+	}
+	issued, expires := resolved(p), expiry.Time()
+	for years := 1; years <= 15; years++ {
+		if issued.AddDate(years, 0, 0).Equal(expires) {
 			return true
 		}
 	}

@@ -265,6 +265,12 @@ func TestCompare(t *testing.T) {
 		{"the issue date, ten years and a day before the expiry, labelled the birth date", []string{"SURNAME", "ERIKSSON",
 			"DATE OF BIRTH", "12 JUN 2020", "DATE OF BIRTH", "12 JUN 2020"},
 			map[string]Status{"birth_date": Uncertain}},
+		// Twenty-fifth pass: documents also run to the anniversary itself
+		// (a Belgian passport issued 03 12 2025, expiring 03 12 2030, its
+		// issue date read "3 DEC/DEC 2025" under the birth label).
+		{"the issue date, five years to the day before the expiry, labelled the birth date", []string{"SURNAME", "ERIKSSON",
+			"DATE OF BIRTH", "11 JUN 2025", "DATE OF BIRTH", "11 JUN 2025"},
+			map[string]Status{"birth_date": Uncertain}},
 		{"another field's value under the surname's label", []string{"SURNAME", "5 CM", "DATE OF BIRTH", "12 AUG 1974"},
 			map[string]Status{"surname": Unread, "birth_date": Match}},
 		{"the document's title under the surname's label", []string{"SURNAME", "J IDENTITY CARD", "DATE OF BIRTH", "12 AUG 1974"},
