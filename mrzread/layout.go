@@ -330,10 +330,10 @@ func (r Result) surnameSpan() (line, start, end int, ok bool) {
 // field's primary identifier (the surname) as read, its '<' separators
 // included and the "<<" that ends it left out, with the runner-up the
 // reader allowed there; nil when the reading has no surname.
-func (r Result) SurnameCells() (chars []byte, conf []float64, alt []byte) {
+func (r Result) SurnameCells() (conf []float64, alt []byte) {
 	li, start, end, ok := r.surnameSpan()
 	if !ok || li >= len(r.Confidence) {
-		return nil, nil, nil
+		return nil, nil
 	}
 	line := r.Lines[li]
 	end = min(end, len(line), len(r.Confidence[li]))
@@ -341,15 +341,14 @@ func (r Result) SurnameCells() (chars []byte, conf []float64, alt []byte) {
 		end--
 	}
 	for k := start; k < end; k++ {
-		chars = append(chars, line[k])
 		conf = append(conf, r.Confidence[li][k])
+		var a byte
 		if li < len(r.Alternatives) && k < len(r.Alternatives[li]) {
-			alt = append(alt, r.Alternatives[li][k])
-		} else {
-			alt = append(alt, 0)
+			a = r.Alternatives[li][k]
 		}
+		alt = append(alt, a)
 	}
-	return chars, conf, alt
+	return conf, alt
 }
 
 // FieldConfidence is the lowest confidence of the characters of field (a

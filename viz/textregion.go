@@ -365,7 +365,7 @@ func untextured(cl []int, lines [][]int, comps []component, reach float64, b ima
 // shape at one pitch: the pattern's marks cut along the photo's or the
 // cloth's edge, once chained with whole ones, make rows of their own.
 func untiled(lines [][]int, comps []component) ([]component, [][]int) {
-	tile, shaped := repeats(lines, comps, tilesMin, 2)
+	tile, shaped := repeats(lines, comps, tilesMin, 0.5)
 	if tile == nil {
 		return comps, lines
 	}
@@ -376,7 +376,7 @@ func untiled(lines [][]int, comps []component) ([]component, [][]int) {
 	lines = chainLines(comps)
 	cut := make([]bool, len(comps))
 	for _, l := range lines {
-		if row, _ := repeats([][]int{l}, comps, 5, 4.0/3); row != nil {
+		if row, _ := repeats([][]int{l}, comps, 5, 0.75); row != nil {
 			for ci, v := range row {
 				cut[ci] = cut[ci] || v
 			}
@@ -393,11 +393,11 @@ func untiled(lines [][]int, comps []component) ([]component, [][]int) {
 // the lines' median width, height and area, each within a tenth (and a
 // pixel), with a neighbour on their line of that shape at the median
 // distance between such neighbours' centres, within a tenth. It returns
-// nil when they are fewer than least, or than the lines' marks divided
-// by part, or smaller than tiledMinHeight: below that height a pixel is
+// nil when they are fewer than least, or than share of the lines' marks,
+// or smaller than tiledMinHeight: below that height a pixel is
 // a glyph's whole difference in width, and small text would pass for a
 // pattern. shaped reports whether a mark has the shape.
-func repeats(lines [][]int, comps []component, least int, part float64) (tile []bool, shaped func(int) bool) {
+func repeats(lines [][]int, comps []component, least int, share float64) (tile []bool, shaped func(int) bool) {
 	var ws, hs, as []int
 	for _, l := range lines {
 		for _, ci := range l {
@@ -447,7 +447,7 @@ func repeats(lines [][]int, comps []component, least int, part float64) (tile []
 			}
 		}
 	}
-	if count < least || float64(count)*part < float64(len(ws)) {
+	if count < least || float64(count) < share*float64(len(ws)) {
 		return nil, nil
 	}
 	return tile, shaped

@@ -71,7 +71,7 @@ func toMRZRead(r mrzread.Result, err error) (engine.MRZRead, error) {
 // surnameCells returns the reader's runner-up and confidence for each
 // character of the reading's surname (engine.MRZRead.Surname), or nil.
 func surnameCells(r mrzread.Result) []engine.Cell {
-	_, conf, alt := r.SurnameCells()
+	conf, alt := r.SurnameCells()
 	var cells []engine.Cell
 	for i, c := range conf {
 		cells = append(cells, engine.Cell{Alt: alt[i], Conf: c})
