@@ -1118,7 +1118,9 @@ func lettersOf(s string) string { return strings.Join(strings.FieldsFunc(s, notL
 // (O, Q and D; I and L; U and V; see shape): a genuine card's YAMAMOTO was
 // read TAMAMDTD from its MRZ (independently generated photos,
 // docs/accuracy.md), where a surname of the same shape but another name
-// is not a forgery anyone could use.
+// is not a forgery anyone could use. A letter one word has and the other
+// lacks must be one that misreading or transliteration explains
+// (nameDistance).
 func nameLike(printed, mrzPart string) bool {
 	if printed == mrzPart {
 		return true
@@ -1126,7 +1128,57 @@ func nameLike(printed, mrzPart string) bool {
 	if len(printed) < 2 {
 		return false
 	}
-	return distance(nameShape(printed), nameShape(mrzPart)) <= len(mrzPart)/4
+	return nameDistance(nameShape(printed), nameShape(mrzPart)) <= len(mrzPart)/4
+}
+
+// nameDistance is the edit distance between a printed name and the MRZ's
+// (both as nameShape gives them) where a letter only one of them has is
+// an edit only when reading or the MRZ's transliteration explains it: at
+// either end of the word (a first or last letter lost at glare's edge or
+// split off at an apostrophe: ARCIA for GARCIA, SULLIVAN for O'SULLIVAN,
+// RIBEIR for RIBEIRO, all on genuine documents), an E after A, O or U in
+// the MRZ (MÜLLER, LINDSTRÖM transliterated), or a doubled letter read
+// once. Any other letter inside the word is not a misread but another
+// name: a forged Turkish card printed ASLAN where its MRZ said ARSLAN and
+// was approved, one edit in six letters (independently generated photos,
+// docs/accuracy.md, twenty-sixth pass). Substitutions stay edits — OCR
+// misreads letters (JANSCN for JANSEN on a genuine card).
+func nameDistance(printed, mrz string) int {
+	n, m := len(printed), len(mrz)
+	doubled := func(s string, k int) bool {
+		return k > 0 && s[k] == s[k-1] || k+1 < len(s) && s[k] == s[k+1]
+	}
+	// extra reports whether s[k], a letter the other word lacks where
+	// that word's reading stands at other (of otherLen letters), is
+	// explained.
+	extra := func(s string, k, other, otherLen int, isMRZ bool) bool {
+		return other == 0 || other == otherLen || doubled(s, k) ||
+			isMRZ && s[k] == 'E' && k > 0 && strings.IndexByte("A0V", s[k-1]) >= 0
+	}
+	prev := make([]int, m+1)
+	cur := make([]int, m+1)
+	for j := 1; j <= m; j++ {
+		prev[j] = prev[j-1] + 1 // a leading MRZ letter: explained
+	}
+	for i := 1; i <= n; i++ {
+		cur[0] = prev[0] + 1 // a leading printed letter: explained
+		for j := 1; j <= m; j++ {
+			cost := 1
+			if printed[i-1] == mrz[j-1] {
+				cost = 0
+			}
+			best := prev[j-1] + cost
+			if extra(printed, i-1, j, m, false) {
+				best = min(best, prev[j]+1)
+			}
+			if extra(mrz, j-1, i, n, true) {
+				best = min(best, cur[j-1]+1)
+			}
+			cur[j] = best
+		}
+		prev, cur = cur, prev
+	}
+	return prev[m]
 }
 
 func hasAny(tokens, words []string) bool {
