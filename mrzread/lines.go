@@ -180,7 +180,7 @@ func fitLine(cs []comp, l *textLine) {
 		if a.w() > a.h()*5/4+1 || b.w() > b.h()*5/4+1 {
 			continue
 		}
-		if dx := b.cx() - a.cx(); dx > 0.55*l.h && dx < 1.5*l.h {
+		if dx := b.cx() - a.cx(); dx > 0.55*l.h && dx < maxStep*l.h {
 			dxs = append(dxs, dx)
 		}
 	}
@@ -201,7 +201,7 @@ func fitLine(cs []comp, l *textLine) {
 		if a.w() > a.h()*5/4+1 || b.w() > b.h()*5/4+1 {
 			continue
 		}
-		if dx := b.cx() - a.cx(); dx > 0.55*l.h && dx < 1.5*l.h {
+		if dx := b.cx() - a.cx(); dx > 0.55*l.h && dx < maxStep*l.h {
 			steps = append(steps, step{(a.cx() + b.cx()) / 2, dx})
 		}
 	}
@@ -243,6 +243,18 @@ func fitLine(cs []comp, l *textLine) {
 		l.x1 = math.Max(l.x1, float64(cs[i].x1))
 	}
 }
+
+// maxStep is the longest step from one glyph to the next, in glyph
+// heights (the line's median height), that measures a line's pitch. An
+// MRZ's pitch is 1.08 of its letters' height and 1.35 of its fillers'
+// (four fifths as tall), which are the median of a line of a short name;
+// a page tilted away from the camera is squashed in height and not in
+// width, and a passport page held at 33° (fillers 16 px tall, 27 px
+// apart: 1.7) had its first line's pitch measured from a few stray steps
+// and was not taken for a zone's line (independently generated photos,
+// docs/accuracy.md, twenty-sixth pass). 1.8 keeps a glyph missing between
+// two (2.2 and more) out.
+const maxStep = 1.8
 
 // glyphHeight is the height of a line's letters and digits, of its
 // glyphs' heights sorted: the median of the heights that reach 0.85 of its

@@ -1,6 +1,9 @@
 package mrzread
 
-import "testing"
+import (
+	"math"
+	"testing"
+)
 
 // TestMRZLike: a long, strictly regular line of glyphs small for their
 // pitch is a zone's line (a printer's smaller OCR-B); a short one, or an
@@ -85,5 +88,28 @@ func TestLineHeightOfLetters(t *testing.T) {
 	}
 	if got := selectBand(zone, 0); len(got) != 3 || got[0] != zone[0] {
 		t.Errorf("zone of three lines: %d lines selected", len(got))
+	}
+}
+
+// TestPitchOfSquashedLine: a passport's first line of a short name (14
+// letters 20 px tall, 30 fillers 16 px tall) on a page tilted away from
+// the camera, squashed to three quarters of its height: the glyphs are 27
+// px apart, 1.7 times the line's median height (its fillers'). Its pitch is measured from its steps (maxStep),
+// so it is regular and a zone's line.
+func TestPitchOfSquashedLine(t *testing.T) {
+	var cs []comp
+	l := &textLine{}
+	for i := 0; i < 44; i++ {
+		x := 20 + 27*i
+		c := comp{x0: x, y0: 80, x1: x + 13, y1: 100, area: 120}
+		if i >= 14 {
+			c = comp{x0: x + 1, y0: 83, x1: x + 12, y1: 99, area: 50}
+		}
+		l.comps = append(l.comps, len(cs))
+		cs = append(cs, c)
+	}
+	fitLine(cs, l)
+	if math.Abs(l.p-27) > 0.5 || l.reg < 0.9 || !mrzLike(l) {
+		t.Errorf("pitch %.1f (want 27), regularity %.2f, median height %.0f, letters' %.0f, zone's line %v", l.p, l.reg, l.h, l.hl, mrzLike(l))
 	}
 }

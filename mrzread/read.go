@@ -155,8 +155,31 @@ func Read(img image.Image, hint mrz.Format) (Result, error) {
 	// unread (what it costs on a card's front, which has no zone, is in
 	// docs/engine.md).
 	best, bestErr := readTurns(g, ts, hint, detectSide, 0, []int{0, 180, 90, 270})
-	if f := shrinkFactor(g, detectSide); f > 1 && errors.Is(bestErr, ErrNoMRZ) {
+	//
+	// A zone so small is read again, where it was found, as a photo of
+	// its own (readAround), when its reading is not valid; and so is one
+	// the photo shows (smallZone) where the first search read no valid
+	// zone (printed text taken for one). A passport page photographed at
+	// 33° on a checked tablecloth, its MRZ glyphs 6 px tall at the
+	// search's scale and squashed to three quarters of their height, was
+	// read from its printed data and failed as id_scan_error
+	// (independently generated photos, docs/accuracy.md, twenty-sixth
+	// pass); around the zone it is levelled and rectified as any zone.
+	f := shrinkFactor(g, detectSide)
+	var around image.Rectangle
+	switch {
+	case f > 1 && errors.Is(bestErr, ErrNoMRZ):
 		best, bestErr = readTurns(g, ts, hint, 0, 8*f, []int{0, 180})
+		if bestErr == nil && !best.Valid {
+			around = best.Band
+		}
+	case f > 1 && bestErr == nil && !best.Valid:
+		around, _ = smallZone(g)
+	}
+	if !around.Empty() {
+		if ar, ok := readAround(img, around, hint); ok && ar.quality() > best.quality()+0.05 {
+			best = ar
+		}
 	}
 	if bestErr != nil {
 		return Result{}, bestErr
@@ -168,6 +191,73 @@ func Read(img image.Image, hint mrz.Format) (Result, error) {
 	}
 	return best, nil
 }
+
+// readAround reads the part of img around band (a zone found in image
+// coordinates relative to img's origin) as a photo of its own, when that
+// part is small enough to be searched at full size; the result's
+// coordinates are relative to img's origin too.
+func readAround(img image.Image, band image.Rectangle, hint mrz.Format) (Result, bool) {
+	sub, ok := img.(interface {
+		SubImage(image.Rectangle) image.Image
+	})
+	if !ok || band.Empty() {
+		return Result{}, false
+	}
+	// Up to half the zone's width on each side, as far as the part can
+	// still be searched at full size: lines found in part (glyphs merged
+	// or lost at the small scale) are read whole. Above and below, at
+	// least an eighth of its width: the search looks for glyphs up to an
+	// eighth of the photo's height (detectS), and a part cut to the
+	// zone's two lines left its glyphs out.
+	b := img.Bounds()
+	mx, my := max(min(band.Dx()/2, (detectSide-band.Dx())/2), band.Dx()/10), max(band.Dy(), band.Dx()/8)
+	r := image.Rect(band.Min.X-mx, band.Min.Y-my, band.Max.X+mx, band.Max.Y+my).Add(b.Min).Intersect(b)
+	if max(r.Dx(), r.Dy()) > detectSide {
+		return Result{}, false
+	}
+	res, err := Read(sub.SubImage(r), hint)
+	if err != nil {
+		return Result{}, false
+	}
+	res.Band = res.Band.Sub(b.Min)
+	for i := range res.Quad {
+		res.Quad[i] = res.Quad[i].Sub(b.Min)
+	}
+	return res, true
+}
+
+// smallZone finds, on g shrunk for the first search, two lines of glyphs
+// 4 to 6 pixels tall — too small for that search (findLines' 7) — that
+// look like a zone's: at least smallZoneGlyphs glyphs each, regularly
+// spaced, of an MRZ's proportions, one above the other (selectBand). It
+// returns where they lie in g. Printed text that small rarely runs so
+// long at so regular a pitch; the test costs one thresholding of the
+// shrunk photo, made only when the first search read no valid zone.
+func smallZone(g *gray) (image.Rectangle, bool) {
+	d := detectS(g, 0, detectSide)
+	var long []*textLine
+	for _, l := range findLines(d.cs, 4, 7) {
+		if len(l.comps) >= smallZoneGlyphs && l.reg >= 0.9 {
+			long = append(long, l)
+		}
+	}
+	band := selectBand(long, 0)
+	if len(band) < 2 {
+		return image.Rectangle{}, false
+	}
+	var r image.Rectangle
+	for _, l := range band {
+		for _, i := range l.comps {
+			c := &d.cs[i]
+			r = r.Union(image.Rect(c.x0*d.f, c.y0*d.f, c.x1*d.f, c.y1*d.f))
+		}
+	}
+	return r, true
+}
+
+// smallZoneGlyphs is the fewest glyphs a line of smallZone holds: most of
+// a TD1 card's 30, fillers included, which are glyphs too.
+const smallZoneGlyphs = 25
 
 // readTurns reads g turned by the turns (degrees) as far as needed, with
 // lines of glyphs up to maxGlyph pixels tall (0: an eighth of the image)
