@@ -627,3 +627,27 @@ func TestUpright(t *testing.T) {
 		t.Error("runs of fillers below uprightRun make the zone upright")
 	}
 }
+
+// BenchmarkSmallZone measures smallZone, the test made after a first
+// search that read no valid zone, on a 17 MP photo (docs/performance.md,
+// twenty-sixth pass).
+func BenchmarkSmallZone(b *testing.B) {
+	requireFont(b)
+	doc, err := docgen.Render(docgen.NewGenerator(5, accuracyNow).Spec(mrz.TD3))
+	if err != nil {
+		b.Fatal(err)
+	}
+	warped := warpAffine(doc, 0.15, 0.65, 0).(*image.Gray)
+	img := image.NewGray(image.Rect(0, 0, 4800, 3600))
+	for i := range img.Pix {
+		img.Pix[i] = 90
+	}
+	draw.Draw(img, warped.Bounds().Add(image.Pt(2000, 1500)), warped, image.Point{}, draw.Src)
+	g := toGray(img)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, ok := smallZone(g); !ok {
+			b.Fatal("no zone")
+		}
+	}
+}
