@@ -452,17 +452,15 @@ func TestReadSmallZone(t *testing.T) {
 	}
 }
 
-// TestReadSmallSquashedZone: a passport page held tilted away from the
-// camera, small in a 17 MP photo: its glyphs are squashed to 0.65 of
-// their height and leaned (a line of fillers is then 1.9 of their
-// height apart) and stand 5 px tall at the first search's scale. The search at full size
-// finds the zone, and the zone is read where it was found, levelled and
-// rectified as any zone (readAround).
-func TestReadSmallSquashedZone(t *testing.T) {
-	requireFont(t)
+// squashedZonePhoto is docgen's passport of seed 5 squashed to 0.65 of
+// its height, leaned by 0.15 and laid at (2000, 1500) on a 4800 × 3600
+// grey photo (TestReadSmallSquashedZone).
+func squashedZonePhoto(tb testing.TB) (*docgen.Document, *image.Gray) {
+	tb.Helper()
+	requireFont(tb)
 	doc, err := docgen.Render(docgen.NewGenerator(5, accuracyNow).Spec(mrz.TD3))
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	warped := warpAffine(doc, 0.15, 0.65, 0).(*image.Gray)
 	img := image.NewGray(image.Rect(0, 0, 4800, 3600))
@@ -470,6 +468,17 @@ func TestReadSmallSquashedZone(t *testing.T) {
 		img.Pix[i] = 90
 	}
 	draw.Draw(img, warped.Bounds().Add(image.Pt(2000, 1500)), warped, image.Point{}, draw.Src)
+	return doc, img
+}
+
+// TestReadSmallSquashedZone: a passport page held tilted away from the
+// camera, small in a 17 MP photo: its glyphs are squashed to 0.65 of
+// their height and leaned (a line of fillers is then 1.9 of their height
+// apart) and stand 5 px tall at the first search's scale. The search at
+// full size finds the zone, and the zone is read where it was found,
+// levelled and rectified as any zone (readAround).
+func TestReadSmallSquashedZone(t *testing.T) {
+	doc, img := squashedZonePhoto(t)
 	g := toGray(img)
 	ts, err := loadTemplates()
 	if err != nil {
@@ -632,17 +641,7 @@ func TestUpright(t *testing.T) {
 // search that read no valid zone, on a 17 MP photo (docs/performance.md,
 // twenty-sixth pass).
 func BenchmarkSmallZone(b *testing.B) {
-	requireFont(b)
-	doc, err := docgen.Render(docgen.NewGenerator(5, accuracyNow).Spec(mrz.TD3))
-	if err != nil {
-		b.Fatal(err)
-	}
-	warped := warpAffine(doc, 0.15, 0.65, 0).(*image.Gray)
-	img := image.NewGray(image.Rect(0, 0, 4800, 3600))
-	for i := range img.Pix {
-		img.Pix[i] = 90
-	}
-	draw.Draw(img, warped.Bounds().Add(image.Pt(2000, 1500)), warped, image.Point{}, draw.Src)
+	_, img := squashedZonePhoto(b)
 	g := toGray(img)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
