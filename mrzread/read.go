@@ -176,8 +176,14 @@ func Read(img image.Image, hint mrz.Format) (Result, error) {
 	case f > 1 && bestErr == nil && !best.Valid:
 		around, _ = smallZone(g)
 	}
+	// Only a solid reading of it is taken (at most two unsure
+	// characters): a soft passport's zone read so verified with its
+	// given name misread (AURY for RUBY, none of the name's letters
+	// sure), where the search's enlarged crops, tried when the photo
+	// reads no valid zone, read it right (internal/app
+	// TestReadCroppedSoftPhoto).
 	if !around.Empty() {
-		if ar, ok := readAround(img, around, hint); ok && ar.quality() > best.quality()+0.05 {
+		if ar, ok := readAround(img, around, hint); ok && ar.solid() {
 			best = ar
 		}
 	}
