@@ -154,8 +154,10 @@ func Read(img image.Image, hint mrz.Format) (Result, error) {
 	// and only upright or upside down: sideways, such a zone stays
 	// unread (what it costs on a card's front, which has no zone, is in
 	// docs/engine.md).
-	best, bestErr := readTurns(g, ts, hint, detectSide, 0, []int{0, 180, 90, 270})
 	//
+	// The upright photo's detection is kept for smallZone below.
+	d0 := detectS(g, 0, detectSide)
+	best, bestErr := readTurnsFrom(g, d0, ts, hint, detectSide, 0, []int{0, 180, 90, 270})
 	// A zone so small is read again, where it was found, as a photo of
 	// its own (readAround), when its reading is not valid; and so is one
 	// the photo shows (smallZone) where the first search read no valid
@@ -174,7 +176,7 @@ func Read(img image.Image, hint mrz.Format) (Result, error) {
 			around = best.Band
 		}
 	case f > 1 && bestErr == nil && !best.Valid:
-		around, _ = smallZone(g)
+		around, _ = smallZone(d0)
 	}
 	// Only a solid reading of it is taken (at most two unsure
 	// characters): a soft passport's zone read so verified with its
@@ -232,15 +234,15 @@ func readAround(img image.Image, band image.Rectangle, hint mrz.Format) (Result,
 	return res, true
 }
 
-// smallZone finds, on g shrunk for the first search, two lines of glyphs
+// smallZone finds, on d (the upright photo shrunk for the first search:
+// detectS at detectSide), two lines of glyphs
 // 4 to 6 pixels tall — too small for that search (findLines' 7) — that
 // look like a zone's: at least smallZoneGlyphs glyphs each, regularly
 // spaced, of an MRZ's proportions, one above the other (selectBand). It
-// returns where they lie in g. Printed text that small rarely runs so
-// long at so regular a pitch; the test costs one thresholding of the
-// shrunk photo, made only when the first search read no valid zone.
-func smallZone(g *gray) (image.Rectangle, bool) {
-	d := detectS(g, 0, detectSide)
+// returns where they lie in the photo. Printed text that small rarely
+// runs so long at so regular a pitch; the test chains the components the
+// first search already found, only when it read no valid zone.
+func smallZone(d *detection) (image.Rectangle, bool) {
 	var long []*textLine
 	for _, l := range findLines(d.cs, 4, 7) {
 		if len(l.comps) >= smallZoneGlyphs && l.reg >= 0.9 {
@@ -272,6 +274,12 @@ const smallZoneGlyphs = 25
 // levelled band (readRectified): levelling a whole photo at full size
 // costs a second on 11 MP.
 func readTurns(g *gray, ts *templateSet, hint mrz.Format, side, maxGlyph int, turns []int) (Result, error) {
+	return readTurnsFrom(g, nil, ts, hint, side, maxGlyph, turns)
+}
+
+// readTurnsFrom is readTurns with d0, when not nil, the upright photo's
+// detection at side, already made (not with a maxGlyph, which narrows it).
+func readTurnsFrom(g *gray, d0 *detection, ts *templateSet, hint mrz.Format, side, maxGlyph int, turns []int) (Result, error) {
 	var best Result
 	bestErr := ErrNoMRZ
 	noLines := map[int]bool{}
@@ -282,7 +290,10 @@ func readTurns(g *gray, ts *templateSet, hint mrz.Format, side, maxGlyph int, tu
 			continue
 		}
 		gr := g.rotate(rot)
-		d := detectS(gr, 0, side)
+		d := d0
+		if rot != 0 || d == nil {
+			d = detectS(gr, 0, side)
+		}
 		if maxGlyph > 0 {
 			d.maxH = min(d.maxH, maxGlyph)
 		}
