@@ -219,7 +219,11 @@ func performable(sp livenessdata.Species, person string, steps []liveness.Step) 
 
 // sequence draws a sequence of species sp on steps until it shows person
 // (and, for a genuine one, shows every movement's peak in some frame: at
-// 4 frames a second a blink often falls between two).
+// 4 frames a second a blink often falls between two; and takes no
+// movement from a segment labelled mild: cap's mild turn to the right
+// peaks near the 12° the check asks for, so whether it passes depends on
+// which frames the page happens to record, and on a loaded machine it
+// ended in review, rightly — seen in CI).
 func (c *liveCamera) sequence(sp livenessdata.Species, person string, steps []liveness.Step, seed uint64) livenessdata.Sequence {
 	c.t.Helper()
 	for n := range uint64(200) {
@@ -227,7 +231,7 @@ func (c *liveCamera) sequence(sp livenessdata.Species, person string, steps []li
 		if err != nil {
 			c.t.Fatal(err)
 		}
-		if seq.Person == person && len(seq.Missed) == 0 {
+		if seq.Person == person && len(seq.Missed) == 0 && len(seq.Mild) == 0 {
 			return seq
 		}
 	}

@@ -61,6 +61,10 @@ type Sequence struct {
 	// shows: at 4 frames a second a natural blink often falls between
 	// two frames, and a genuine attempt can fail for it.
 	Missed []liveness.Step
+	// Mild lists, for a genuine sequence, the movements taken from a
+	// segment labelled mild (Segment.Mild): made, but near the
+	// threshold, so review is a right outcome for them.
+	Mild []liveness.Step
 }
 
 // Attack returns an attack of species sp on the challenge steps,

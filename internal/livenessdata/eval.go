@@ -21,7 +21,10 @@ type Case struct {
 	// Missed are the genuine movements no frame shows at their peak
 	// (Sequence.Missed).
 	Missed []liveness.Step `json:",omitempty"`
-	Input  liveness.Input
+	// Mild are the genuine movements taken from a segment labelled mild
+	// (Sequence.Mild).
+	Mild  []liveness.Step `json:",omitempty"`
+	Input liveness.Input
 }
 
 // Cases draws n challenges per species (Genuine first, then
@@ -86,7 +89,7 @@ func (s *Set) Cases(ctx context.Context, fa engine.FaceAnalyzer, th engine.FaceT
 				in.EarlierDigests = Digests(earlier)
 				in.Challenge.Attempt = 2
 			}
-			out = append(out, Case{Species: sp, Variant: seq.Variant, Person: seq.Person, Missed: seq.Missed, Input: in})
+			out = append(out, Case{Species: sp, Variant: seq.Variant, Person: seq.Person, Missed: seq.Missed, Mild: seq.Mild, Input: in})
 			if progress != nil {
 				progress(len(out), total)
 			}

@@ -55,7 +55,7 @@ func TestLivenessEvaluation(t *testing.T) {
 	results := livenessdata.Score(cases, liveness.Analyze)
 	if *evalWhy {
 		for _, r := range results {
-			t.Logf("%s (%s, %s) %v (peak between frames: %v): %s — %s", r.Case.Species, r.Case.Variant, r.Case.Person, r.Case.Input.Challenge.Steps, r.Case.Missed, r.Report.Outcome, r.Report.Why)
+			t.Logf("%s (%s, %s) %v (peak between frames: %v, mild: %v): %s — %s", r.Case.Species, r.Case.Variant, r.Case.Person, r.Case.Input.Challenge.Steps, r.Case.Missed, r.Case.Mild, r.Report.Outcome, r.Report.Why)
 		}
 	}
 	t.Logf("%d attempts (seed %d), measured in %s\n%s", len(results), *evalSeed, elapsed.Round(time.Second), livenessdata.Table(results))

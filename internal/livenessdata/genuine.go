@@ -281,7 +281,24 @@ func (s *Set) genuine(steps []liveness.Step, rng *rand.Rand, tm clock) (Sequence
 		return Sequence{}, err
 	}
 	return Sequence{Species: Genuine, Variant: "following the prompts", Person: p.Person, Steps: steps, Frames: fr,
-		Missed: missedPeaks(p, times)}, nil
+		Missed: missedPeaks(p, times), Mild: mildMoves(p)}, nil
+}
+
+// mildMoves returns the movements of p taken from a segment labelled mild.
+func mildMoves(p plan) []liveness.Step {
+	var out []liveness.Step
+	for _, c := range p.Clips {
+		if c.Step != Neutral && segmentOf(c).Mild {
+			out = append(out, c.Step)
+		}
+	}
+	return out
+}
+
+// segmentOf returns the labelled segment clip c plays.
+func segmentOf(c clip) Segment {
+	i := slices.IndexFunc(Segments, func(s Segment) bool { return s.Video == c.Video && s.From == c.Start && s.Step == c.Step })
+	return Segments[i]
 }
 
 // missedPeaks returns the movements of p none of whose frames at times
@@ -293,8 +310,7 @@ func missedPeaks(p plan, times []time.Duration) []liveness.Step {
 		if c.Step == Neutral {
 			continue
 		}
-		i := slices.IndexFunc(Segments, func(s Segment) bool { return s.Video == c.Video && s.From == c.Start && s.Step == c.Step })
-		seg := Segments[i]
+		seg := segmentOf(c)
 		hit := false
 		for _, t := range times {
 			// The frame shown at t is the nearest video frame.

@@ -83,6 +83,10 @@ type Segment struct {
 	// fully turned or raised, the eyes closed, the face nearest. Zero for
 	// neutral segments.
 	PeakFrom, PeakTo float64
+	// Mild marks a movement that was made but barely: its strength
+	// lies near what liveness.Analyze asks for, so a genuine attempt
+	// built on it may rightly end in review.
+	Mild bool
 	// Note says what was seen.
 	Note string
 }
@@ -108,7 +112,7 @@ var Segments = []Segment{
 	{Video: "franck", Step: liveness.TurnLeft, From: 173.2, To: 174.2, PeakFrom: 173.4, PeakTo: 173.8, Note: "head turned and rolled, laughing; mostly roll"},
 
 	// Turns to the person's right: the nose moves towards the frame's left.
-	{Video: "cap12_edit", Step: liveness.TurnRight, From: 19.8, To: 20.7, PeakFrom: 20.0, PeakTo: 20.4, Note: "mild, about 10–15°"},
+	{Video: "cap12_edit", Step: liveness.TurnRight, From: 19.8, To: 20.7, PeakFrom: 20.0, PeakTo: 20.4, Mild: true, Note: "mild, about 10–15°"},
 	{Video: "cap13_edit2", Step: liveness.TurnRight, From: 21.2, To: 22.0, PeakFrom: 21.4, PeakTo: 21.8, Note: "about 20° with a roll"},
 
 	// Looking up.
