@@ -6,7 +6,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"image"
+	_ "image/jpeg"
 	"os"
 	"path/filepath"
 	"slices"
@@ -250,4 +252,57 @@ func BenchmarkFacesCrop(b *testing.B) {
 			}
 		})
 	}
+}
+
+var facesPhotos = flag.String("faces.photos", "", "BenchmarkFacesOnPhotos: a directory of photos (scripts/indepdocs/gen.py's output) whose *-selfie.jpg and *-front.jpg are searched for faces")
+
+// BenchmarkFacesOnPhotos times FaceModels.Faces, the face search of the
+// face check, on a set of photos made independently of this code: the
+// selfies and the document fronts of a scripts/indepdocs set generated
+// with --portraits (docs/performance.md, twenty-seventh pass). The
+// photos are decoded before timing; it reports the milliseconds per
+// photo. Skipped without -faces.photos:
+//
+//	go test -c -o /tmp/app.test ./internal/app && cd internal/app && taskset -c 1 /tmp/app.test \
+//	  -test.run '^$' -test.bench FacesOnPhotos -test.benchtime 1x -test.cpu 1 -faces.photos /tmp/indf59
+func BenchmarkFacesOnPhotos(b *testing.B) {
+	if *facesPhotos == "" {
+		b.Skip("no -faces.photos")
+	}
+	m := facetest.Models(b)
+	for _, kind := range []string{"selfie", "front"} {
+		files, err := filepath.Glob(filepath.Join(*facesPhotos, "*-"+kind+".jpg"))
+		if err != nil || len(files) == 0 {
+			b.Fatalf("no *-%s.jpg in %s: %v", kind, *facesPhotos, err)
+		}
+		var imgs []image.Image
+		for _, f := range files {
+			img, err := decodeFile(f)
+			if err != nil {
+				b.Fatal(err)
+			}
+			imgs = append(imgs, img)
+		}
+		b.Run(kind, func(b *testing.B) {
+			for b.Loop() {
+				for _, img := range imgs {
+					if _, err := m.Faces(context.Background(), img); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N*len(imgs)), "ms/photo")
+		})
+	}
+}
+
+// decodeFile decodes the photo at path.
+func decodeFile(path string) (image.Image, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	img, _, err := image.Decode(f)
+	return img, err
 }

@@ -20,10 +20,11 @@ import (
 	"github.com/verifyd/verifyd/tfjs/human"
 )
 
-// faceMaxSide bounds the long side of a photo the face models look at. A
-// 12 MP phone photo would make a 140 MB float tensor; at 1600 px a selfie's
-// face is still several hundred pixels, and a document's portrait (about a
-// fifth of an ID card's width, a third of the photo) over 100.
+// faceMaxSide is the long side, within shrinkSlack, of a photo the face
+// models look at. A 12 MP phone photo would make a 140 MB float tensor; at
+// 1600 px a selfie's face is still several hundred pixels, and a
+// document's portrait (about a fifth of an ID card's width, a third of the
+// photo) over 100.
 const faceMaxSide = 1600
 
 // faceInputSizes are the tiny detector's input sides, tried in order
@@ -41,6 +42,21 @@ const faceMaxSide = 1600
 // after this loop, and turns heavily degraded document photos into
 // photo_mismatch; the engine keeps the tiny detector.
 var faceInputSizes = []int{800, 608, 416, 320}
+
+// A close-up (a selfie: the face a quarter of the photo's side or more)
+// is beyond the largest anchor at 800 and often at 608, so the loop above
+// ran the detector three times on it, 800 alone costing as much as 416
+// and 608 together. Faces therefore looks at probeInputSize first and
+// keeps what it finds there when a face scores at least 0.5 and spans at
+// least probeCells of its 32-pixel cells: a face the detector sees in the
+// middle of its anchors' range, which the larger sizes would not find
+// better. A document's portrait (a fifth of the photo at most) spans one
+// or two cells at 416 and takes the loop as before, the probe's
+// detections reused when it reaches 416.
+const (
+	probeInputSize = 416
+	probeCells     = 3
+)
 
 // FaceModels runs the face networks for the engine's face checks. Loading
 // takes a few hundred milliseconds and about 25 MB; the networks are
@@ -142,7 +158,7 @@ func (m *FaceModels) LivenessErr() error { return m.livenessErr }
 // the descriptor of the crop m was loaded with (ChipMirrored unless
 // LoadFaceModelsCrop said otherwise).
 func (m *FaceModels) Faces(ctx context.Context, img image.Image) ([]engine.Face, error) {
-	return m.faces(ctx, img, faceInputSizes, true)
+	return m.faces(ctx, img, faceInputSizes, probeInputSize, true)
 }
 
 // frameInputSizes are the detector's input sides for the frames of a
@@ -155,10 +171,12 @@ var frameInputSizes = []int{416, 608, 320}
 // for the many frames of a liveness capture (the recognition network is
 // most of a face's cost).
 func (m *FaceModels) Landmarks(ctx context.Context, img image.Image) ([]engine.Face, error) {
-	return m.faces(ctx, img, frameInputSizes, false)
+	return m.faces(ctx, img, frameInputSizes, 0, false)
 }
 
-func (m *FaceModels) faces(ctx context.Context, img image.Image, sizes []int, describe bool) ([]engine.Face, error) {
+// faces finds the faces of img (detectSizes), their landmarks and, if
+// describe, their descriptors.
+func (m *FaceModels) faces(ctx context.Context, img image.Image, sizes []int, probe int, describe bool) ([]engine.Face, error) {
 	select {
 	case m.slots <- struct{}{}:
 		defer func() { <-m.slots }()
@@ -167,15 +185,12 @@ func (m *FaceModels) faces(ctx context.Context, img image.Image, sizes []int, de
 	}
 	small, scale := shrink(img, faceMaxSide)
 	t := faceapi.ImageTensor(small)
-	var dets []faceapi.Detection
-	for _, size := range sizes {
-		var err error
-		if dets, err = m.analyzer.Detect(t, faceapi.TinyDetectorOptions{InputSize: size, ScoreThreshold: 0.3}); err != nil {
-			return nil, err
-		}
-		if slices.ContainsFunc(dets, func(d faceapi.Detection) bool { return d.Score >= 0.5 }) {
-			break
-		}
+	sb := small.Bounds()
+	dets, err := detectSizes(func(size int) ([]faceapi.Detection, error) {
+		return m.analyzer.Detect(t, faceapi.TinyDetectorOptions{InputSize: size, ScoreThreshold: 0.3})
+	}, sizes, probe, max(sb.Dx(), sb.Dy()))
+	if err != nil {
+		return nil, err
 	}
 	found := m.analyzer.Locate(t, dets)
 	b := img.Bounds()
@@ -199,6 +214,45 @@ func (m *FaceModels) faces(ctx context.Context, img image.Image, sizes []int, de
 	return out, nil
 }
 
+// detectSizes runs detect, the detector at an input size, on a photo
+// whose long side is long pixels: first at probe (unless 0), whose
+// detections are kept when one of them is a large face (probeCells);
+// otherwise at sizes in turn until a face scores at least 0.5, or the
+// last size's detections. A size is run at most once.
+func detectSizes(detect func(size int) ([]faceapi.Detection, error), sizes []int, probe, long int) ([]faceapi.Detection, error) {
+	done := map[int][]faceapi.Detection{}
+	at := func(size int) ([]faceapi.Detection, error) {
+		if d, ok := done[size]; ok {
+			return d, nil
+		}
+		d, err := detect(size)
+		done[size] = d
+		return d, err
+	}
+	if probe > 0 {
+		dets, err := at(probe)
+		if err != nil {
+			return nil, err
+		}
+		if slices.ContainsFunc(dets, func(d faceapi.Detection) bool {
+			return d.Score >= 0.5 && d.Box.Width*float64(probe) >= probeCells*32*float64(long)
+		}) {
+			return dets, nil
+		}
+	}
+	var dets []faceapi.Detection
+	for _, size := range sizes {
+		var err error
+		if dets, err = at(size); err != nil {
+			return nil, err
+		}
+		if slices.ContainsFunc(dets, func(d faceapi.Detection) bool { return d.Score >= 0.5 }) {
+			break
+		}
+	}
+	return dets, nil
+}
+
 // descriptor computes the descriptor of face f of t as m.crop says.
 func (m *FaceModels) descriptor(t *tfjs.Tensor, f faceapi.Face) []float32 {
 	if m.crop == FaceAPICrop {
@@ -216,8 +270,8 @@ func (m *FaceModels) descriptor(t *tfjs.Tensor, f faceapi.Face) []float32 {
 	return d
 }
 
-// shrink scales img so its long side is at most maxSide, returning the
-// factor from the result's coordinates back to img's.
+// shrink scales img so its long side is at most maxSide, or a little
+// more, returning the factor from the result's coordinates back to img's.
 //
 // A photo twice maxSide or more is halved by 2×2 means (anti-aliased and
 // cheap) until it is not; a result within shrinkSlack of maxSide is kept
@@ -230,7 +284,7 @@ func (m *FaceModels) descriptor(t *tfjs.Tensor, f faceapi.Face) []float32 {
 func shrink(img image.Image, maxSide int) (image.Image, float64) {
 	b := img.Bounds()
 	long := max(b.Dx(), b.Dy())
-	if long <= maxSide {
+	if float64(long) <= shrinkSlack*float64(maxSide) {
 		return img, 1
 	}
 	src := img
@@ -248,9 +302,18 @@ func shrink(img image.Image, maxSide int) (image.Image, float64) {
 	return dst, float64(b.Dx()) / float64(w)
 }
 
-// shrinkSlack is how far past its bound (as a factor) a halved photo is
-// kept as it is: 12 MP phone photos (4000–4032 px) halve to 2000–2016 px.
-const shrinkSlack = 1.3
+// shrinkSlack is how far past maxSide (as a factor) a photo, halved or
+// not, is kept as it is: 12 MP phone photos (4000–4032 px) halve to
+// 2000–2016 px, a 16:9 one (4624 px) to 2312, and a photo of up to 2,400
+// px is not resampled at all. Until 2026-12-01 the slack was 1.3, and
+// photos of 2,080–2,400 px (the 16:9 one halved among them) were still
+// resampled by Catmull-Rom. Halving every photo over the slack (no
+// Catmull-Rom at all) saved a third of the face search's time on seed
+// 59's documents, but printed the poster in faceeval's calibration at
+// 1209 px instead of 1600 and moved its farthest genuine pair from 0.742
+// to 0.761, within the mismatch rule's margin of 0.78: not done without
+// recalibrating (docs/performance.md, twenty-seventh pass).
+const shrinkSlack = 1.5
 
 // halve returns img at half its size, each pixel the mean of a 2×2 block.
 func halve(img image.Image) *image.RGBA {

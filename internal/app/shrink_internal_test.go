@@ -11,10 +11,10 @@ import (
 )
 
 // TestShrinkLargePhoto: a photo twice the face side or more is halved by
-// 2×2 means; a half within shrinkSlack of the side is kept as it is (no
-// second resampling), a larger one is resampled to the side; the factor
-// back to the photo's coordinates is exact, and a uniform photo keeps its
-// colour.
+// 2×2 means; a photo or half within shrinkSlack of the side is kept as it
+// is (no second resampling), a larger one is resampled to the side; the
+// factor back to the photo's coordinates is exact, and a uniform photo
+// keeps its colour.
 func TestShrinkLargePhoto(t *testing.T) {
 	for _, tc := range []struct {
 		w, h         int
@@ -23,9 +23,11 @@ func TestShrinkLargePhoto(t *testing.T) {
 	}{
 		{4000, 3000, 2000, 1500, 2},     // 12 MP: halved only
 		{3000, 4000, 1500, 2000, 2},     // upright 12 MP
+		{4624, 2600, 2312, 1300, 2},     // 16:9 12 MP: halved only (resampled to 1600 until 2026-12-01)
 		{5000, 3750, 1600, 1200, 3.125}, // halved to 2500, then resampled
 		{8000, 6000, 2000, 1500, 4},     // 48 MP: halved twice
-		{2400, 1800, 1600, 1200, 1.5},   // under twice the side: resampled only
+		{2400, 1800, 2400, 1800, 1},     // within the slack: as it is
+		{2800, 2100, 1600, 1200, 1.75},  // under twice the side: resampled only
 		{1200, 900, 1200, 900, 1},       // small: as it is
 	} {
 		img := image.NewYCbCr(image.Rect(0, 0, tc.w, tc.h), image.YCbCrSubsampleRatio420)
