@@ -8,7 +8,7 @@ import (
 	"errors"
 	"flag"
 	"image"
-	_ "image/jpeg"
+
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/verifyd/verifyd/engine"
 	"github.com/verifyd/verifyd/internal/app"
 	"github.com/verifyd/verifyd/internal/docgen"
 	"github.com/verifyd/verifyd/internal/facetest"
@@ -277,9 +278,15 @@ func BenchmarkFacesOnPhotos(b *testing.B) {
 		}
 		var imgs []image.Image
 		for _, f := range files {
-			img, err := decodeFile(f)
+			raw, err := os.ReadFile(f)
 			if err != nil {
 				b.Fatal(err)
+			}
+			// As the service decodes a submitted photo: upright by its
+			// EXIF orientation.
+			img, _, _, err := engine.DecodeImage(raw)
+			if err != nil {
+				b.Fatalf("%s: %v", f, err)
 			}
 			imgs = append(imgs, img)
 		}
@@ -294,15 +301,4 @@ func BenchmarkFacesOnPhotos(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N*len(imgs)), "ms/photo")
 		})
 	}
-}
-
-// decodeFile decodes the photo at path.
-func decodeFile(path string) (image.Image, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	img, _, err := image.Decode(f)
-	return img, err
 }
