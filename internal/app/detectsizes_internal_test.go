@@ -33,6 +33,8 @@ func TestDetectSizes(t *testing.T) {
 		{"a small face at the probe size: the loop", map[int][]faceapi.Detection{416: face(0.9, 300), 800: face(0.8, 300)}, 416, []int{416, 800}, 0.8},
 		{"a large face scored low at the probe size: the loop", map[int][]faceapi.Detection{416: face(0.45, 600), 608: face(0.7, 600)}, 416, []int{416, 800, 608}, 0.7},
 		{"nothing sure anywhere: the probe's run reused, the last size's detections kept", map[int][]faceapi.Detection{416: face(0.4, 100), 320: face(0.35, 100)}, 416, []int{416, 800, 608, 320}, 0.35},
+		{"two sure faces at the probe size: the loop", map[int][]faceapi.Detection{416: append(face(0.8, 600), face(0.6, 500)...), 800: face(0.85, 600)}, 416, []int{416, 800}, 0.85},
+		{"one sure large face and a doubtful one: the probe's detections", map[int][]faceapi.Detection{416: append(face(0.8, 600), faceapi.Detection{Box: faceapi.Box{Width: 50, Height: 50}, Score: 0.35})}, 416, []int{416}, 0.8},
 		{"no probe", map[int][]faceapi.Detection{416: face(0.9, 600)}, 0, []int{800, 608, 416}, 0.9},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -47,7 +49,7 @@ func TestDetectSizes(t *testing.T) {
 			if !slices.Equal(ran, c.ran) {
 				t.Errorf("ran the detector at %v, want %v", ran, c.ran)
 			}
-			if len(dets) != 1 || dets[0].Score != c.score {
+			if len(dets) == 0 || dets[0].Score != c.score || len(dets) != len(c.found[c.ran[len(c.ran)-1]]) {
 				t.Errorf("kept %+v, want the detection scored %v", dets, c.score)
 			}
 		})

@@ -216,7 +216,8 @@ func (m *FaceModels) faces(ctx context.Context, img image.Image, sizes []int, pr
 
 // detectSizes runs detect, the detector at an input size, on a photo
 // whose long side is long pixels: first at probe (unless 0), whose
-// detections are kept when one of them is a large face (probeCells);
+// detections are kept when exactly one of them scores at least 0.5 and
+// it is a large face (probeCells);
 // otherwise at sizes in turn until a face scores at least 0.5, or the
 // last size's detections. A size is run at most once.
 func detectSizes(detect func(size int) ([]faceapi.Detection, error), sizes []int, probe, long int) ([]faceapi.Detection, error) {
@@ -234,9 +235,17 @@ func detectSizes(detect func(size int) ([]faceapi.Detection, error), sizes []int
 		if err != nil {
 			return nil, err
 		}
-		if slices.ContainsFunc(dets, func(d faceapi.Detection) bool {
-			return d.Score >= 0.5 && d.Box.Width*float64(probe) >= probeCells*32*float64(long)
-		}) {
+		// Only a lone sure face settles it: 416 can see a second sure
+		// face beside a close-up that 800 does not (a hair line or a
+		// shoulder), and two faces send the selfie to review, so a photo
+		// with more than one takes the loop, as it did before the probe.
+		var sure []faceapi.Detection
+		for _, d := range dets {
+			if d.Score >= 0.5 {
+				sure = append(sure, d)
+			}
+		}
+		if len(sure) == 1 && sure[0].Box.Width*float64(probe) >= probeCells*32*float64(long) {
 			return dets, nil
 		}
 	}
