@@ -1070,21 +1070,35 @@ func labelLike(k string) bool {
 // longer name is cut short: its last part is then found as the start of
 // a printed word (JAVIE in JAVIER), the same but for one misread in six.
 func (z Zone) NamePrinted(name string, cut bool) bool {
-	like := func(printed, part string) bool {
-		return distance(nameShape(printed), nameShape(part)) <= len(part)/6
+	like := func(printed printedWord, part string) bool {
+		return distance(nameShape(printed.text), nameShape(part)) <= len(part)/6
 	}
 	_, ok := z.findName(name, like, cut)
 	return ok
 }
 
+// printedWord is a word of the visual zone as findName compares it: its
+// letters folded to capitals, and whether OCR read any of them in lower
+// case.
+type printedWord struct {
+	text  string
+	lower bool
+}
+
 // findName returns the printed words that are name's parts, as like
 // says, and whether all were found. When cut, the last part is compared
 // with the printed words' starts of its length.
-func (z Zone) findName(name string, like func(printed, part string) bool, cut bool) ([]string, bool) {
-	var words []string
+func (z Zone) findName(name string, like func(printed printedWord, part string) bool, cut bool) ([]string, bool) {
+	var words []printedWord
 	for _, l := range z.Lines {
-		if !l.MRZ {
-			words = append(words, strings.FieldsFunc(l.Text, notLetter)...)
+		if l.MRZ {
+			continue
+		}
+		for _, w := range l.Words {
+			lower := strings.IndexFunc(w.Text, unicode.IsLower) >= 0
+			for _, t := range strings.FieldsFunc(fold(w.Text), notLetter) {
+				words = append(words, printedWord{t, lower})
+			}
 		}
 	}
 	var seen []string
@@ -1093,16 +1107,16 @@ func (z Zone) findName(name string, like func(printed, part string) bool, cut bo
 		if len(p) < 2 {
 			continue
 		}
-		i := slices.IndexFunc(words, func(w string) bool {
-			if cut && k == len(parts)-1 && len(w) > len(p) {
-				w = w[:len(p)]
+		i := slices.IndexFunc(words, func(w printedWord) bool {
+			if cut && k == len(parts)-1 && len(w.text) > len(p) {
+				w.text = w.text[:len(p)]
 			}
 			return like(w, p)
 		})
 		if i < 0 {
 			return nil, false
 		}
-		seen = append(seen, words[i])
+		seen = append(seen, words[i].text)
 	}
 	return seen, len(seen) > 0
 }
@@ -1121,14 +1135,14 @@ func lettersOf(s string) string { return strings.Join(strings.FieldsFunc(s, notL
 // is not a forgery anyone could use. A letter one word has and the other
 // lacks must be one that misreading or transliteration explains
 // (nameDistance).
-func nameLike(printed, mrzPart string) bool {
-	if printed == mrzPart {
+func nameLike(printed printedWord, mrzPart string) bool {
+	if printed.text == mrzPart {
 		return true
 	}
-	if len(printed) < 2 {
+	if len(printed.text) < 2 {
 		return false
 	}
-	return nameDistance(nameShape(printed), nameShape(mrzPart)) <= len(mrzPart)/4
+	return nameDistance(nameShape(printed.text), nameShape(mrzPart), !printed.lower) <= len(mrzPart)/4
 }
 
 // nameDistance is the edit distance between a printed name and the MRZ's
@@ -1141,9 +1155,19 @@ func nameLike(printed, mrzPart string) bool {
 // once. Any other letter inside the word is not a misread but another
 // name: a forged Turkish card printed ASLAN where its MRZ said ARSLAN and
 // was approved, one edit in six letters (independently generated photos,
-// docs/accuracy.md, twenty-sixth pass). Substitutions stay edits — OCR
-// misreads letters (JANSCN for JANSEN on a genuine card).
-func nameDistance(printed, mrz string) int {
+// docs/accuracy.md, twenty-sixth pass).
+//
+// A letter read in place of another is an edit when the two look alike
+// (lookAlike: JANSCN for JANSEN on a genuine card, an MRZ's TAMAMDTD for
+// YAMAMOTO) or, unless caps, when the printed word was read in lower case,
+// whose round letters (a, e, o, c) OCR confuses among themselves. Any
+// other substitution is another name, not a misread: MEYER for MAYER,
+// HANSEN for JANSEN, SMYTH for SMITH are names of their own, and a forger
+// who prints one of them on a genuine document's data page was approved
+// until 2026-12-01 (one edit in five letters, within nameLike's one in
+// four). Such a word is no match, and compareSurname, finding it one
+// letter from the MRZ's, leaves the surname uncertain: review.
+func nameDistance(printed, mrz string, caps bool) int {
 	n, m := len(printed), len(mrz)
 	doubled := func(s string, k int) bool {
 		return k > 0 && s[k] == s[k-1] || k+1 < len(s) && s[k] == s[k+1]
@@ -1166,6 +1190,8 @@ func nameDistance(printed, mrz string) int {
 			cost := 1
 			if printed[i-1] == mrz[j-1] {
 				cost = 0
+			} else if caps && !lookAlike(printed[i-1], mrz[j-1]) {
+				cost = n + m + 1 // another letter: never a misread
 			}
 			best := prev[j-1] + cost
 			if extra(printed, i-1, j, m, false) {
@@ -1179,6 +1205,27 @@ func nameDistance(printed, mrz string) int {
 		prev, cur = cur, prev
 	}
 	return prev[m]
+}
+
+// lookAlikes are the pairs of capitals, as nameShape writes them (O, Q
+// and D as 0, I and L as 1, S as 5, B as 8, Z as 2, G as 6, U as V), that
+// OCR reads one for the other in a printed name or an MRZ: letters that
+// share most of their strokes, so that blur, glare or a worn print leaves
+// one looking like the other (round C, E, G, O; E, F, P, R, B with bars
+// lost or gained; I, J, L, T, Y as stems; H, M, N, W, V and K, X, Y as
+// diagonals and uprights). A vowel for a vowel (A, E, O) or a consonant
+// for an unlike one (H and J, C and K, D and T) is left out on purpose:
+// those are how names differ (MAYER, MEYER; HANSEN, JANSEN; SCHMIDT,
+// SCHMITT). Written by hand: no library lists OCR confusions for Latin
+// capitals, and Tesseract exposes its character alternatives only
+// through its C API.
+var lookAlikes = []string{"0C", "0V", "06", "C6", "CE", "EF", "E8", "F8", "FP", "PR", "R8", "P8", "RK",
+	"1T", "1J", "1E", "1F", "TY", "TJ", "VY", "VW", "V0", "HN", "HM", "MN", "NW", "MW", "KX", "XY"}
+
+// lookAlike reports whether capitals a and b (as nameShape writes them)
+// are read one for the other: lookAlikes.
+func lookAlike(a, b byte) bool {
+	return slices.Contains(lookAlikes, string([]byte{a, b})) || slices.Contains(lookAlikes, string([]byte{b, a}))
 }
 
 func hasAny(tokens, words []string) bool {

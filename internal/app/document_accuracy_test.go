@@ -122,6 +122,11 @@ var docCases = []docCase{
 		d.Shadow, d.LowLight, d.Glare = r.IntN(2) == 0, r.IntN(3) == 0, r.IntN(4) == 0
 		return d
 	}},
+	// Added 2026-12-01. A surname one unlike letter from the MRZ's is
+	// another name, but one letter in five or six is too little to accuse
+	// (misreads): review is right, approval is the wrong outcome.
+	{name: "forged: a sibling surname, one letter changed", want: []verifyd.Reason{"review", verifyd.ReasonPotentialFraud},
+		degrade: mild, forge: forgeSurnameLetter},
 }
 
 // docType is the type a holder of f declares.

@@ -69,6 +69,28 @@ func forgeSurname(f *mrz.Fields, _ *rand.Rand) {
 	}
 }
 
+// forgeSurnameLetter prints a sibling of the surname, one letter inside it
+// another that does not look like it (MEYER for MAYER, JANSEN for JENSEN):
+// a real name a forger can choose, one letter from the holder's.
+func forgeSurnameLetter(f *mrz.Fields, _ *rand.Rand) {
+	b := []byte(f.Surname)
+	swap := map[byte]byte{'A': 'E', 'E': 'A', 'O': 'A', 'I': 'A', 'U': 'A'}
+	for i := 1; i+1 < len(b); i++ {
+		if c, ok := swap[b[i]]; ok && b[i-1] != ' ' && b[i+1] != ' ' {
+			b[i] = c
+			f.Surname = string(b)
+			return
+		}
+	}
+	// No inner vowel (a two-letter name, or none away from a space).
+	if b[1] == 'A' {
+		b[1] = 'E'
+	} else {
+		b[1] = 'A'
+	}
+	f.Surname = string(b)
+}
+
 // outcome is what a decision amounts to in the document evaluations:
 // "approved", "review", or the failure reason.
 func outcome(d engine.Decision) verifyd.Reason {
