@@ -284,7 +284,7 @@ func (c FaceMatchCheck) Run(ctx context.Context, in *Input) Result {
 			ev["second_look_distance"] = round3(second)
 		}
 		if second < t.MismatchDistance-secondLookMargin {
-			return NeedsReview(fmt.Sprintf("the document photo looked at closer is not another person (distance %.3f, %.3f on the whole photo): compare the selfie with the document photo", second, best), ev)
+			return NeedsReview(fmt.Sprintf("the document's portrait, looked at closer, is not clearly another person (distance %.3f; %.3f on the whole photo): compare the selfie with the document photo", second, best), ev)
 		}
 	}
 	switch {
