@@ -158,6 +158,18 @@ const (
 	FactSelfieDescriptor = "selfie_descriptor"
 )
 
+// closest returns the distance from face to the nearest of faces and
+// that one's index: +Inf and 0 when there are none.
+func closest(face Face, faces []Face) (float64, int) {
+	best, at := math.Inf(1), 0
+	for i, f := range faces {
+		if d := Distance(face.Descriptor, f.Descriptor); d < best {
+			best, at = d, i
+		}
+	}
+	return best, at
+}
+
 // secondLookMargin is how far below MismatchDistance the closer look at
 // a document must bring a pair the whole photo called a mismatch for
 // FaceMatchCheck to send it to review instead: the margin the
@@ -250,12 +262,7 @@ func (c FaceMatchCheck) Run(ctx context.Context, in *Input) Result {
 	// A document shows one portrait, sometimes with a small ghost copy
 	// (a security feature): compare with the closest face, which is the
 	// one a person would compare with.
-	best, bestAt := math.Inf(1), 0
-	for i, f := range doc {
-		if d := Distance(selfie[0].Descriptor, f.Descriptor); d < best {
-			best, bestAt = d, i
-		}
-	}
+	best, bestAt := closest(selfie[0], doc)
 	ev["distance"] = round3(best)
 	ev["document_face"] = bestAt
 	ev["match_distance"], ev["mismatch_distance"] = t.MatchDistance, t.MismatchDistance
@@ -276,10 +283,7 @@ func (c FaceMatchCheck) Run(ctx context.Context, in *Input) Result {
 		if err != nil {
 			return Errored(err, ev)
 		}
-		second := math.Inf(1)
-		for _, f := range again {
-			second = min(second, Distance(selfie[0].Descriptor, f.Descriptor))
-		}
+		second, _ := closest(selfie[0], again)
 		if len(again) > 0 {
 			ev["second_look_distance"] = round3(second)
 		}
