@@ -67,7 +67,14 @@ func textRegion(img image.Image, grow bool) (rect image.Rectangle, glyph float64
 	b := img.Bounds()
 	win := rect.Inset(-max(rect.Dx(), rect.Dy())).Intersect(b)
 	if long := max(b.Dx(), b.Dy()); long > textDetectSide && max(win.Dx(), win.Dy())*4 <= long*3 {
-		if r, g, found := textRegionIn(img, win, words, grow); found && r.Overlaps(rect) {
+		// What reaches three of the window's sides is the table's
+		// texture seen anew at the larger scale, not the card's labels
+		// (gingham checks under an independently generated Portuguese
+		// card, one of their rows broken by the card into too few
+		// repeats to be taken for a pattern at the window's scale: the
+		// whole window, most of a 3,900-px photo, was read for a card
+		// a third of its width, and the card's dates were lost).
+		if r, g, found := textRegionIn(img, win, words, grow); found && r.Overlaps(rect) && EdgesNear(r, win, 50) < 3 {
 			rect, glyph = rect.Union(r), g
 		}
 	}
@@ -390,13 +397,14 @@ func untiled(lines [][]int, comps []component) ([]component, [][]int) {
 }
 
 // repeats marks the marks of lines that repeat one shape at one pitch:
-// the lines' median width, height and area, each within a tenth (and a
-// pixel), with a neighbour on their line of that shape at the median
-// distance between such neighbours' centres, within a tenth. It returns
-// nil when they are fewer than least, or than share of the lines' marks,
-// or smaller than tiledMinHeight: below that height a pixel is
-// a glyph's whole difference in width, and small text would pass for a
-// pattern. shaped reports whether a mark has the shape.
+// the lines' median width and height, and the median area of the marks
+// of that box, each within a tenth (and a pixel), with a neighbour on
+// their line of that shape at the median distance between such
+// neighbours' centres, within a tenth. It returns nil when they are
+// fewer than least, or the marks of the shape fewer than share of the
+// lines' marks, or smaller than tiledMinHeight: below that height a pixel
+// is a glyph's whole difference in width, and small text would pass for
+// a pattern. shaped reports whether a mark has the shape.
 func repeats(lines [][]int, comps []component, least int, share float64) (tile []bool, shaped func(int) bool) {
 	var ws, hs, as []int
 	for _, l := range lines {
@@ -407,10 +415,26 @@ func repeats(lines [][]int, comps []component, least int, share float64) (tile [
 	if len(ws) < least {
 		return nil, nil
 	}
-	mw, mh, ma := median(ws), median(hs), median(as)
+	mw, mh := median(ws), median(hs)
 	if mh < tiledMinHeight {
 		return nil, nil
 	}
+	// The area is the median of the marks of the median box alone: over
+	// all marks, the card's glyphs pull it below the pattern's (gingham
+	// checks under an independently generated Portuguese card, their
+	// outlines' median area 897 px, all marks' 827, so that a third of
+	// the checks were not of the shape and no pattern was found).
+	var boxed []int
+	for i := range ws {
+		if within(ws[i], mw) && within(hs[i], mh) {
+			boxed = append(boxed, as[i])
+		}
+	}
+	if len(boxed) == 0 {
+		// No mark has both the median width and height: no one shape.
+		return nil, nil
+	}
+	ma := median(boxed)
 	shaped = func(ci int) bool {
 		c := comps[ci]
 		return within(c.box.Dx(), mw) && within(c.box.Dy(), mh) && within(c.area, ma)
@@ -447,7 +471,18 @@ func repeats(lines [][]int, comps []component, least int, share float64) (tile [
 			}
 		}
 	}
-	if count < least || float64(count) < share*float64(len(ws)) {
+	// The share counts every mark of the shape, paired at the pitch or
+	// not: a check cut by the photo's edge or the card, or whose
+	// neighbour lost its outline in a shadow, is still the pattern's.
+	of := 0
+	for _, l := range lines {
+		for _, ci := range l {
+			if shaped(ci) {
+				of++
+			}
+		}
+	}
+	if count < least || float64(of) < share*float64(len(ws)) {
 		return nil, nil
 	}
 	return tile, shaped

@@ -191,6 +191,44 @@ func TestTextRegionSmallCard(t *testing.T) {
 	}
 }
 
+// TestTextRegionWindowTexture: a card on a cloth whose weave is too fine
+// to show at the photo's search scale and shows at the larger scale of the
+// window searched again around the card (its marks 15 px tall: under 4 px,
+// a glyph's least, at the photo's scale, and about 7 at the window's). What
+// the window's search finds then runs to its sides, and is the cloth, not
+// the card's labels come back: the region stays the card's. Before, it
+// was the whole window (a Portuguese card on gingham, independently
+// generated, docs/accuracy.md, twenty-ninth pass).
+func TestTextRegionWindowTexture(t *testing.T) {
+	photo := image.NewGray(image.Rect(0, 0, 4000, 3000))
+	for y := 0; y < 3000; y++ {
+		for x := 0; x < 4000; x++ {
+			v := uint8(200)
+			// Crosses 12 × 15 px, 26 px apart along rows 40 px apart,
+			// as dark as ink.
+			if mx, my := x%26, y%40; mx < 12 && my < 15 && (mx >= 4 && mx < 8 || my >= 5 && my < 10) {
+				v = 40
+			}
+			photo.SetGray(x, y, color.Gray{v})
+		}
+	}
+	cardRect := image.Rect(1500, 1200, 2500, 1830)
+	draw.Draw(photo, cardRect, image.NewUniform(color.Gray{235}), image.Point{}, draw.Src)
+	rows := []string{"SURNAME ERIKSSON", "GIVEN NAMES ANNA MARIA", "BORN 12 08 1974", "NO L898902C3", "EXPIRES 11 06 2030"}
+	for i, r := range rows {
+		if err := textimage.Write(photo, 40, cardRect.Min.X+40, cardRect.Min.Y+90+110*i, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, _, ok := TextRegion(photo)
+	if !ok {
+		t.Fatal("no text found")
+	}
+	if !r.In(cardRect.Inset(-150)) {
+		t.Errorf("region %v reaches beyond the card %v", r, cardRect)
+	}
+}
+
 // TestTextRegionRow: fields of one row stand further apart than rows do;
 // a card's number printed at the top right, six glyph heights beyond its
 // header, belongs to the text (an independently generated card's number
@@ -344,6 +382,56 @@ func BenchmarkTextRegion(b *testing.B) {
 	for range b.N {
 		if _, _, ok := TextRegion(photo); !ok {
 			b.Fatal("no text found")
+		}
+	}
+}
+
+// TestRepeatsPatternAmongGlyphs: a cloth's checks among a card's glyphs,
+// as the search finds them on gingham (independently generated,
+// docs/accuracy.md, twenty-ninth pass): 48 checks in rows at one pitch,
+// 10 more each ending a row of glyphs (cut by the card, or beside it),
+// their outlines' areas spread by the light over 820–980 px, and 50
+// glyphs of a smaller box and area. The pattern is the checks' shape —
+// its area theirs, not pulled down by the glyphs' — and counts every
+// check; no glyph is taken for it.
+func TestRepeatsPatternAmongGlyphs(t *testing.T) {
+	var comps []component
+	var lines [][]int
+	check := func(x, y, k int) int {
+		comps = append(comps, component{box: image.Rect(x, y, x+38, y+38), area: 820 + (k*37)%160, glyphs: 1})
+		return len(comps) - 1
+	}
+	k := 0
+	for row := 0; row < 6; row++ {
+		var l []int
+		for i := 0; i < 8; i++ {
+			l = append(l, check(77*i, 80*row, k))
+			k++
+		}
+		lines = append(lines, l)
+	}
+	glyph := map[int]bool{}
+	for row := 0; row < 10; row++ {
+		var l []int
+		for i := 0; i < 5; i++ {
+			comps = append(comps, component{box: image.Rect(25*i, 600+40*row, 25*i+20, 630+40*row), area: 200, glyphs: 1})
+			glyph[len(comps)-1] = true
+			l = append(l, len(comps)-1)
+		}
+		l = append(l, check(200, 596+40*row, k))
+		k++
+		lines = append(lines, l)
+	}
+	tile, shaped := repeats(lines, comps, tilesMin, 0.5)
+	if tile == nil {
+		t.Fatal("no pattern found")
+	}
+	for ci := range comps {
+		if glyph[ci] && (tile[ci] || shaped(ci)) {
+			t.Errorf("glyph %d taken for the pattern", ci)
+		}
+		if !glyph[ci] && !shaped(ci) {
+			t.Errorf("check %d (area %d) not of the pattern's shape", ci, comps[ci].area)
 		}
 	}
 }

@@ -35,6 +35,8 @@ func TestParseDates(t *testing.T) {
 		{"12 MAY CLOSE 22", DMY, nil},                   // an address: no second month
 		{"12 HIGH STREET 1990", DMY, nil},               // neither word a month
 		{"O4 JUL 2O31", DMY, []string{"20310704"}},
+		{"~ 30 @5 1996 \\", DMY, []string{"19960530"}}, // a blurred zero read as an at sign
+		{"EMAIL A@B 1996", DMY, nil},                   // an at sign among letters is no digit
 		{"12 03 1990", DMY, []string{"19900312"}},
 		{"DATE OF ISSUE 11 JUN 2025 DATE OF EXPIRY 11 JUN 2035", DMY, []string{"20250611", "20350611"}},
 		{"31.02.1990", DMY, nil},             // no such day
