@@ -1343,7 +1343,7 @@ func (z Zone) valueBelow(i int, isValue func(string) bool) (string, float64, boo
 		if b.MRZ || b.Reread || dy < -h/2 || b.Box.Max.X < l.Box.Min.X || b.Box.Min.X > l.Box.Max.X {
 			continue
 		}
-		if roleOfText(b.Text) != RoleNone || isLabelLine(b.Text) {
+		if roleOfText(b.Text) != RoleNone || isLabelLine(b.Text) || namesLabel(b.Text) {
 			break
 		}
 		if isValue(b.Text) {
@@ -1456,6 +1456,18 @@ func notAName(s string) bool {
 		}
 	}
 	return false
+}
+
+// namesLabel reports a line holding a given-names label word of five
+// letters or more (NAMES, PRENOMS, VORNAMEN), whatever else it holds: the
+// given names' label, a word of it misread ("GJVEN NAMES / PRENOMS" on a
+// Canadian passport, independently generated), which isLabelLine does not
+// take for a label. What lies below it is the given names, never another
+// field's value.
+func namesLabel(s string) bool {
+	return slices.ContainsFunc(strings.FieldsFunc(s, notLetter), func(t string) bool {
+		return len(t) >= 5 && slices.Contains(givenLabels, t)
+	})
 }
 
 // otherLabel reports label tokens that hold a word naming another field

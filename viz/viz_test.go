@@ -610,3 +610,34 @@ func TestNumberReadAlike(t *testing.T) {
 		}
 	}
 }
+
+// TestSurnameNotBelowGivenNamesLabel: a Canadian passport (independently
+// generated, a mild photo, docs/accuracy.md, twenty-ninth pass) whose
+// short surname LEE was read with the label's NOM as one tall line, and
+// whose given names' label was read with GIVEN as GJVEN: the given names
+// below that label were taken for the surname, and the genuine passport
+// failed as potential_fraud. A given names' label ends the search below
+// the surname's, whatever else its line holds.
+func TestSurnameNotBelowGivenNamesLabel(t *testing.T) {
+	line := func(n int, text string, box image.Rectangle) []ocr.Word {
+		var out []ocr.Word
+		ws := strings.Fields(text)
+		step := box.Dx() / len(ws)
+		for i, w := range ws {
+			out = append(out, ocr.Word{Text: w, Conf: 0.94, Block: 1, Line: n,
+				Box: image.Rect(box.Min.X+i*step, box.Min.Y, box.Min.X+(i+1)*step-8, box.Max.Y)})
+		}
+		return out
+	}
+	var page []ocr.Word
+	page = append(page, line(0, "SURNAME /NOM", image.Rect(600, 303, 743, 319))...)
+	page = append(page, line(1, "L. EE NOM", image.Rect(602, 297, 743, 379))...)
+	page = append(page, line(2, "GJVEN NAMES / PRENOMS", image.Rect(601, 396, 821, 420))...)
+	page = append(page, line(3, "ETIENNE NOAH", image.Rect(602, 420, 974, 455))...)
+	f := mrz.Fields{Format: mrz.TD3, Surname: "LEE", GivenNames: "ETIENNE NOAH"}
+	for _, fd := range Compare(NewZone(page, DMY), f) {
+		if fd.Name == "surname" && fd.Status == Mismatch {
+			t.Errorf("surname: %+v, the given names taken for it", fd)
+		}
+	}
+}
