@@ -1096,7 +1096,14 @@ func (z Zone) findName(name string, like func(printed printedWord, part string) 
 		}
 		for _, w := range l.Words {
 			lower := strings.IndexFunc(w.Text, unicode.IsLower) >= 0
-			for _, t := range strings.FieldsFunc(fold(w.Text), notLetter) {
+			f := fold(w.Text)
+			ts := strings.FieldsFunc(f, notLetter)
+			if joined := apostrophes.ReplaceAllString(f, "$1$2"); joined != f {
+				// The MRZ leaves a name's apostrophe out (O'NEILL is
+				// ONEILL there): the word is also compared whole.
+				ts = append(ts, strings.FieldsFunc(joined, notLetter)...)
+			}
+			for _, t := range ts {
 				words = append(words, printedWord{t, lower})
 			}
 		}
@@ -1120,6 +1127,11 @@ func (z Zone) findName(name string, like func(printed printedWord, part string) 
 	}
 	return seen, len(seen) > 0
 }
+
+// apostrophes finds an apostrophe between two letters, as printed or as
+// OCR reads it: a quote, a backtick or an asterisk ("O*NETLL" for O'NEILL
+// on a mild photo of an independently generated Irish card).
+var apostrophes = regexp.MustCompile("([A-Z])['’‘´`*\"]([A-Z])")
 
 func notLetter(r rune) bool { return !(r >= 'A' && r <= 'Z') }
 

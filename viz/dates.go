@@ -118,9 +118,10 @@ var (
 	// we know (a national abbreviation in a script or language not
 	// listed: "26 ЖОВ/OCT 2024" read "26 KOB/OCT 2024"), when the second,
 	// usually English, decides. A quote OCR makes of a speck before the
-	// month ("07 "SEP 2029"), or punctuation for the space after the day
-	// ("20;SEP 1970"), is skipped.
-	namedDate = regexp.MustCompile(`([0-9]{1,2}) ?[.;,:]? ?(?:["'‘’“”] ?)?([A-Z]{3,9})\.?(?: ?([/|]?) ?([A-Z]{3,10})\.?)? ?([0-9]{4}|[0-9]{2})`)
+	// month ("07 "SEP 2029") or the year ("07 SEP “2031", a mild photo
+	// of an Irish card, independently generated), or punctuation for the
+	// space after the day ("20;SEP 1970"), is skipped.
+	namedDate = regexp.MustCompile(`([0-9]{1,2}) ?[.;,:]? ?(?:["'‘’“”] ?)?([A-Z]{3,9})\.?(?: ?([/|]?) ?([A-Z]{3,10})\.?)? ?(?:["'‘’“”] ?)?([0-9]{4}|[0-9]{2})`)
 )
 
 // matches returns every match of re in s, overlapping ones included,

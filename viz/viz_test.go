@@ -31,6 +31,7 @@ func TestParseDates(t *testing.T) {
 		{"26 KOB/OCT 2034", DMY, []string{"20341026"}},  // ЖОВ misread: the second month decides
 		{"26 KOB IOCT 2034", DMY, []string{"20341026"}}, // and its slash misread
 		{"07 \"SEP 2029", DMY, []string{"20290907"}},    // a speck read as a quote
+		{"07 SEP “2031", DMY, []string{"20310907"}},     // and before the year
 		{"20;SEP 1970", DMY, []string{"19700920"}},      // a space read as a semicolon
 		{"12 MAY CLOSE 22", DMY, nil},                   // an address: no second month
 		{"12 HIGH STREET 1990", DMY, nil},               // neither word a month
@@ -482,6 +483,13 @@ func TestSurnameMisreadInTheMRZ(t *testing.T) {
 		// Read in lower case, round letters are confused among
 		// themselves: the word is taken as a misread, as before.
 		{"MAYER", "Meyer", Match},
+		// The MRZ writes O'NEILL as ONEILL; OCR reads the apostrophe
+		// as an asterisk or a quote, and a misread letter besides
+		// (an Irish card, mild photo, independently generated,
+		// twenty-ninth pass: "O*NETLL").
+		{"ONEILL", "O*NETLL", Match},
+		{"ONEILL", "O’NEILL", Match},
+		{"DARCY", "D`ARCY", Match},
 	} {
 		f := mrz.Fields{Format: mrz.TD3, DocumentNumber: "L898902C3", Surname: tt.mrz,
 			BirthDate: mrz.Date{Year: 1974, Month: 8, Day: 12}, ExpiryDate: mrz.Date{Year: 2030, Month: 6, Day: 11}}
