@@ -389,6 +389,18 @@ func sideRegion(bounds, outline image.Rectangle, found bool, text image.Rectangl
 		// table's (Ukrainian and Belgian licences' photos: read there, a
 		// noisy 2,400-pixel page kept Tesseract busy for minutes).
 		found = false
+	case found && textOK && 5*area(text.Intersect(outline)) < 4*area(text) && text.Overlaps(outline) &&
+		viz.EdgesNear(text, bounds, 100) <= 1 && viz.CardText(text, glyph):
+		// A fifth of the text or more lies outside the outline, and
+		// the text, away from the photo's edges, spans no more glyph
+		// heights than a card's: the outline is a part of the card, or
+		// the card with a shadow or a marble's vein joined to it, not
+		// the whole card. Independently generated cards (twenty-ninth
+		// pass) were read in such outlines and their fields lost: a US
+		// permit's portrait side in low light (354 × 628 px of a card
+		// whose text is 1,057 × 852) and a Mexican card's lower left
+		// with the vein below it (the number and surname outside).
+		found = false
 	}
 	if found || !textOK {
 		return viz.Region{Rect: outline}

@@ -119,6 +119,15 @@ func TestSideRegion(t *testing.T) {
 		// four times the card's area.
 		{"the table's texture all over a large card", image.Rect(0, 0, 2158, 3838), image.Rect(207, 1903, 2079, 3167), true, image.Rect(0, 0, 2158, 3838), true, image.Rect(207, 1903, 2079, 3167), false},
 		{"a portrait's frame", image.Rect(0, 0, 3082, 2312), image.Rect(875, 706, 1291, 1675), true, image.Rect(600, 700, 2300, 2000), true, image.Rect(600, 700, 2300, 2000), true},
+		// Independently generated cards (twenty-ninth pass): a US
+		// permit's portrait side in low light stood out alone, and a
+		// Mexican card's lower left joined to a marble's vein below it;
+		// the text, a card's size in glyphs, lies mostly outside.
+		{"a card's portrait side", image.Rect(0, 0, 2352, 1764), image.Rect(548, 725, 902, 1353), true, image.Rect(743, 343, 1800, 1195), true, image.Rect(743, 343, 1800, 1195), true},
+		{"part of the card and a vein below it", image.Rect(0, 0, 2410, 3214), image.Rect(642, 535, 1580, 1219), true, image.Rect(674, 157, 2157, 1048), true, image.Rect(674, 157, 2157, 1048), true},
+		// Text beyond the outline spanning more than a card's text
+		// (here 100 × 80 glyphs) is not the card's.
+		{"text too large for a card around the card", image.Rect(0, 0, 4000, 3000), image.Rect(1000, 1000, 2000, 1630), true, image.Rect(500, 300, 3500, 2700), true, image.Rect(1000, 1000, 2000, 1630), false},
 		{"no outline", image.Rect(0, 0, 3082, 2312), image.Rect(300, 200, 2700, 2100), false, image.Rect(600, 700, 2300, 2000), true, image.Rect(600, 700, 2300, 2000), true},
 		{"nothing found", image.Rect(0, 0, 3082, 2312), image.Rect(300, 200, 2700, 2100), false, image.Rectangle{}, false, image.Rect(300, 200, 2700, 2100), false},
 	} {

@@ -690,6 +690,14 @@ func growCluster(cl []int, lines [][]int, comps []component) []int {
 	return cl
 }
 
+// CardText reports whether text found by TextRegion, of median glyph
+// height glyph, spans no more glyph heights than a card's text does
+// (docGlyphsLong × docGlyphsShort, either way up).
+func CardText(text image.Rectangle, glyph float64) bool {
+	long, short := float64(max(text.Dx(), text.Dy())), float64(min(text.Dx(), text.Dy()))
+	return glyph > 0 && long <= docGlyphsLong*glyph && short <= docGlyphsShort*glyph
+}
+
 // docGlyphsLong and docGlyphsShort bound a card's text in median glyph
 // heights: an ID-1 card is 85.6 × 54 mm, and the median glyph of its
 // labels and values is at least ~1.4 mm tall (6-point labels, values
