@@ -392,8 +392,8 @@ func sideRegion(bounds, outline image.Rectangle, found bool, text image.Rectangl
 	case found && textOK && 5*area(text.Intersect(outline)) < 4*area(text) && text.Overlaps(outline) &&
 		viz.EdgesNear(text, bounds, 100) <= 1 && viz.CardText(text, glyph):
 		// A fifth of the text or more lies outside the outline, and
-		// the text, away from the photo's edges, spans no more glyph
-		// heights than a card's: the outline is a part of the card, or
+		// the text, reaching at most one of the photo's edges, spans no
+		// more glyph heights than a card's: the outline is a part of the card, or
 		// the card with a shadow or a marble's vein joined to it, not
 		// the whole card. Independently generated cards (twenty-ninth
 		// pass) were read in such outlines and their fields lost: a US
