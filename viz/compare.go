@@ -1098,10 +1098,10 @@ func (z Zone) findName(name string, like func(printed printedWord, part string) 
 			lower := strings.IndexFunc(w.Text, unicode.IsLower) >= 0
 			f := fold(w.Text)
 			ts := strings.FieldsFunc(f, notLetter)
-			if joined := apostrophes.ReplaceAllString(f, "$1$2"); joined != f {
+			if strings.ContainsAny(f, apostropheMarks) {
 				// The MRZ leaves a name's apostrophe out (O'NEILL is
 				// ONEILL there): the word is also compared whole.
-				ts = append(ts, strings.FieldsFunc(joined, notLetter)...)
+				ts = append(ts, strings.FieldsFunc(apostrophes.ReplaceAllString(f, "$1$2"), notLetter)...)
 			}
 			for _, t := range ts {
 				words = append(words, printedWord{t, lower})
@@ -1131,7 +1131,10 @@ func (z Zone) findName(name string, like func(printed printedWord, part string) 
 // apostrophes finds an apostrophe between two letters, as printed or as
 // OCR reads it: a quote, a backtick or an asterisk ("O*NETLL" for O'NEILL
 // on a mild photo of an independently generated Irish card).
-var apostrophes = regexp.MustCompile("([A-Z])['’‘´`*\"]([A-Z])")
+var apostrophes = regexp.MustCompile("([A-Z])[" + apostropheMarks + "]([A-Z])")
+
+// apostropheMarks are the marks apostrophes looks for between letters.
+const apostropheMarks = "'’‘´`*\""
 
 func notLetter(r rune) bool { return !(r >= 'A' && r <= 'Z') }
 

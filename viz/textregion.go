@@ -475,11 +475,9 @@ func repeats(lines [][]int, comps []component, least int, share float64) (tile [
 	// not: a check cut by the photo's edge or the card, or whose
 	// neighbour lost its outline in a shadow, is still the pattern's.
 	of := 0
-	for _, l := range lines {
-		for _, ci := range l {
-			if shaped(ci) {
-				of++
-			}
+	for _, a := range boxed {
+		if within(a, ma) {
+			of++
 		}
 	}
 	if count < least || float64(of) < share*float64(len(ws)) {
@@ -681,8 +679,7 @@ func growCluster(cl []int, lines [][]int, comps []component) []int {
 	sort.SliceStable(cands, func(i, j int) bool { return cands[i].dist < cands[j].dist })
 	for _, c := range cands {
 		u := box.Union(c.box)
-		long, short := float64(max(u.Dx(), u.Dy())), float64(min(u.Dx(), u.Dy()))
-		if long <= docGlyphsLong*med && short <= docGlyphsShort*med {
+		if CardText(u, med) {
 			box = u
 			cl = append(cl, c.li)
 		}
