@@ -649,3 +649,41 @@ func TestSurnameNotBelowGivenNamesLabel(t *testing.T) {
 		}
 	}
 }
+
+// TestSurnameLabelNotAGivenNamesLabel: a Swedish permit's given-names
+// label FÖRNAMN read FOERNAMN is two edits from the surname's EFTERNAMN,
+// whose own label glare took away ("IYK"); the name below it,
+// VOLODYMYR, is the given name, not a surname contradicting the MRZ
+// (independently generated, fresh seed 64, s64-0064).
+func TestSurnameLabelNotAGivenNamesLabel(t *testing.T) {
+	line := func(n int, text string, box image.Rectangle) []ocr.Word {
+		var out []ocr.Word
+		ws := strings.Fields(text)
+		step := box.Dx() / len(ws)
+		for i, w := range ws {
+			out = append(out, ocr.Word{Text: w, Conf: 0.93, Block: 1, Line: n,
+				Box: image.Rect(box.Min.X+i*step, box.Min.Y, box.Min.X+(i+1)*step-8, box.Max.Y)})
+		}
+		return out
+	}
+	for _, label := range []string{"FOERNAMN", "FORNAMN", "FÖRNAMN"} {
+		var page []ocr.Word
+		page = append(page, line(0, "SVERIGE", image.Rect(670, 90, 780, 112))...)
+		page = append(page, line(1, "IYK", image.Rect(640, 190, 700, 215))...)
+		page = append(page, line(2, label, image.Rect(576, 258, 646, 274))...)
+		page = append(page, line(3, "VOLODYMYR", image.Rect(577, 278, 761, 305))...)
+		page = append(page, line(4, "28.06.1952", image.Rect(808, 540, 972, 568))...)
+		f := mrz.Fields{Format: mrz.TD1, Surname: "MELNYK", GivenNames: "VOLODYMYR"}
+		for _, fd := range Compare(NewZone(page, DMY), f) {
+			if fd.Name == "surname" && fd.Status == Mismatch {
+				t.Errorf("label %s: surname %+v, the given name taken for it", label, fd)
+			}
+		}
+	}
+	// A surname label misread within two edits still labels the surname.
+	for _, label := range []string{"EFTERNAMN", "EFTERNAMM", "EFTRNAMN"} {
+		if !surnameWord(label) {
+			t.Errorf("surnameWord(%q) = false, want true", label)
+		}
+	}
+}
