@@ -120,8 +120,10 @@ var (
 	// usually English, decides. A quote OCR makes of a speck before the
 	// month ("07 "SEP 2029") or the year ("07 SEP “2031", a mild photo
 	// of an Irish card, independently generated), or punctuation for the
-	// space after the day ("20;SEP 1970"), is skipped.
-	namedDate = regexp.MustCompile(`([0-9]{1,2}) ?[.;,:]? ?(?:["'‘’“”] ?)?([A-Z]{3,9})\.?(?: ?([/|]?) ?([A-Z]{3,10})\.?)? ?(?:["'‘’“”] ?)?([0-9]{4}|[0-9]{2})`)
+	// space after the day ("20;SEP 1970"), is skipped; so are one or two
+	// backslashes OCR makes of a guilloche's strokes beside the month
+	// ("23\\FEB\ 1953", a Spanish passport in shadow, fresh seed 64).
+	namedDate = regexp.MustCompile(`([0-9]{1,2}) ?[.;,:]? ?(?:["'‘’“”\\]{1,2} ?)?([A-Z]{3,9})\.?(?: ?([/|]?) ?([A-Z]{3,10})\.?)? ?(?:["'‘’“”\\]{1,2} ?)?([0-9]{4}|[0-9]{2})`)
 )
 
 // matches returns every match of re in s, overlapping ones included,

@@ -32,6 +32,7 @@ func TestParseDates(t *testing.T) {
 		{"26 KOB IOCT 2034", DMY, []string{"20341026"}}, // and its slash misread
 		{"07 \"SEP 2029", DMY, []string{"20290907"}},    // a speck read as a quote
 		{"07 SEP “2031", DMY, []string{"20310907"}},     // and before the year
+		{`23\\FEB\ 1953`, DMY, []string{"19530223"}},    // guilloche strokes read as backslashes
 		{"20;SEP 1970", DMY, []string{"19700920"}},      // a space read as a semicolon
 		{"12 MAY CLOSE 22", DMY, nil},                   // an address: no second month
 		{"12 HIGH STREET 1990", DMY, nil},               // neither word a month
