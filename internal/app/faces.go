@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	xdraw "golang.org/x/image/draw"
+	"golang.org/x/image/math/f64"
 
 	"github.com/verifyd/verifyd/engine"
 	"github.com/verifyd/verifyd/tfjs"
@@ -192,26 +193,237 @@ func (m *FaceModels) faces(ctx context.Context, img image.Image, sizes []int, pr
 	if err != nil {
 		return nil, err
 	}
+	// onSmall maps a point of t to small's coordinates: the identity
+	// unless the faces were found on small turned (rollAngles).
+	onSmall := func(p faceapi.Point) faceapi.Point { return p }
+	if !slices.ContainsFunc(dets, sure) {
+		// Both turns are looked at, and the one with the largest sure
+		// face kept: a turn the wrong way can still find a smaller face
+		// at the photo's edge (a bystander in a group photo, turned out
+		// of the way of the tilted head the other turn finds), and the
+		// person verifying is the one nearest the camera.
+		//
+		// The detector sees the turned photo at its own small sizes: it
+		// is searched halved to under 1,664 px (turning a 2,000 px photo
+		// cost ~0.2 s of one core, the search a fifth of it), and turned
+		// at full size only when a face is found there, for the
+		// landmarks and the descriptor.
+		look := small
+		for max(look.Bounds().Dx(), look.Bounds().Dy()) >= 4*rollInputSizes[0] {
+			look = halve(look)
+		}
+		f := float64(sb.Dx()) / float64(look.Bounds().Dx())
+		largest, at := 0.0, 0.0
+		for _, deg := range rollAngles {
+			turned := faceapi.ImageTensor(whole(look, deg).draw(look, xdraw.BiLinear))
+			td, err := detectSizes(func(size int) ([]faceapi.Detection, error) {
+				return m.analyzer.Detect(turned, faceapi.TinyDetectorOptions{InputSize: size, ScoreThreshold: 0.3})
+			}, rollInputSizes, 0, 0)
+			if err != nil {
+				return nil, err
+			}
+			for _, d := range td {
+				if sure(d) && d.Box.Width > largest {
+					largest, at, dets = d.Box.Width, deg, td
+				}
+			}
+		}
+		if largest > 0 {
+			for i := range dets {
+				b := &dets[i].Box
+				b.X, b.Y, b.Width, b.Height = b.X*f, b.Y*f, b.Width*f, b.Height*f
+			}
+			tr := whole(small, at)
+			t, onSmall = faceapi.ImageTensor(tr.draw(small, xdraw.BiLinear)), tr.from
+		}
+	}
 	found := m.analyzer.Locate(t, dets)
 	b := img.Bounds()
+	// onImg maps a point of small to img's coordinates.
+	onImg := func(p faceapi.Point) engine.Point {
+		return engine.Point{X: float64(b.Min.X) + p.X*scale, Y: float64(b.Min.Y) + p.Y*scale}
+	}
 	out := make([]engine.Face, len(found))
 	for i, f := range found {
 		d := f.Detection.Box
 		lm := make([]engine.Point, len(f.Landmarks))
+		ps := make([]faceapi.Point, len(f.Landmarks)) // on small
 		for j, p := range f.Landmarks {
-			lm[j] = engine.Point{X: float64(b.Min.X) + p.X*scale, Y: float64(b.Min.Y) + p.Y*scale}
+			ps[j] = onSmall(p)
+			lm[j] = onImg(ps[j])
 		}
+		// A box found on the turned photo is moved, not turned, back: its
+		// centre goes where the face is and its size stays the face's,
+		// which the liveness crop and the size rule (MinFacePixels) need,
+		// not the larger box that would hold the turned square.
+		c := onSmall(faceapi.Point{X: d.X + d.Width/2, Y: d.Y + d.Height/2})
 		out[i] = engine.Face{
 			Landmarks: lm,
-			Box: image.Rect(b.Min.X+int(math.Round(d.X*scale)), b.Min.Y+int(math.Round(d.Y*scale)),
-				b.Min.X+int(math.Round(d.Right()*scale)), b.Min.Y+int(math.Round(d.Bottom()*scale))).Intersect(b),
+			Box: image.Rect(b.Min.X+int(math.Round((c.X-d.Width/2)*scale)), b.Min.Y+int(math.Round((c.Y-d.Height/2)*scale)),
+				b.Min.X+int(math.Round((c.X+d.Width/2)*scale)), b.Min.Y+int(math.Round((c.Y+d.Height/2)*scale))).Intersect(b),
 			Score: f.Detection.Score,
 		}
+		ft := t
+		if roll, ok := eyeRoll(ps, d.Width); ok && sure(f.Detection) && math.Abs(roll) > levelAngle {
+			// The landmark network places the points of a tilted head
+			// poorly (a face-api sample person turned 30°: 0.64 eye
+			// distances off, the descriptor then 0.69 from the same
+			// selfie upright), and the descriptor's chip is cut by
+			// them. They are placed again on the face turned level by
+			// them, where the network sees it nearly as it was trained
+			// to: a square of three times the face's size about its
+			// centre, all the landmarks and the chip need. Once: a
+			// second turn by the tilt measured on the levelled face
+			// made the points worse, not better.
+			z := min(1, levelFacePixels/max(d.Width, d.Height))
+			fw, fh := z*d.Width, z*d.Height
+			side := int(math.Ceil(3 * max(fw, fh)))
+			tr := turning{c: c, w: side, h: side, deg: -roll, zoom: z}
+			lt := faceapi.ImageTensor(tr.draw(small, xdraw.BiLinear))
+			again := m.analyzer.Locate(lt, []faceapi.Detection{{
+				Box:   faceapi.Box{X: float64(side)/2 - fw/2, Y: float64(side)/2 - fh/2, Width: fw, Height: fh},
+				Score: f.Detection.Score,
+			}})
+			// Kept only if the points placed again agree that the face is
+			// now level: points the network could not place (an upside-down
+			// selfie, its EXIF orientation lost) show a tilt as often as
+			// not, and levelled by it such a face went from a borderline
+			// 0.706 to a mismatch of 0.844 with its own photo.
+			if len(again) == 1 && level(again[0].Landmarks, d.Width) {
+				for j, p := range again[0].Landmarks {
+					lm[j] = onImg(tr.from(p))
+				}
+				ft, f = lt, again[0]
+			}
+		}
 		if describe {
-			out[i].Descriptor = m.descriptor(t, f)
+			out[i].Descriptor = m.descriptor(ft, f)
 		}
 	}
 	return out, nil
+}
+
+// levelFacePixels is the largest side, in pixels, of a face placed again
+// turned level: a larger face is turned onto a canvas that shrinks it to
+// this, which costs (side/300)² less than turning it whole and loses
+// nothing the networks see: the landmark network looks at 112 × 112
+// pixels, the descriptor's chip is 150 × 150 (a larger face is halved
+// before it is sampled, faceChip).
+const levelFacePixels = 300.0
+
+// levelAngle is the tilt of a face's eyes, in degrees, beyond which its
+// landmarks are located again on the photo turned level: the landmark
+// network places the points of a head tilted by up to about 20° as well
+// as upright (TestTiltedSelfie).
+const levelAngle = 15
+
+// eyeRoll returns the angle, in degrees, of the line from the centre of
+// the eye on the photo's left (landmarks 36–41) to that of the other
+// (42–47), clockwise from the horizontal as the photo is seen, on a face
+// whose detected box is width wide. It is not ok when the points cannot
+// be a head tilted as a selfie's is: tilted by more than 45° (the turned
+// second look finds a face tilted by up to about 40°), or the eyes'
+// centres closer than a fifth of the box's width (a third on a face seen
+// from the front). The landmark network puts its points somewhere even
+// on a face it cannot place: a webcam screenshot's cell in face-api's
+// calibration data had them at 58°, 0.16 of its box apart; levelled by
+// them, the face's descriptor moved 0.12 further from the same person's
+// other photos, past the mismatch distance.
+func eyeRoll(lm []faceapi.Point, width float64) (float64, bool) {
+	if len(lm) != 68 {
+		return 0, false
+	}
+	var l, r faceapi.Point
+	for i := range 6 {
+		l.X, l.Y = l.X+lm[36+i].X/6, l.Y+lm[36+i].Y/6
+		r.X, r.Y = r.X+lm[42+i].X/6, r.Y+lm[42+i].Y/6
+	}
+	roll := math.Atan2(r.Y-l.Y, r.X-l.X) * 180 / math.Pi
+	return roll, math.Abs(roll) <= 45 && math.Hypot(r.X-l.X, r.Y-l.Y) >= width/5
+}
+
+// level reports landmarks whose eyes are tilted by at most levelAngle.
+func level(lm []faceapi.Point, width float64) bool {
+	roll, ok := eyeRoll(lm, width)
+	return ok && math.Abs(roll) <= levelAngle
+}
+
+// sure reports whether a detection is confident enough to settle the
+// search (the engine counts faces from 0.5, MinFaceScore).
+func sure(d faceapi.Detection) bool { return d.Score >= 0.5 }
+
+// rollAngles are the turns, in degrees, of a photo faces looks at again
+// when the detector found no sure face on it upright. The tiny detector
+// tolerates a head tilted by about 20° (a third of face-api's sample
+// faces are missed from 30° on, measured with TestRollExperiment,
+// docs/accuracy.md "A tilted head"); a selfie taken with the phone or the
+// head tilted goes beyond that, and was sent to review as faceless.
+// Turning the photo by 20° either way brings a face tilted by up to
+// about 40° back within the detector's reach; the turn the wrong way
+// makes the tilt worse and finds nothing.
+var rollAngles = []float64{20, -20}
+
+// rollInputSizes are the detector's sizes for a turned photo: a face
+// that was missed for its tilt is a close-up (a selfie, a liveness
+// frame, a document's portrait looked at closer), which 416 and 320 see;
+// the larger sizes, which only a small face needs, would double the cost
+// of every photo without a face.
+var rollInputSizes = []int{416, 320}
+
+// turning is a photo turned by deg degrees clockwise about c (a point
+// of its pixels, its bounds' Min at 0) onto a canvas of w × h whose
+// centre c goes to.
+type turning struct {
+	c    faceapi.Point
+	w, h int
+	deg  float64
+	// zoom is the canvas's pixels per pixel of the photo, in (0, 1]; 0
+	// means 1.
+	zoom float64
+}
+
+// whole is img turned about its centre onto a canvas of its own size.
+func whole(img image.Image, deg float64) turning {
+	b := img.Bounds()
+	return turning{c: faceapi.Point{X: float64(b.Dx()) / 2, Y: float64(b.Dy()) / 2}, w: b.Dx(), h: b.Dy(), deg: deg}
+}
+
+// rot returns the sine and cosine of the turn, each times the zoom.
+func (t turning) rot() (s, c, z float64) {
+	z = t.zoom
+	if z == 0 {
+		z = 1
+	}
+	s, c = math.Sincos(t.deg * math.Pi / 180)
+	return s * z, c * z, z
+}
+
+// to maps a point of the photo to the canvas.
+func (t turning) to(p faceapi.Point) faceapi.Point {
+	s, c, _ := t.rot()
+	x, y := p.X-t.c.X, p.Y-t.c.Y
+	return faceapi.Point{X: float64(t.w)/2 + c*x - s*y, Y: float64(t.h)/2 + s*x + c*y}
+}
+
+// from maps a point of the canvas back to the photo.
+func (t turning) from(q faceapi.Point) faceapi.Point {
+	s, c, z := t.rot()
+	x, y := q.X-float64(t.w)/2, q.Y-float64(t.h)/2
+	return faceapi.Point{X: t.c.X + (c*x+s*y)/(z*z), Y: t.c.Y + (-s*x+c*y)/(z*z)}
+}
+
+// draw returns the canvas with img turned onto it, sampled by k, grey
+// where img does not reach.
+func (t turning) draw(img image.Image, k xdraw.Transformer) *image.RGBA {
+	dst := image.NewRGBA(image.Rect(0, 0, t.w, t.h))
+	draw.Draw(dst, dst.Rect, image.NewUniform(color.RGBA{128, 128, 128, 255}), image.Point{}, draw.Src)
+	// Source to destination, as to() with img's own Min moved to 0.
+	s, c, _ := t.rot()
+	b := img.Bounds()
+	ox, oy := float64(b.Min.X)+t.c.X, float64(b.Min.Y)+t.c.Y
+	m := f64.Aff3{c, -s, float64(t.w)/2 - c*ox + s*oy, s, c, float64(t.h)/2 - s*ox - c*oy}
+	k.Transform(dst, m, img, b, xdraw.Over, nil)
+	return dst
 }
 
 // detectSizes runs detect, the detector at an input size, on a photo
@@ -239,13 +451,13 @@ func detectSizes(detect func(size int) ([]faceapi.Detection, error), sizes []int
 		// face beside a close-up that 800 does not (a hair line or a
 		// shoulder), and two faces send the selfie to review, so a photo
 		// with more than one takes the loop, as it did before the probe.
-		var sure []faceapi.Detection
+		var confident []faceapi.Detection
 		for _, d := range dets {
-			if d.Score >= 0.5 {
-				sure = append(sure, d)
+			if sure(d) {
+				confident = append(confident, d)
 			}
 		}
-		if len(sure) == 1 && sure[0].Box.Width*float64(probe) >= probeCells*32*float64(long) {
+		if len(confident) == 1 && confident[0].Box.Width*float64(probe) >= probeCells*32*float64(long) {
 			return dets, nil
 		}
 	}
@@ -255,7 +467,7 @@ func detectSizes(detect func(size int) ([]faceapi.Detection, error), sizes []int
 		if dets, err = at(size); err != nil {
 			return nil, err
 		}
-		if slices.ContainsFunc(dets, func(d faceapi.Detection) bool { return d.Score >= 0.5 }) {
+		if slices.ContainsFunc(dets, sure) {
 			break
 		}
 	}

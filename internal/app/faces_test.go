@@ -29,6 +29,8 @@ import (
 	"github.com/verifyd/verifyd/mrz"
 )
 
+var tiltSweep = flag.Bool("faces.tilts", false, "TestTiltedSelfie: report the faces found and described right at tilts from 0° to 40° instead of checking 25°")
+
 var accuracyAll = flag.Bool("faces.all", false, "TestFaceAccuracy: use every face of the sample photos (default: the first 8)")
 
 // transforms are the same-photo changes of the first measurement.
@@ -365,5 +367,111 @@ func TestDescriptorPose(t *testing.T) {
 				t.Errorf("%s %s: descriptor distance %.3f to the selfie, not below face-api's crop's %.3f", p.Name, v.name, d, fd)
 			}
 		}
+	}
+}
+
+// TestTiltedSelfie turns every face-api sample person's selfie by 25°
+// either way and checks that the engine finds the face at least nine
+// times in ten, and that every face it finds there is the person's: its
+// landmarks where the upright selfie's are once turned, its descriptor a
+// match for the upright selfie's. Without the turned second look and the
+// levelled landmarks (FaceModels.faces) one of the faces is not found
+// even upright, one is missed turned, and two are described 0.58 and
+// 0.61 from themselves upright: borderline matches of a person with
+// herself. The crops of face-api's group photos show neighbours at their
+// edges; the face looked at is the one nearest where the person's face
+// is turned to.
+func TestTiltedSelfie(t *testing.T) {
+	t.Parallel()
+	people := facetest.People(t)
+	m := facetest.Models(t)
+	ctx := context.Background()
+	th := engine.DefaultFaceThresholds
+	centre := func(f engine.Face) engine.Point {
+		return engine.Point{X: float64(f.Box.Min.X+f.Box.Max.X) / 2, Y: float64(f.Box.Min.Y+f.Box.Max.Y) / 2}
+	}
+	// nearest returns the usable face of img nearest to p.
+	nearest := func(img image.Image, p engine.Point) (engine.Face, float64) {
+		faces, err := m.Faces(ctx, img)
+		if err != nil {
+			t.Fatal(err)
+		}
+		best, at := engine.Face{}, math.Inf(1)
+		for _, f := range th.Usable(faces) {
+			if c := centre(f); math.Hypot(c.X-p.X, c.Y-p.Y) < at {
+				best, at = f, math.Hypot(c.X-p.X, c.Y-p.Y)
+			}
+		}
+		return best, at
+	}
+	type person struct {
+		name    string
+		selfie  image.Image
+		upright engine.Face
+	}
+	var uprights []person
+	for _, p := range people {
+		selfie := p.Selfie()
+		b := selfie.Bounds()
+		upright, _ := nearest(selfie, engine.Point{X: float64(b.Min.X+b.Max.X) / 2, Y: float64(b.Min.Y+b.Max.Y) / 2})
+		if upright.Descriptor == nil {
+			t.Errorf("%s: no face upright", p.Name)
+			continue
+		}
+		uprights = append(uprights, person{p.Name, selfie, upright})
+	}
+	// tilt turns every selfie by deg either way and returns how many of
+	// the faces were found, and of those how many were the person's
+	// (landmarks within 0.2 eye distances of the upright ones turned,
+	// descriptor within MatchDistance of the upright one).
+	tilt := func(deg float64) (tried, found, right int) {
+		for _, p := range uprights {
+			b := p.selfie.Bounds()
+			cx, cy := float64(b.Min.X+b.Max.X)/2, float64(b.Min.Y+b.Max.Y)/2
+			upright := p.upright
+			eyes := math.Hypot(upright.Landmarks[36].X-upright.Landmarks[45].X, upright.Landmarks[36].Y-upright.Landmarks[45].Y)
+			for _, a := range []float64{deg, -deg} {
+				// rotate turns by a about the centre (image coordinates, y
+				// down): where a point of the upright selfie goes.
+				s, c := math.Sincos(a * math.Pi / 180)
+				turnPoint := func(q engine.Point) engine.Point {
+					x, y := q.X-cx, q.Y-cy
+					return engine.Point{X: cx + c*x - s*y, Y: cy + s*x + c*y}
+				}
+				tried++
+				turned, off := nearest(rotate(p.selfie, a), turnPoint(centre(upright)))
+				if off > float64(upright.Box.Dx())/2 {
+					t.Logf("%s turned %+g°: the face not found", p.name, a)
+					continue
+				}
+				found++
+				var sq float64
+				for i, q := range upright.Landmarks {
+					want := turnPoint(q)
+					sq += math.Pow(turned.Landmarks[i].X-want.X, 2) + math.Pow(turned.Landmarks[i].Y-want.Y, 2)
+				}
+				rms := math.Sqrt(sq/float64(len(upright.Landmarks))) / eyes
+				d := engine.Distance(upright.Descriptor, turned.Descriptor)
+				t.Logf("%s turned %+g°: landmarks off by %.3f eye distances, descriptor distance %.3f", p.name, a, rms, d)
+				if d >= th.MismatchDistance && !*tiltSweep {
+					t.Errorf("%s turned %+g°: descriptor distance %.3f to the upright selfie's: a photo_mismatch of the person with herself", p.name, a, d)
+				}
+				if rms <= 0.2 && d <= th.MatchDistance {
+					right++
+				}
+			}
+		}
+		t.Logf("turned %g°: %d of %d faces found, %d of them the person's", deg, found, tried, right)
+		return tried, found, right
+	}
+	if *tiltSweep {
+		for _, deg := range []float64{0, 10, 15, 20, 25, 30, 35, 40} {
+			tilt(deg)
+		}
+		return
+	}
+	tried, _, right := tilt(25)
+	if 10*right < 9*tried {
+		t.Errorf("turned 25°: %d of %d faces found and described as the person, want nine in ten", right, tried)
 	}
 }
