@@ -628,16 +628,7 @@ func TestNumberReadAlike(t *testing.T) {
 // failed as potential_fraud. A given names' label ends the search below
 // the surname's, whatever else its line holds.
 func TestSurnameNotBelowGivenNamesLabel(t *testing.T) {
-	line := func(n int, text string, box image.Rectangle) []ocr.Word {
-		var out []ocr.Word
-		ws := strings.Fields(text)
-		step := box.Dx() / len(ws)
-		for i, w := range ws {
-			out = append(out, ocr.Word{Text: w, Conf: 0.94, Block: 1, Line: n,
-				Box: image.Rect(box.Min.X+i*step, box.Min.Y, box.Min.X+(i+1)*step-8, box.Max.Y)})
-		}
-		return out
-	}
+	line := func(n int, text string, box image.Rectangle) []ocr.Word { return lineWords(n, text, box, 0.94) }
 	var page []ocr.Word
 	page = append(page, line(0, "SURNAME /NOM", image.Rect(600, 303, 743, 319))...)
 	page = append(page, line(1, "L. EE NOM", image.Rect(602, 297, 743, 379))...)
@@ -657,16 +648,7 @@ func TestSurnameNotBelowGivenNamesLabel(t *testing.T) {
 // VOLODYMYR, is the given name, not a surname contradicting the MRZ
 // (independently generated, fresh seed 64, s64-0064).
 func TestSurnameLabelNotAGivenNamesLabel(t *testing.T) {
-	line := func(n int, text string, box image.Rectangle) []ocr.Word {
-		var out []ocr.Word
-		ws := strings.Fields(text)
-		step := box.Dx() / len(ws)
-		for i, w := range ws {
-			out = append(out, ocr.Word{Text: w, Conf: 0.93, Block: 1, Line: n,
-				Box: image.Rect(box.Min.X+i*step, box.Min.Y, box.Min.X+(i+1)*step-8, box.Max.Y)})
-		}
-		return out
-	}
+	line := func(n int, text string, box image.Rectangle) []ocr.Word { return lineWords(n, text, box, 0.93) }
 	for _, label := range []string{"FOERNAMN", "FORNAMN", "FÖRNAMN"} {
 		var page []ocr.Word
 		page = append(page, line(0, "SVERIGE", image.Rect(670, 90, 780, 112))...)
@@ -687,4 +669,17 @@ func TestSurnameLabelNotAGivenNamesLabel(t *testing.T) {
 			t.Errorf("surnameWord(%q) = false, want true", label)
 		}
 	}
+}
+
+// lineWords returns the words of text as OCR line n, in box, each word
+// the same share of its width, at confidence conf.
+func lineWords(n int, text string, box image.Rectangle, conf float64) []ocr.Word {
+	var out []ocr.Word
+	ws := strings.Fields(text)
+	step := box.Dx() / len(ws)
+	for i, w := range ws {
+		out = append(out, ocr.Word{Text: w, Conf: conf, Block: 1, Line: n,
+			Box: image.Rect(box.Min.X+i*step, box.Min.Y, box.Min.X+(i+1)*step-8, box.Max.Y)})
+	}
+	return out
 }
