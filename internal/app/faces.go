@@ -289,7 +289,7 @@ func (m *FaceModels) faces(ctx context.Context, img image.Image, sizes []int, pr
 			// selfie, its EXIF orientation lost) show a tilt as often as
 			// not, and levelled by it such a face went from a borderline
 			// 0.706 to a mismatch of 0.844 with its own photo.
-			if len(again) == 1 && level(again[0].Landmarks, d.Width) {
+			if len(again) == 1 && level(again[0].Landmarks, fw) {
 				for j, p := range again[0].Landmarks {
 					lm[j] = onImg(tr.from(p))
 				}
@@ -354,9 +354,9 @@ func sure(d faceapi.Detection) bool { return d.Score >= 0.5 }
 
 // rollAngles are the turns, in degrees, of a photo faces looks at again
 // when the detector found no sure face on it upright. The tiny detector
-// tolerates a head tilted by about 20° (a third of face-api's sample
-// faces are missed from 30° on, measured with TestRollExperiment,
-// docs/accuracy.md "A tilted head"); a selfie taken with the phone or the
+// tolerates a head tilted by about 20° (of face-api's sample faces it
+// misses one in nine at 30° and three in ten at 35°, TestTiltedSelfie
+// -faces.tilts, docs/accuracy.md "A tilted head"); a selfie taken with the phone or the
 // head tilted goes beyond that, and was sent to review as faceless.
 // Turning the photo by 20° either way brings a face tilted by up to
 // about 40° back within the detector's reach; the turn the wrong way
@@ -398,13 +398,6 @@ func (t turning) rot() (s, c, z float64) {
 	return s * z, c * z, z
 }
 
-// to maps a point of the photo to the canvas.
-func (t turning) to(p faceapi.Point) faceapi.Point {
-	s, c, _ := t.rot()
-	x, y := p.X-t.c.X, p.Y-t.c.Y
-	return faceapi.Point{X: float64(t.w)/2 + c*x - s*y, Y: float64(t.h)/2 + s*x + c*y}
-}
-
 // from maps a point of the canvas back to the photo.
 func (t turning) from(q faceapi.Point) faceapi.Point {
 	s, c, z := t.rot()
@@ -417,7 +410,8 @@ func (t turning) from(q faceapi.Point) faceapi.Point {
 func (t turning) draw(img image.Image, k xdraw.Transformer) *image.RGBA {
 	dst := image.NewRGBA(image.Rect(0, 0, t.w, t.h))
 	draw.Draw(dst, dst.Rect, image.NewUniform(color.RGBA{128, 128, 128, 255}), image.Point{}, draw.Src)
-	// Source to destination, as to() with img's own Min moved to 0.
+	// Source to destination: the inverse of from, with img's own Min
+	// moved to 0.
 	s, c, _ := t.rot()
 	b := img.Bounds()
 	ox, oy := float64(b.Min.X)+t.c.X, float64(b.Min.Y)+t.c.Y

@@ -59,3 +59,11 @@ func TestTurning(t *testing.T) {
 		})
 	}
 }
+
+// to maps a point of the photo to the canvas: the inverse of from,
+// written out on its own for the test to check from and draw against.
+func (t turning) to(p faceapi.Point) faceapi.Point {
+	s, c, _ := t.rot()
+	x, y := p.X-t.c.X, p.Y-t.c.Y
+	return faceapi.Point{X: float64(t.w)/2 + c*x - s*y, Y: float64(t.h)/2 + s*x + c*y}
+}
