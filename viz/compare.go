@@ -464,7 +464,8 @@ func numberPart(ws []string, i, j int, yearFirst bool) bool {
 
 // impossibleOut looks for the MRZ's date printed with one digit misread
 // into a day or month no calendar has, or a year no document prints (as
-// parseDates, before 1900 or after 2100): "09.63.1974" for 09.03.1974,
+// parseDates, before 1900 or after 2100), numeric or, for the day alone,
+// with the month's name: "09.63.1974" for 09.03.1974,
 // the 0 of a motion-blurred card's month read as 6 in every reading,
 // which no date pattern accepts. A numeric date with a four-digit year
 // that is no date in either order and differs from the MRZ's in that one
@@ -489,6 +490,23 @@ func (z Zone) impossibleOut(want mrz.Date) (string, bool) {
 				if digitDiff(y+b+a, md) == 1 || digitDiff(y+a+b, md) == 1 {
 					return strings.TrimSpace(fixed[loc[0]:loc[1]]), true
 				}
+			}
+		}
+		// The same with the month's name: its month and year are the
+		// MRZ's, and the day, two digits, one digit off the MRZ's and no
+		// day of that month ("67 APR 1971" for 07 APR 1971, an Irish
+		// card's soft 0 read as 6 in five readings of six; "56'BEP/MAR
+		// 2030" for 26 MAR 2030 on a tilted Ukrainian passport, fresh
+		// seed 67).
+		text := strings.Join(strings.Fields(unpunct.Replace(fixed)), " ")
+		for _, loc := range matches(looseNamed, text) {
+			day, y := text[loc[2]:loc[3]], strings.ReplaceAll(text[loc[6]:loc[7]], " ", "")
+			if len(day) != 2 || y != strconv.Itoa(want.Year) || onlyMonth(text[loc[4]:loc[5]]) != want.Month ||
+				calendarDay(day, twoDigits(int(want.Month))) {
+				continue
+			}
+			if digitDiff(day, md[6:]) == 1 {
+				return text[loc[0]:loc[1]], true
 			}
 		}
 	}

@@ -161,6 +161,21 @@ func TestCompare(t *testing.T) {
 			map[string]Status{"birth_date": Match}},
 		{"a year misread into none", passportPage("12.08.1074", "11 JUN 2030", "L898902C3", "ERIKSSON"),
 			map[string]Status{"birth_date": Match}},
+		// Fresh seed 67: an Irish card's soft 07 APR 1971 read "67 APR
+		// 1971" in five readings of six; a tilted Ukrainian passport's
+		// 26 MAR 2030 read "56'BEP/MAR 2030".
+		{"a named month's day misread into none", passportPage("62 AUG 1974", "11 JUN 2030", "L898902C3", "ERIKSSON"),
+			map[string]Status{"birth_date": Match}},
+		{"a named month's day misread into none, a second language's month glued", passportPage("12 AUG 1974", "71'BEP/JUN 2030", "L898902C3", "ERIKSSON"),
+			map[string]Status{"expiry_date": Match}},
+		{"a named month's day two digits off", passportPage("63 AUG 1974", "11 JUN 2030", "L898902C3", "ERIKSSON"),
+			map[string]Status{"birth_date": Unread}},
+		{"a named month's impossible day, another year", passportPage("62 AUG 1975", "11 JUN 2030", "L898902C3", "ERIKSSON"),
+			map[string]Status{"birth_date": Unread}},
+		{"a named month's impossible day, another month", passportPage("62 SEP 1974", "11 JUN 2030", "L898902C3", "ERIKSSON"),
+			map[string]Status{"birth_date": Unread}},
+		{"a named month's day that exists, one digit off", passportPage("22 AUG 1974", "11 JUN 2030", "L898902C3", "ERIKSSON"),
+			map[string]Status{"birth_date": Uncertain}},
 		{"an impossible date two digits off", passportPage("12.68.1975", "11 JUN 2030", "L898902C3", "ERIKSSON"),
 			map[string]Status{"birth_date": Unread}},
 		{"an impossible date one digit off against a labelled forgery", append(passportPage("12 AUG 2011", "11 JUN 2030", "L898902C3", "ERIKSSON"),
