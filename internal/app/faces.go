@@ -193,19 +193,9 @@ func (m *FaceModels) faces(ctx context.Context, img image.Image, sizes []int, pr
 	if err != nil {
 		return nil, err
 	}
-	// Each face is located on a tensor of its own when it was found on
-	// the photo turned (rollAngles): the square about it turned as the
-	// photo was, which is all the landmarks and the descriptor's chip
-	// need, instead of the whole photo turned at full size.
-	type locatedFace struct {
-		f faceapi.Face
-		t *tfjs.Tensor
-		// onSmall maps a point of t to small's coordinates: the
-		// identity unless the face was found on small turned.
-		onSmall func(faceapi.Point) faceapi.Point
-	}
-	var found []locatedFace
-	onTurned := false // the faces are those of the turned look
+	// onSmall maps a point of t to small's coordinates: the identity
+	// unless the faces were found on small turned (rollAngles).
+	onSmall := func(p faceapi.Point) faceapi.Point { return p }
 	if !slices.ContainsFunc(dets, sure) {
 		// Both turns are looked at, and the one with the largest sure
 		// face kept: a turn the wrong way can still find a smaller face
@@ -215,63 +205,46 @@ func (m *FaceModels) faces(ctx context.Context, img image.Image, sizes []int, pr
 		//
 		// The detector sees the turned photo at its own small sizes: it
 		// is searched halved to under 1,664 px (turning a 2,000 px photo
-		// cost ~0.2 s of one core, the search a fifth of it).
+		// cost ~0.2 s of one core, the search a fifth of it), and turned
+		// at full size only when a face is found there, for the
+		// landmarks and the descriptor.
 		look := small
 		for max(look.Bounds().Dx(), look.Bounds().Dy()) >= 4*rollInputSizes[0] {
 			look = halve(look)
 		}
 		f := float64(sb.Dx()) / float64(look.Bounds().Dx())
 		largest, at := 0.0, 0.0
-		var turned []faceapi.Detection
 		for _, deg := range rollAngles {
-			tt := faceapi.ImageTensor(whole(look, deg).draw(look, xdraw.BiLinear))
+			turned := faceapi.ImageTensor(whole(look, deg).draw(look, xdraw.BiLinear))
 			td, err := detectSizes(func(size int) ([]faceapi.Detection, error) {
-				return m.analyzer.Detect(tt, faceapi.TinyDetectorOptions{InputSize: size, ScoreThreshold: 0.3})
+				return m.analyzer.Detect(turned, faceapi.TinyDetectorOptions{InputSize: size, ScoreThreshold: 0.3})
 			}, rollInputSizes, 0, 0)
 			if err != nil {
 				return nil, err
 			}
 			for _, d := range td {
 				if sure(d) && d.Box.Width > largest {
-					largest, at, turned = d.Box.Width, deg, td
+					largest, at, dets = d.Box.Width, deg, td
 				}
 			}
 		}
 		if largest > 0 {
-			// A detection's box, scaled to small turned whole, is
-			// turned back about its own centre: the face's square is
-			// drawn from small turned by the same angle about that
-			// centre, so the face lies in it as it lay on the turned
-			// look, centred, and is located there.
-			wt := whole(small, at)
-			onTurned = true
-			for _, d := range turned {
-				w, h := d.Box.Width*f, d.Box.Height*f
-				side := int(math.Ceil(3 * max(w, h)))
-				rt := turning{c: wt.from(faceapi.Point{X: (d.Box.X + d.Box.Width/2) * f, Y: (d.Box.Y + d.Box.Height/2) * f}), w: side, h: side, deg: at}
-				rtt := faceapi.ImageTensor(rt.draw(small, xdraw.BiLinear))
-				for _, lf := range m.analyzer.Locate(rtt, []faceapi.Detection{{
-					Box:   faceapi.Box{X: float64(side)/2 - w/2, Y: float64(side)/2 - h/2, Width: w, Height: h},
-					Score: d.Score,
-				}}) {
-					found = append(found, locatedFace{f: lf, t: rtt, onSmall: rt.from})
-				}
+			for i := range dets {
+				b := &dets[i].Box
+				b.X, b.Y, b.Width, b.Height = b.X*f, b.Y*f, b.Width*f, b.Height*f
 			}
+			tr := whole(small, at)
+			t, onSmall = faceapi.ImageTensor(tr.draw(small, xdraw.BiLinear)), tr.from
 		}
 	}
-	if !onTurned {
-		for _, lf := range m.analyzer.Locate(t, dets) {
-			found = append(found, locatedFace{f: lf, t: t, onSmall: func(p faceapi.Point) faceapi.Point { return p }})
-		}
-	}
+	found := m.analyzer.Locate(t, dets)
 	b := img.Bounds()
 	// onImg maps a point of small to img's coordinates.
 	onImg := func(p faceapi.Point) engine.Point {
 		return engine.Point{X: float64(b.Min.X) + p.X*scale, Y: float64(b.Min.Y) + p.Y*scale}
 	}
 	out := make([]engine.Face, len(found))
-	for i, lf := range found {
-		f, onSmall := lf.f, lf.onSmall
+	for i, f := range found {
 		d := f.Detection.Box
 		lm := make([]engine.Point, len(f.Landmarks))
 		ps := make([]faceapi.Point, len(f.Landmarks)) // on small
@@ -290,7 +263,7 @@ func (m *FaceModels) faces(ctx context.Context, img image.Image, sizes []int, pr
 				b.Min.X+int(math.Round((c.X+d.Width/2)*scale)), b.Min.Y+int(math.Round((c.Y+d.Height/2)*scale))).Intersect(b),
 			Score: f.Detection.Score,
 		}
-		ft := lf.t
+		ft := t
 		if roll, ok := eyeRoll(ps, d.Width); ok && sure(f.Detection) && math.Abs(roll) > levelAngle {
 			// The landmark network places the points of a tilted head
 			// poorly (a face-api sample person turned 30°: 0.64 eye
