@@ -358,9 +358,20 @@ func (z *Zone) labelLeft(i int, box image.Rectangle, h int) (role Role, found bo
 			continue
 		}
 		for k, w := range a.Words {
-			// On the row: the word overlaps at least half the value's height.
+			// On the row: the word overlaps at least half the value's
+			// height, or, a word no taller than the value, its middle
+			// lies within the value's height. Issuers print labels
+			// smaller than values, and a small label set low beside its
+			// value, on a photo turned a few degrees (the rest of a
+			// roll that skew estimation left), overlaps it by less than
+			// half: a Brazilian licence photographed turned 14° had both
+			// its dates' labels refused so and went to review instead of
+			// failing as expired (independently generated photos, fresh
+			// seed 66).
 			overlap := min(w.Box.Max.Y, box.Max.Y) - max(w.Box.Min.Y, box.Min.Y)
-			if 2*overlap < h || w.Box.Max.X > box.Min.X+h/4 || box.Min.X-w.Box.Max.X > 4*h {
+			mid := (w.Box.Min.Y + w.Box.Max.Y) / 2
+			onRow := 2*overlap >= h || w.Box.Dy() <= h && mid >= box.Min.Y && mid <= box.Max.Y
+			if !onRow || w.Box.Max.X > box.Min.X+h/4 || box.Min.X-w.Box.Max.X > 4*h {
 				continue
 			}
 			if w.Box.Max.X > bestX {
