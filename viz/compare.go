@@ -353,10 +353,12 @@ func issuedFor(p Date, expiry mrz.Date) bool {
 
 // spelledOut looks for the MRZ's date among the printed words with its
 // separators misread: its eight digits, day first, month first or year
-// first, as the digits of one to three adjacent words (letters OCR
+// first, as the digits of one to eight adjacent words (letters OCR
 // confuses with digits read as digits). Motion blur and phone processing
 // turn "11 12 1961" into "11:12 1961", "14 09 1982" into "1409 1982" and
-// "18 09 2026" into "18092 026", which no date pattern accepts. Only the
+// "18 09 2026" into "18092 026", which no date pattern accepts; a phone
+// photo's sharpened 25 07 2026 was read digit by digit, "2 5 0 7 2 0 2
+// 6" (a Portuguese permit, fresh seed 69). Only the
 // MRZ's own date is looked for, with all eight digits (a personal number
 // that holds a birth date as YYMMDD does not), so a printed date that
 // differs still never matches.
@@ -372,7 +374,7 @@ func spelledOut(want mrz.Date, rows []string) (string, bool) {
 		ws := strings.Fields(fixDigitRuns(text))
 		for i := range ws {
 			digits := ""
-			for j := i; j < len(ws) && j < i+3; j++ {
+			for j := i; j < len(ws) && j < i+8; j++ {
 				wd := onlyDigits(ws[j])
 				// A word with letters left after the repair is not part
 				// of a number.

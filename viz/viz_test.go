@@ -176,6 +176,12 @@ func TestCompare(t *testing.T) {
 			map[string]Status{"birth_date": Unread}},
 		{"a named month's day that exists, one digit off", passportPage("22 AUG 1974", "11 JUN 2030", "L898902C3", "ERIKSSON"),
 			map[string]Status{"birth_date": Uncertain}},
+		// Fresh seed 69: a phone photo's sharpened expiry read digit by
+		// digit.
+		{"a date read digit by digit", passportPage("12 AUG 1974", "1 1 0 6 2 0 3 0", "L898902C3", "ERIKSSON"),
+			map[string]Status{"expiry_date": Match}},
+		{"another date read digit by digit", passportPage("12 AUG 1974", "1 1 0 6 2 0 3 1", "L898902C3", "ERIKSSON"),
+			map[string]Status{"expiry_date": Unread}},
 		{"an impossible date two digits off", passportPage("12.68.1975", "11 JUN 2030", "L898902C3", "ERIKSSON"),
 			map[string]Status{"birth_date": Unread}},
 		{"an impossible date one digit off against a labelled forgery", append(passportPage("12 AUG 2011", "11 JUN 2030", "L898902C3", "ERIKSSON"),
