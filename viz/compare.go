@@ -361,7 +361,9 @@ func issuedFor(p Date, expiry mrz.Date) bool {
 // 6" (a Portuguese permit, fresh seed 69). Only the
 // MRZ's own date is looked for, with all eight digits (a personal number
 // that holds a birth date as YYMMDD does not), so a printed date that
-// differs still never matches.
+// differs never matches by itself; a longer number that holds the MRZ's
+// date whole (a record number beginning YYYYMMDD) is told apart by what
+// continues it (numberPart, and the words either side of a long run).
 //
 // rows are the zone's lines outside the MRZ and the pairs of them that
 // continue each other on one row (Zone.rowTexts): a date Tesseract split
@@ -385,9 +387,21 @@ func spelledOut(want mrz.Date, rows []string) (string, bool) {
 				if len(digits) > 8 {
 					break
 				}
-				if slices.Contains(targets, digits) && !numberPart(ws, i, j, digits == targets[2]) {
-					return strings.Join(ws[i:j+1], " "), true
+				if !slices.Contains(targets, digits) || numberPart(ws, i, j, digits == targets[2]) {
+					continue
 				}
+				// Digits spread over four words or more, or year first
+				// over several, are the date only when no number word
+				// continues them on either side: a record number that
+				// begins with the holder's birth date (YYYYMMDD), read
+				// digit by digit or with its hyphen lost ("1 9 7 4 0 8 1
+				// 2 0 1 2 3 4", "1974 08 12 01234"), would otherwise
+				// confirm the MRZ's birth date beside a forged one.
+				if (j-i >= 3 || j > i && digits == targets[2]) &&
+					(i > 0 && numberWord(ws[i-1]) || j+1 < len(ws) && numberWord(ws[j+1])) {
+					continue
+				}
+				return strings.Join(ws[i:j+1], " "), true
 			}
 		}
 	}
@@ -472,11 +486,29 @@ func numberPart(ws []string, i, j int, yearFirst bool) bool {
 // which no date pattern accepts. A numeric date with a four-digit year
 // that is no date in either order and differs from the MRZ's in that one
 // digit alone is its misread: a forger prints a date that exists, and a date
-// that differs from the MRZ's as a forgery would (in its year, or in a
-// day or month that exists) differs in another digit too, however one
-// digit of it is misread.
+// that differs from the MRZ's in two digits or more still differs in
+// another digit however one digit of it is misread. A forged date one
+// digit off the MRZ's, misread in that very digit into no date, would
+// pass; it is refused when any reading read a date one digit off the
+// MRZ's, as that forgery is read when it is read as printed.
 func (z Zone) impossibleOut(want mrz.Date) (string, bool) {
 	md := digitsOf(want)
+	// disputed reports a reading r (YYYYMMDD) one digit off the MRZ's
+	// whose digit another reading of the page read as a date that
+	// exists, also one digit off the MRZ's there: a forger's change of
+	// that digit, read as printed, and the impossible reading the same
+	// date with the changed digit misread (a forged 22 AUG 1974 read once
+	// "72 AUG 1974" against the MRZ's 12 AUG 1974; a review of the named
+	// month's rule). A date off in another digit (an issue date ten years
+	// before the expiry, 11 JUN 2020 beside 11 JUN 2030) disputes nothing.
+	disputed := func(r string) bool {
+		at := oneDiff(r, md)
+		return slices.ContainsFunc(z.Dates, func(d Date) bool {
+			return !d.Reread && !sameDate(d, want) && slices.ContainsFunc(d.readings(), func(o string) bool {
+				return oneDiff(o, md) == at
+			})
+		})
+	}
 	for _, l := range z.Lines {
 		if l.MRZ {
 			continue
@@ -489,8 +521,10 @@ func (z Zone) impossibleOut(want mrz.Date) (string, bool) {
 				if len(y) != 4 || len(a) != 2 || len(b) != 2 || year >= 1900 && year <= 2100 && (calendarDay(a, b) || calendarDay(b, a)) {
 					continue
 				}
-				if digitDiff(y+b+a, md) == 1 || digitDiff(y+a+b, md) == 1 {
-					return strings.TrimSpace(fixed[loc[0]:loc[1]]), true
+				for _, r := range []string{y + b + a, y + a + b} {
+					if digitDiff(r, md) == 1 && !disputed(r) {
+						return strings.TrimSpace(fixed[loc[0]:loc[1]]), true
+					}
 				}
 			}
 		}
@@ -507,12 +541,31 @@ func (z Zone) impossibleOut(want mrz.Date) (string, bool) {
 				calendarDay(day, twoDigits(int(want.Month))) {
 				continue
 			}
-			if digitDiff(day, md[6:]) == 1 {
+			if r := md[:6] + day; digitDiff(r, md) == 1 && !disputed(r) {
 				return text[loc[0]:loc[1]], true
 			}
 		}
 	}
 	return "", false
+}
+
+// oneDiff returns the index of the one digit in which a reading (YYYYMMDD,
+// "__" for an unprinted century) differs from an MRZ date's digits, or -1
+// when they differ in none or in more.
+func oneDiff(r, md string) int {
+	if len(r) != len(md) {
+		return -1
+	}
+	at := -1
+	for i := range r {
+		if r[i] != md[i] && r[i] != '_' {
+			if at >= 0 {
+				return -1
+			}
+			at = i
+		}
+	}
+	return at
 }
 
 // calendarDay reports whether day and month (two digits each) name a day

@@ -1,7 +1,9 @@
 package viz
 
 import (
+	"fmt"
 	"image"
+	"math"
 	"strings"
 	"testing"
 
@@ -176,12 +178,27 @@ func TestCompare(t *testing.T) {
 			map[string]Status{"birth_date": Unread}},
 		{"a named month's day that exists, one digit off", passportPage("22 AUG 1974", "11 JUN 2030", "L898902C3", "ERIKSSON"),
 			map[string]Status{"birth_date": Uncertain}},
+		// A review of the named month's rule: a forged day one digit off
+		// the MRZ's, read as printed once and misread into no day once.
+		{"a forged day one digit off, misread once into none", append(passportPage("22 AUG 1974", "11 JUN 2030", "L898902C3", "ERIKSSON"), "72 AUG 1974"),
+			map[string]Status{"birth_date": Uncertain}},
+		{"a forged month one digit off, misread once into none", append(passportPage("12.09.1974", "11 JUN 2030", "L898902C3", "ERIKSSON"), "12.00.1974"),
+			map[string]Status{"birth_date": Uncertain}},
 		// Fresh seed 69: a phone photo's sharpened expiry read digit by
 		// digit.
 		{"a date read digit by digit", passportPage("12 AUG 1974", "1 1 0 6 2 0 3 0", "L898902C3", "ERIKSSON"),
 			map[string]Status{"expiry_date": Match}},
 		{"another date read digit by digit", passportPage("12 AUG 1974", "1 1 0 6 2 0 3 1", "L898902C3", "ERIKSSON"),
 			map[string]Status{"expiry_date": Unread}},
+		// A review of that change: a record number that begins with the
+		// MRZ's birth date, read digit by digit or with its hyphen lost,
+		// beside a forged birth date.
+		{"a record number read digit by digit", append(passportPage("12 AUG 2011", "11 JUN 2030", "L898902C3", "ERIKSSON"),
+			"RECORD NO.", "1 9 7 4 0 8 1 2 0 1 2 3 4"), map[string]Status{"birth_date": Mismatch}},
+		{"a record number, its hyphen lost, year first in words", append(passportPage("12 AUG 2011", "11 JUN 2030", "L898902C3", "ERIKSSON"),
+			"RECORD NO.", "1974 08 12 01234"), map[string]Status{"birth_date": Mismatch}},
+		{"a record number and a forged birth date, both read digit by digit", append(passportPage("1 2 0 8 2 0 1 1", "11 JUN 2030", "L898902C3", "ERIKSSON"),
+			"RECORD NO.", "1 9 7 4 0 8 1 2 0 1 2 3 4"), map[string]Status{"birth_date": Unread}},
 		{"an impossible date two digits off", passportPage("12.68.1975", "11 JUN 2030", "L898902C3", "ERIKSSON"),
 			map[string]Status{"birth_date": Unread}},
 		{"an impossible date one digit off against a labelled forgery", append(passportPage("12 AUG 2011", "11 JUN 2030", "L898902C3", "ERIKSSON"),
@@ -708,41 +725,77 @@ func lineWords(n int, text string, box image.Rectangle, conf float64) []ocr.Word
 // TestSmallLabelLeftOfTurnedValue: a licence whose small labels stand
 // left of their larger values, photographed turned 14° (fresh seed 66,
 // the word boxes as read): each label lies low beside its value and
-// overlaps it by less than half its height, but its middle is on the
-// value's row. The labels of the rows above and below are not taken.
+// overlaps it by less than half its height, but it is on the value's row
+// carried on to it. The labels of the rows above and below are not taken,
+// on that page or on a page of close rows turned up to 14° either way.
 func TestSmallLabelLeftOfTurnedValue(t *testing.T) {
 	t.Parallel()
 	word := func(text string, x0, y0, x1, y1, line int) ocr.Word {
 		return ocr.Word{Text: text, Conf: 0.95, Box: image.Rect(x0, y0, x1, y1), Block: 1, Line: line}
 	}
-	page := []ocr.Word{
+	roles := func(name string, page []ocr.Word) {
+		t.Helper()
+		want := map[string]Role{"19910129": RoleBirth, "20200804": RoleIssue, "20250803": RoleExpiry}
+		for _, d := range NewZone(page, DMY).Dates {
+			if r, ok := want[d.Digits]; !ok || d.Role != r {
+				t.Errorf("%s: %s: role %q, want %q", name, d.Text, d.Role, r)
+			}
+			delete(want, d.Digits)
+		}
+		if len(want) > 0 {
+			t.Errorf("%s: dates not read: %v", name, want)
+		}
+	}
+	roles("as read", []ocr.Word{
 		word("Given", 409, 495, 462, 513, 0), word("names", 471, 493, 534, 507, 0),
 		word("Date", 411, 570, 454, 586, 1), word("of", 463, 566, 481, 583, 1), word("birth", 487, 562, 531, 581, 1),
-		word("29", 669, 542, 707, 575, 2), word("JAN", 718, 536, 796, 569, 2), word("1991", 808, 527, 897, 561, 2),
+		word("29", 669, 541, 710, 570, 2), word("JAN", 721, 535, 794, 575, 2), word("1991", 811, 528, 898, 561, 2),
 		word("Document", 413, 642, 511, 661, 3), word("No.", 519, 639, 545, 655, 3),
 		word("Date", 414, 721, 457, 737, 4), word("of", 466, 717, 483, 735, 4), word("issue", 492, 717, 541, 734, 4),
-		word("04", 672, 705, 714, 735, 5), word("AUG", 727, 701, 812, 731, 5), word("2020", 828, 697, 920, 728, 5),
+		word("04", 675, 699, 717, 727, 5), word("AUG", 729, 695, 814, 725, 5), word("2020", 830, 690, 922, 721, 5),
 		word("Date", 415, 797, 459, 813, 6), word("of", 467, 794, 486, 811, 6), word("expiry", 493, 793, 554, 814, 6),
 		word("03", 677, 778, 719, 807, 7), word("AUG", 732, 776, 817, 805, 7), word("2025", 833, 771, 925, 803, 7),
+	})
+	// Rows 55 px apart, labels 16 px high set 4 px low, values 32 px
+	// high, turned about the page's middle: each word's box is the box
+	// that holds it turned, as OCR reports it.
+	type placed struct {
+		text       string
+		x0, x1, dy int
+		high, line int
 	}
-	z := NewZone(page, DMY)
-	want := map[string]Role{"19910129": RoleBirth, "20200804": RoleIssue, "20250803": RoleExpiry}
-	for _, d := range z.Dates {
-		if r, ok := want[d.Digits]; !ok || d.Role != r {
-			t.Errorf("%s: role %q, want %q", d.Text, d.Role, r)
+	var flat []placed
+	for k, row := range []struct{ label, value []string }{
+		{[]string{"Date", "of", "birth"}, []string{"29", "JAN", "1991"}},
+		{[]string{"Date", "of", "issue"}, []string{"04", "AUG", "2020"}},
+		{[]string{"Date", "of", "expiry"}, []string{"03", "AUG", "2025"}},
+	} {
+		x := 410
+		for _, l := range row.label {
+			flat = append(flat, placed{l, x, x + 12*len(l), 55*k + 4, 16, 2 * k})
+			x += 12*len(l) + 8
 		}
-		delete(want, d.Digits)
+		x = 670
+		for _, v := range row.value {
+			flat = append(flat, placed{v, x, x + 22*len(v), 55 * k, 32, 2*k + 1})
+			x += 22*len(v) + 12
+		}
 	}
-	if len(want) > 0 {
-		t.Errorf("dates not read: %v", want)
-	}
-	// A label a row away, beside a value on its own, is not its label.
-	lone := NewZone([]ocr.Word{
-		word("Given", 409, 495, 462, 513, 0), word("names", 471, 493, 534, 507, 0),
-		word("29", 669, 542, 707, 575, 2), word("JAN", 718, 536, 796, 569, 2), word("1991", 808, 527, 897, 561, 2),
-		word("Date", 415, 610, 459, 626, 6), word("of", 467, 607, 486, 624, 6), word("expiry", 493, 606, 554, 627, 6),
-	}, DMY)
-	if len(lone.Dates) != 1 || lone.Dates[0].Role != RoleNone {
-		t.Errorf("a value between two rows' labels: got %+v, want one date with no role", lone.Dates)
+	for _, deg := range []float64{-14, -10, -6, -3, 3, 6, 10, 14} {
+		sin, cos := math.Sincos(deg * math.Pi / 180)
+		var page []ocr.Word
+		for _, p := range flat {
+			// The word's corners about (660, 555), turned.
+			cy := 500 + float64(p.dy)
+			minX, minY, maxX, maxY := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+			for _, c := range [][2]float64{{float64(p.x0), cy - float64(p.high)/2}, {float64(p.x1), cy - float64(p.high)/2},
+				{float64(p.x0), cy + float64(p.high)/2}, {float64(p.x1), cy + float64(p.high)/2}} {
+				x, y := c[0]-660, c[1]-555
+				rx, ry := 660+cos*x-sin*y, 555+sin*x+cos*y
+				minX, minY, maxX, maxY = math.Min(minX, rx), math.Min(minY, ry), math.Max(maxX, rx), math.Max(maxY, ry)
+			}
+			page = append(page, word(p.text, int(minX), int(minY), int(maxX), int(maxY), p.line))
+		}
+		roles(fmt.Sprintf("turned %+g°", deg), page)
 	}
 }

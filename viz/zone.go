@@ -2,6 +2,7 @@ package viz
 
 import (
 	"image"
+	"math"
 	"slices"
 	"strings"
 
@@ -242,9 +243,11 @@ func (z *Zone) labelOf(i int, value string) Role {
 	}
 	// The value's own box, for lines that hold several fields side by side.
 	box, found := image.Rectangle{}, false
+	var vws []image.Rectangle
 	for _, w := range l.Words {
 		if f := fixDigitRuns(fold(w.Text)); f != "" && strings.Contains(fixDigitRuns(value), f) {
 			box, found = box.Union(w.Box), true
+			vws = append(vws, w.Box)
 		}
 	}
 	if !found {
@@ -257,7 +260,7 @@ func (z *Zone) labelOf(i int, value string) Role {
 	// its row count, and only when they end within four of its heights of
 	// it: anything further is another field of the row.
 	h := max(box.Dy(), 1)
-	if r, ok := z.labelLeft(i, box, h); ok {
+	if r, ok := z.labelLeft(i, box, h, vws); ok {
 		return r
 	}
 	// Above: the nearest line whose words overlap the value horizontally
@@ -351,7 +354,8 @@ var (
 // value, within four of its heights, together with the words before it on
 // its line that follow each other closely ("4B EXP", "VALID UNTIL").
 // found is false when no such word exists or it names no field.
-func (z *Zone) labelLeft(i int, box image.Rectangle, h int) (role Role, found bool) {
+func (z *Zone) labelLeft(i int, box image.Rectangle, h int, vws []image.Rectangle) (role Role, found bool) {
+	rowAt := valueRow(vws)
 	bestLine, bestWord, bestX := -1, -1, -1<<30
 	for j, a := range z.Lines {
 		if j == i || a.MRZ || a.Reread {
@@ -359,18 +363,17 @@ func (z *Zone) labelLeft(i int, box image.Rectangle, h int) (role Role, found bo
 		}
 		for k, w := range a.Words {
 			// On the row: the word overlaps at least half the value's
-			// height, or, a word no taller than the value, its middle
-			// lies within the value's height. Issuers print labels
-			// smaller than values, and a small label set low beside its
-			// value, on a photo turned a few degrees (the rest of a
-			// roll that skew estimation left), overlaps it by less than
-			// half: a Brazilian licence photographed turned 14° had both
-			// its dates' labels refused so and went to review instead of
-			// failing as expired (independently generated photos, fresh
-			// seed 66).
+			// height, or it lies on the value's row carried on to it
+			// (valueRow). Issuers print labels smaller than values, and
+			// a small label beside its value on a photo turned a few
+			// degrees (the rest of a roll that skew estimation left)
+			// overlaps it by less than half: a Brazilian and an Indian
+			// licence photographed turned 13–14° had their dates'
+			// labels refused so and went to review instead of failing as
+			// expired (independently generated photos, fresh seeds 66
+			// and 67).
 			overlap := min(w.Box.Max.Y, box.Max.Y) - max(w.Box.Min.Y, box.Min.Y)
-			mid := (w.Box.Min.Y + w.Box.Max.Y) / 2
-			onRow := 2*overlap >= h || w.Box.Dy() <= h && mid >= box.Min.Y && mid <= box.Max.Y
+			onRow := 2*overlap >= h || rowAt != nil && rowAt(w)
 			if !onRow || w.Box.Max.X > box.Min.X+h/4 || box.Min.X-w.Box.Max.X > 4*h {
 				continue
 			}
@@ -401,6 +404,49 @@ func (z *Zone) labelLeft(i int, box image.Rectangle, h int) (role Role, found bo
 		return r, true
 	}
 	return RoleNone, false
+}
+
+// valueRow returns, for a value read as two or more words (their boxes),
+// whether a word no taller than its shortest word lies on
+// the value's row carried on to the word's place: its middle within half
+// that height of the line through the leftmost and the rightmost word's middles.
+// The box of the whole value grows with the photo's turn and would take
+// in the label of the next row as well (a review of the rule that first
+// used it). It returns nil when the words span less than two of their
+// heights, or slope by more than 20°: too little to draw the row by.
+func valueRow(vws []image.Rectangle) func(w ocr.Word) bool {
+	if len(vws) < 2 {
+		return nil
+	}
+	hw := vws[0].Dy()
+	for _, b := range vws {
+		hw = min(hw, b.Dy())
+	}
+	mid := func(b image.Rectangle) (float64, float64) {
+		return float64(b.Min.X+b.Max.X) / 2, float64(b.Min.Y+b.Max.Y) / 2
+	}
+	first, last := vws[0], vws[0]
+	for _, b := range vws {
+		if b.Min.X < first.Min.X {
+			first = b
+		}
+		if b.Max.X > last.Max.X {
+			last = b
+		}
+	}
+	x0, y0 := mid(first)
+	x1, y1 := mid(last)
+	if hw <= 0 || x1-x0 < float64(2*hw) {
+		return nil
+	}
+	slope := (y1 - y0) / (x1 - x0)
+	if math.Abs(slope) > math.Tan(20*math.Pi/180) {
+		return nil
+	}
+	return func(w ocr.Word) bool {
+		x, y := mid(w.Box)
+		return w.Box.Dy() <= hw && math.Abs(y-(y0+slope*(x-x0))) <= float64(hw)/2
+	}
 }
 
 // labelRole is the role the label text names for the value beside or
