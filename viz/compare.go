@@ -489,8 +489,9 @@ func numberPart(ws []string, i, j int, yearFirst bool) bool {
 // that differs from the MRZ's in two digits or more still differs in
 // another digit however one digit of it is misread. A forged date one
 // digit off the MRZ's, misread in that very digit into no date, would
-// pass; it is refused when any reading read a date one digit off the
-// MRZ's, as that forgery is read when it is read as printed.
+// pass; it is refused when another reading read a date that exists one
+// digit off the MRZ's in that same digit, as that forgery reads when it is
+// read as printed (disputed).
 func (z Zone) impossibleOut(want mrz.Date) (string, bool) {
 	md := digitsOf(want)
 	// disputed reports a reading r (YYYYMMDD) one digit off the MRZ's

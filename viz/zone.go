@@ -407,13 +407,14 @@ func (z *Zone) labelLeft(i int, box image.Rectangle, h int, vws []image.Rectangl
 }
 
 // valueRow returns, for a value read as two or more words (their boxes),
-// whether a word no taller than its shortest word lies on
-// the value's row carried on to the word's place: its middle within half
-// that height of the line through the leftmost and the rightmost word's middles.
+// whether a word no taller than its shortest word lies on the value's row
+// carried on to the word's place: its middle within half that height of
+// the line through the middles of the leftmost and the rightmost word.
 // The box of the whole value grows with the photo's turn and would take
 // in the label of the next row as well (a review of the rule that first
 // used it). It returns nil when the words span less than two of their
-// heights, or slope by more than 20°: too little to draw the row by.
+// heights, or slope by more than 20°: too little to draw the row by, or
+// no row of a photo that skew estimation turned upright.
 func valueRow(vws []image.Rectangle) func(w ocr.Word) bool {
 	if len(vws) < 2 {
 		return nil
