@@ -591,32 +591,29 @@ func TestNamePrinted(t *testing.T) {
 // generated photos) the value stands 164 px right of 24 px label lines.
 func TestTwoLineLabel(t *testing.T) {
 	t.Parallel()
-	word := func(text string, x0, y0, x1, y1, line int) ocr.Word {
-		return ocr.Word{Text: text, Conf: 0.95, Box: image.Rect(x0, y0, x1, y1), Block: 1, Line: line}
-	}
 	tests := []struct {
 		name string
 		page []ocr.Word
 	}{
 		{"next to the label", []ocr.Word{
-			word("COGNOME/", 10, 100, 150, 120, 0), word("SURNAME", 10, 124, 140, 144, 1),
-			word("PRETORIUS", 250, 112, 430, 132, 2),
-			word("NOME/", 10, 170, 100, 190, 3), word("GIVEN", 10, 194, 90, 214, 4), word("NAMES", 100, 194, 190, 214, 4),
-			word("JOHANNES", 250, 182, 410, 202, 5),
+			boxWord("COGNOME/", 10, 100, 150, 120, 0), boxWord("SURNAME", 10, 124, 140, 144, 1),
+			boxWord("PRETORIUS", 250, 112, 430, 132, 2),
+			boxWord("NOME/", 10, 170, 100, 190, 3), boxWord("GIVEN", 10, 194, 90, 214, 4), boxWord("NAMES", 100, 194, 190, 214, 4),
+			boxWord("JOHANNES", 250, 182, 410, 202, 5),
 		}},
 		{"value column", []ocr.Word{
-			word("COGNOME/", 581, 226, 696, 250, 0), word("SURNAME", 582, 252, 667, 271, 1),
-			word("PRETORIUS", 860, 248, 1125, 294, 2),
-			word("NOME/", 585, 347, 656, 367, 3), word("GIVEN", 585, 370, 640, 389, 4), word("NAMES", 645, 370, 707, 389, 4),
-			word("JOHANNES", 860, 360, 1060, 400, 5),
+			boxWord("COGNOME/", 581, 226, 696, 250, 0), boxWord("SURNAME", 582, 252, 667, 271, 1),
+			boxWord("PRETORIUS", 860, 248, 1125, 294, 2),
+			boxWord("NOME/", 585, 347, 656, 367, 3), boxWord("GIVEN", 585, 370, 640, 389, 4), boxWord("NAMES", 645, 370, 707, 389, 4),
+			boxWord("JOHANNES", 860, 360, 1060, 400, 5),
 		}},
 		// A Turkish card's "SOYADI -" over "SURNAME" read "SUMAME", its
 		// value 200 px right of 24 px label lines: too far for one line.
 		{"second label line misread", []ocr.Word{
-			word("SOYADI", 754, 358, 826, 383, 0), word("-", 832, 370, 841, 374, 0), word("SUMAME", 755, 385, 843, 405, 1),
-			word("PRETORIUS", 1041, 371, 1207, 425, 2),
-			word("GIVEN", 750, 501, 810, 536, 3), word("NAMES", 818, 501, 878, 536, 3),
-			word("JOHANNES", 1038, 501, 1232, 548, 4),
+			boxWord("SOYADI", 754, 358, 826, 383, 0), boxWord("-", 832, 370, 841, 374, 0), boxWord("SUMAME", 755, 385, 843, 405, 1),
+			boxWord("PRETORIUS", 1041, 371, 1207, 425, 2),
+			boxWord("GIVEN", 750, 501, 810, 536, 3), boxWord("NAMES", 818, 501, 878, 536, 3),
+			boxWord("JOHANNES", 1038, 501, 1232, 548, 4),
 		}},
 	}
 	for _, tt := range tests {
@@ -730,9 +727,6 @@ func lineWords(n int, text string, box image.Rectangle, conf float64) []ocr.Word
 // on that page or on a page of close rows turned up to 14° either way.
 func TestSmallLabelLeftOfTurnedValue(t *testing.T) {
 	t.Parallel()
-	word := func(text string, x0, y0, x1, y1, line int) ocr.Word {
-		return ocr.Word{Text: text, Conf: 0.95, Box: image.Rect(x0, y0, x1, y1), Block: 1, Line: line}
-	}
 	roles := func(name string, page []ocr.Word) {
 		t.Helper()
 		want := map[string]Role{"19910129": RoleBirth, "20200804": RoleIssue, "20250803": RoleExpiry}
@@ -747,14 +741,14 @@ func TestSmallLabelLeftOfTurnedValue(t *testing.T) {
 		}
 	}
 	roles("as read", []ocr.Word{
-		word("Given", 409, 495, 462, 513, 0), word("names", 471, 493, 534, 507, 0),
-		word("Date", 411, 570, 454, 586, 1), word("of", 463, 566, 481, 583, 1), word("birth", 487, 562, 531, 581, 1),
-		word("29", 669, 541, 710, 570, 2), word("JAN", 721, 535, 794, 575, 2), word("1991", 811, 528, 898, 561, 2),
-		word("Document", 413, 642, 511, 661, 3), word("No.", 519, 639, 545, 655, 3),
-		word("Date", 414, 721, 457, 737, 4), word("of", 466, 717, 483, 735, 4), word("issue", 492, 717, 541, 734, 4),
-		word("04", 675, 699, 717, 727, 5), word("AUG", 729, 695, 814, 725, 5), word("2020", 830, 690, 922, 721, 5),
-		word("Date", 415, 797, 459, 813, 6), word("of", 467, 794, 486, 811, 6), word("expiry", 493, 793, 554, 814, 6),
-		word("03", 677, 778, 719, 807, 7), word("AUG", 732, 776, 817, 805, 7), word("2025", 833, 771, 925, 803, 7),
+		boxWord("Given", 409, 495, 462, 513, 0), boxWord("names", 471, 493, 534, 507, 0),
+		boxWord("Date", 411, 570, 454, 586, 1), boxWord("of", 463, 566, 481, 583, 1), boxWord("birth", 487, 562, 531, 581, 1),
+		boxWord("29", 669, 541, 710, 570, 2), boxWord("JAN", 721, 535, 794, 575, 2), boxWord("1991", 811, 528, 898, 561, 2),
+		boxWord("Document", 413, 642, 511, 661, 3), boxWord("No.", 519, 639, 545, 655, 3),
+		boxWord("Date", 414, 721, 457, 737, 4), boxWord("of", 466, 717, 483, 735, 4), boxWord("issue", 492, 717, 541, 734, 4),
+		boxWord("04", 675, 699, 717, 727, 5), boxWord("AUG", 729, 695, 814, 725, 5), boxWord("2020", 830, 690, 922, 721, 5),
+		boxWord("Date", 415, 797, 459, 813, 6), boxWord("of", 467, 794, 486, 811, 6), boxWord("expiry", 493, 793, 554, 814, 6),
+		boxWord("03", 677, 778, 719, 807, 7), boxWord("AUG", 732, 776, 817, 805, 7), boxWord("2025", 833, 771, 925, 803, 7),
 	})
 	// Rows 55 px apart, labels 16 px high set 4 px low, values 32 px
 	// high, turned about the page's middle: each word's box is the box
@@ -794,8 +788,14 @@ func TestSmallLabelLeftOfTurnedValue(t *testing.T) {
 				rx, ry := 660+cos*x-sin*y, 555+sin*x+cos*y
 				minX, minY, maxX, maxY = math.Min(minX, rx), math.Min(minY, ry), math.Max(maxX, rx), math.Max(maxY, ry)
 			}
-			page = append(page, word(p.text, int(minX), int(minY), int(maxX), int(maxY), p.line))
+			page = append(page, boxWord(p.text, int(minX), int(minY), int(maxX), int(maxY), p.line))
 		}
 		roles(fmt.Sprintf("turned %+g°", deg), page)
 	}
+}
+
+// boxWord is word text of OCR line line, in the box (x0, y0)–(x1, y1),
+// read with confidence 0.95.
+func boxWord(text string, x0, y0, x1, y1, line int) ocr.Word {
+	return ocr.Word{Text: text, Conf: 0.95, Box: image.Rect(x0, y0, x1, y1), Block: 1, Line: line}
 }

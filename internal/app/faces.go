@@ -215,7 +215,7 @@ func (m *FaceModels) faces(ctx context.Context, img image.Image, sizes []int, pr
 		f := float64(sb.Dx()) / float64(look.Bounds().Dx())
 		largest, at := 0.0, 0.0
 		for _, deg := range rollAngles {
-			turned := faceapi.ImageTensor(whole(look, deg).draw(look, xdraw.BiLinear))
+			turned := whole(look, deg).tensor(look)
 			td, err := detectSizes(func(size int) ([]faceapi.Detection, error) {
 				return m.analyzer.Detect(turned, faceapi.TinyDetectorOptions{InputSize: size, ScoreThreshold: 0.3})
 			}, rollInputSizes, 0, 0)
@@ -234,7 +234,7 @@ func (m *FaceModels) faces(ctx context.Context, img image.Image, sizes []int, pr
 				b.X, b.Y, b.Width, b.Height = b.X*f, b.Y*f, b.Width*f, b.Height*f
 			}
 			tr := whole(small, at)
-			t, onSmall = faceapi.ImageTensor(tr.draw(small, xdraw.BiLinear)), tr.from
+			t, onSmall = tr.tensor(small), tr.from
 		}
 	}
 	found := m.analyzer.Locate(t, dets)
@@ -279,7 +279,7 @@ func (m *FaceModels) faces(ctx context.Context, img image.Image, sizes []int, pr
 			fw, fh := z*d.Width, z*d.Height
 			side := int(math.Ceil(3 * max(fw, fh)))
 			tr := turning{c: c, w: side, h: side, deg: -roll, zoom: z}
-			lt := faceapi.ImageTensor(tr.draw(small, xdraw.BiLinear))
+			lt := tr.tensor(small)
 			again := m.analyzer.Locate(lt, []faceapi.Detection{{
 				Box:   faceapi.Box{X: float64(side)/2 - fw/2, Y: float64(side)/2 - fh/2, Width: fw, Height: fh},
 				Score: f.Detection.Score,
@@ -405,9 +405,13 @@ func (t turning) from(q faceapi.Point) faceapi.Point {
 	return faceapi.Point{X: t.c.X + (c*x+s*y)/(z*z), Y: t.c.Y + (-s*x+c*y)/(z*z)}
 }
 
-// draw returns the canvas with img turned onto it, sampled by k, grey
-// where img does not reach.
-func (t turning) draw(img image.Image, k xdraw.Transformer) *image.RGBA {
+// tensor is the canvas with img turned onto it (draw), as the networks'
+// input.
+func (t turning) tensor(img image.Image) *tfjs.Tensor { return faceapi.ImageTensor(t.draw(img)) }
+
+// draw returns the canvas with img turned onto it, sampled bilinearly,
+// grey where img does not reach.
+func (t turning) draw(img image.Image) *image.RGBA {
 	dst := image.NewRGBA(image.Rect(0, 0, t.w, t.h))
 	draw.Draw(dst, dst.Rect, image.NewUniform(color.RGBA{128, 128, 128, 255}), image.Point{}, draw.Src)
 	// Source to destination: the inverse of from, with img's own Min
@@ -416,7 +420,7 @@ func (t turning) draw(img image.Image, k xdraw.Transformer) *image.RGBA {
 	b := img.Bounds()
 	ox, oy := float64(b.Min.X)+t.c.X, float64(b.Min.Y)+t.c.Y
 	m := f64.Aff3{c, -s, float64(t.w)/2 - c*ox + s*oy, s, c, float64(t.h)/2 - s*ox - c*oy}
-	k.Transform(dst, m, img, b, xdraw.Over, nil)
+	xdraw.BiLinear.Transform(dst, m, img, b, xdraw.Over, nil)
 	return dst
 }
 

@@ -6,8 +6,6 @@ import (
 	"math"
 	"testing"
 
-	xdraw "golang.org/x/image/draw"
-
 	"github.com/verifyd/verifyd/tfjs/faceapi"
 )
 
@@ -39,7 +37,7 @@ func TestTurning(t *testing.T) {
 			if back := tc.tr.from(q); math.Hypot(back.X-p.X, back.Y-p.Y) > 1e-9 {
 				t.Errorf("from(to(%v)) = %v", p, back)
 			}
-			canvas := tc.tr.draw(photo, xdraw.BiLinear)
+			canvas := tc.tr.draw(photo)
 			var sx, sy, n float64
 			for y := range canvas.Rect.Dy() {
 				for x := range canvas.Rect.Dx() {
