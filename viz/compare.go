@@ -962,8 +962,20 @@ func (z Zone) findNumber(target string) (string, bool) {
 var surnameLabels = append(slices.Clip(surnameWords), "1", "1.")
 
 // surnameWords are surnameLabels without the field number.
+//
+// Each word of a bilingual label must be one of them: a Belgian card's
+// "NOM / NAAM", whose Dutch half was taken for the value where the
+// surname was not read, accused a forged card for NAAM rather than for
+// its forged name, and would have accused a genuine card whose surname
+// glare hid (fresh seed 70). The words of the European languages whose
+// cards print such labels are here for the same reason. Their
+// cost: a surname within two edits of a four-letter one (ADAM, MAAS for
+// NAAM) is taken for a label's misread where readings are counted
+// (agreed), and a forged one so spelt goes to review.
 var surnameWords = []string{"SURNAME", "SURNAMES", "NOM", "NAME", "APELLIDOS", "APELLIDO", "COGNOME", "ACHTERNAAM", "SOYADI",
-	"NAZWISKO", "EFTERNAMN", "FAMILIENNAME", "SUKUNIMI", "ETTERNAVN", "EFTERNAVN", "APELIDO", "SLOINNE"}
+	"NAZWISKO", "EFTERNAMN", "FAMILIENNAME", "SUKUNIMI", "ETTERNAVN", "EFTERNAVN", "APELIDO", "SLOINNE",
+	"NAAM", "NACHNAME", "PRIJMENI", "PRIEZVISKO", "VEZETEKNEV", "PREZIME", "PRIIMEK", "PAVARDE", "UZVARDS", "PEREKONNANIMI",
+	"SOBRENOME", "KUNJOM"}
 
 var givenLabels = []string{"GIVEN", "NAMES", "PRENOMS", "PRENOM", "VORNAMEN", "VORNAME", "NOMBRE", "NOMBRES", "NOMI", "NOME",
 	"VOORNAMEN", "IMIONA", "FORNAMN", "ETUNIMET", "FORNAVN", "REAMHAINM", "REAMHAINMNEACHA", "FIRST", "ADI", "2", "2."}
