@@ -82,7 +82,7 @@ func (z Zone) Spots(f mrz.Fields, done Comparison) []Spot {
 				}
 			}
 			return false
-		}, func(w string) bool { return len(w) >= 3 && slices.Contains(surnameLabels, w) }},
+		}, func(w string) bool { return len(w) >= 3 && surnameLabelWord(w) }},
 	}
 	var out []Spot
 	for _, fd := range fields {

@@ -248,6 +248,17 @@ func TestCompare(t *testing.T) {
 		// the forged WILLEMS, read once at 0.48, went to review.
 		{"a Dutch label's half is not the value", []string{"CARTE D'IDENTITE", "NOM / NAAM", "PRENOMS / VOORNAMEN", "ANNA MARIA"},
 			map[string]Status{"surname": Unread}},
+		// A review of that change: given names two edits from the new
+		// words (PAVARDE, UZVARDS) made the given-names line the
+		// surname's label where the surname was not read, and the
+		// nationality's label its value; surnames as close were no
+		// longer accused.
+		{"a given name two edits from a second language's surname word", []string{"PASS / PASSPORT", "ETTERNAVN / SURNAME", "FORNAVN / GIVEN NAMES", "HAVARD", "NASJONALITET / NATIONALITY", "NORSK"},
+			map[string]Status{"surname": Unread}},
+		{"a Latvian given name two edits from UZVARDS", []string{"PASE / PASSPORT", "UZVARDS / SURNAME", "VARDS / GIVEN NAMES", "EDVARDS", "PILSONIBA / NATIONALITY", "LATVIJAS"},
+			map[string]Status{"surname": Unread}},
+		{"a forged surname one edit from a second language's surname word", passportPage("12 AUG 1974", "11 JUN 2030", "L898902C3", "PAVARD"),
+			map[string]Status{"surname": Mismatch}},
 		{"number missing its first letter", passportPage("12 AUG 1974", "11 JUN 2030", "898902C3", "ERIKSSON"),
 			map[string]Status{"document_number": Match}},
 		{"birth date not printed legibly", passportPage("12 A#G 19?4", "11 JUN 2030", "L898902C3", "ERIKSSON"),

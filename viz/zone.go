@@ -193,18 +193,44 @@ func roleOfText(s string) Role {
 	// generated photos, docs/accuracy.md, fourteenth pass).
 	for _, numbered := range []bool{false, true} {
 		for _, want := range labels {
-			for _, t := range tokens {
-				t = strings.TrimSuffix(t, ".")
-				for _, w := range want.words {
-					w = strings.TrimSuffix(w, ".")
-					if startsWithDigit(w) == numbered && (t == w || len(w) >= 5 && strings.HasPrefix(t, w)) {
-						return want.role
+			for _, tok := range tokens {
+				tok = strings.TrimSuffix(tok, ".")
+				ts := []string{tok}
+				if !numbered {
+					ts = append(ts, unnumbered(tok)...)
+				}
+				for _, t := range ts {
+					for _, w := range want.words {
+						w = strings.TrimSuffix(w, ".")
+						if startsWithDigit(w) == numbered && (t == w || len(w) >= 5 && strings.HasPrefix(t, w)) {
+							return want.role
+						}
 					}
 				}
 			}
 		}
 	}
 	return RoleNone
+}
+
+// unnumbered returns what follows a licence's field number glued to a
+// word ("3DOB", "4BEXP", "4AISS"): AAMVA licences print the number small,
+// just before the abbreviation, and OCR reads the two as one word. Both
+// readings of a letter A–D after the digits are returned, as part of the
+// number (4b) and as the word's first letter.
+func unnumbered(t string) []string {
+	i := 0
+	for i < len(t) && i < 2 && t[i] >= '0' && t[i] <= '9' {
+		i++
+	}
+	if i == 0 || i == len(t) {
+		return nil
+	}
+	out := []string{t[i:]}
+	if c := t[i]; c >= 'A' && c <= 'D' && i+1 < len(t) {
+		out = append(out, t[i+1:])
+	}
+	return out
 }
 
 func startsWithDigit(s string) bool { return s != "" && s[0] >= '0' && s[0] <= '9' }
@@ -214,17 +240,35 @@ func startsWithDigit(s string) bool { return s != "" && s[0] >= '0' && s[0] <= '
 // that date are that date's label ("EXP 12/31/2024 10/02/2009" does not
 // make the second date an expiry) — unless what follows reads "until" or
 // "to", which carries the label over ("valid from D1 until D2").
+//
+// A date's text is the text with the letters OCR makes of digits repaired
+// (fixDigitRuns), so the dates are looked for there: an expiry read
+// "01/30/2O31" was not found in the text as read, the whole row "4BEXP
+// 01/30/2O31 4AISS" became the issue date's label, and its first role
+// word, the expiry's, made a current licence's issue date its expiry. The
+// label itself is returned as read ("4B" is no "48"): fixDigitRuns keeps
+// the words one for one and each word's length.
 func labelBefore(prefix string) string {
+	fixed := fixDigitRuns(prefix)
 	cut := -1
-	for _, d := range append(parseDates(prefix, DMY), parseDates(prefix, MDY)...) {
-		if k := strings.LastIndex(prefix, d.Text); k >= 0 {
+	for _, d := range append(parseDates(fixed, DMY), parseDates(fixed, MDY)...) {
+		if k := strings.LastIndex(fixed, d.Text); k >= 0 {
 			cut = max(cut, k+len(d.Text))
 		}
 	}
 	if cut < 0 {
 		return prefix
 	}
-	rest := prefix[cut:]
+	var rest string
+	words := strings.Fields(prefix)
+	for i, pos := 0, 0; i < len(words); i++ {
+		if end := pos + len(words[i]); end > cut {
+			rest = strings.Join(append([]string{words[i][max(cut-pos, 0):]}, words[i+1:]...), " ")
+			break
+		} else {
+			pos = end + 1
+		}
+	}
 	if words := strings.Fields(rest); slices.Contains(words, "UNTIL") || slices.Contains(words, "TO") {
 		return prefix
 	}

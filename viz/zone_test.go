@@ -116,13 +116,36 @@ func TestRealLabelWords(t *testing.T) {
 	for s, want := range map[string]Role{"VALIDEZ": RoleExpiry, "VALID FROM": RoleIssue, "VALID UNTIL": RoleExpiry,
 		"EMISSIONE / ISSUING": RoleIssue, "SCADENZA / EXPIRY": RoleExpiry,
 		// A licence's field numbers name a role only where no word does.
-		"3.": RoleBirth, "4B.": RoleExpiry, "4A": RoleIssue, "3 EO DATE OF ISSUE": RoleIssue, "4A. DATE OF EXPIRY": RoleExpiry} {
+		"3.": RoleBirth, "4B.": RoleExpiry, "4A": RoleIssue, "3 EO DATE OF ISSUE": RoleIssue, "4A. DATE OF EXPIRY": RoleExpiry,
+		// A US licence's field number read glued to its abbreviation.
+		"3DOB": RoleBirth, "4BEXP": RoleExpiry, "4AISS": RoleIssue, "4DDLN": RoleNone, "15SEX": RoleNone} {
 		if got := roleOfText(s); got != want {
 			t.Errorf("%q: %q, want %q", s, got, want)
 		}
 	}
 	if d := parseDates(fold("10 MAA/MAR 1965"), DMY); len(d) != 1 || d[0].Digits != "19650310" {
 		t.Errorf("10 MAA/MAR 1965: %+v", d)
+	}
+	// A US licence whose labels were all read glued: each date has its
+	// label's role, which a licence is decided by (engine.DriverLicence);
+	// by their place alone a minor's birth date went to review.
+	z := NewZone(words("4DDLN U25492189", "4BEXP 01/30/2031", "1LN JACKSON", "3DOB 11/29/2009", "4AISS 01/31/2026"), MDY)
+	for role, want := range map[Role]string{RoleBirth: "20091129", RoleExpiry: "20310130", RoleIssue: "20260131"} {
+		if d, ok := z.DateFor(role); !ok || d.Role != role || d.Digits != want {
+			t.Errorf("%s: %+v (found %v), want %s labelled", role, d, ok, want)
+		}
+	}
+	// A review of that change: two fields of one row, the first date with a
+	// letter for a digit. The issue date was labelled by the whole row,
+	// expiry first, and a current licence failed as expired.
+	for _, row := range []string{"4BEXP 01/30/2O31 4AISS 01/31/2023", "4B EXP 01/30/2O31 4A ISS 01/31/2023", "4BEXP 0l/30/2031 4AISS 01/31/2023"} {
+		z := NewZone(words("DRIVER LICENSE", "3DOB 11/29/1990", row), MDY)
+		if d, ok := z.DateFor(RoleExpiry); ok && d.Digits == "20230131" {
+			t.Errorf("%q: the issue date taken for the expiry: %+v", row, d)
+		}
+		if d, ok := z.DateFor(RoleIssue); !ok || d.Role != RoleIssue || d.Digits != "20230131" {
+			t.Errorf("%q: issue %+v (found %v), want 2023-01-31 labelled", row, d, ok)
+		}
 	}
 }
 

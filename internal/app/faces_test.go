@@ -490,17 +490,6 @@ func TestDarkCloseUp(t *testing.T) {
 	m := facetest.Models(t)
 	ctx := context.Background()
 	th := engine.DefaultFaceThresholds
-	dim := func(img image.Image, k float64) image.Image {
-		b := img.Bounds()
-		out := image.NewRGBA(b)
-		for y := b.Min.Y; y < b.Max.Y; y++ {
-			for x := b.Min.X; x < b.Max.X; x++ {
-				r, g, bl, _ := img.At(x, y).RGBA()
-				out.Set(x, y, color.RGBA{uint8(float64(r>>8) * k), uint8(float64(g>>8) * k), uint8(float64(bl>>8) * k), 255})
-			}
-		}
-		return out
-	}
 	// only returns img's one usable face, or false.
 	only := func(img image.Image) (engine.Face, bool) {
 		faces, err := m.Faces(ctx, img)
@@ -521,7 +510,7 @@ func TestDarkCloseUp(t *testing.T) {
 				continue // not the case looked at here
 			}
 			tried++
-			dark, ok := only(dim(crop, 0.2))
+			dark, ok := only(darken(crop, 0.2))
 			if !ok {
 				t.Logf("%s, face %.0f %% of the width, dark: no face", p.Name, 100*frac)
 				continue
