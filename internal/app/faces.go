@@ -198,8 +198,8 @@ func (m *FaceModels) faces(ctx context.Context, img image.Image, sizes []int, pr
 	onSmall := func(p faceapi.Point) faceapi.Point { return p }
 	if !slices.ContainsFunc(dets, sure) {
 		// Every angle of a look (lastLooks) is looked at, and the one
-		// with the largest sure face kept: a turn the wrong way can still find a smaller face
-		// at the photo's edge (a bystander in a group photo, turned out
+		// with the largest sure face kept: a turn the wrong way can still
+		// find a smaller face at the photo's edge (a bystander in a group photo, turned out
 		// of the way of the tilted head the other turn finds), and the
 		// person verifying is the one nearest the camera.
 		//
@@ -216,7 +216,13 @@ func (m *FaceModels) faces(ctx context.Context, img image.Image, sizes []int, pr
 		largest, at := 0.0, 0.0
 		for _, l := range lastLooks {
 			for _, deg := range l.angles {
-				turned := whole(look, deg).tensor(look)
+				turned := t
+				if look != small {
+					turned = faceapi.ImageTensor(look)
+				}
+				if deg != 0 {
+					turned = whole(look, deg).tensor(look)
+				}
 				td, err := detectSizes(func(size int) ([]faceapi.Detection, error) {
 					return m.analyzer.Detect(turned, faceapi.TinyDetectorOptions{InputSize: size, ScoreThreshold: 0.3})
 				}, l.sizes, 0, 0)
@@ -238,8 +244,10 @@ func (m *FaceModels) faces(ctx context.Context, img image.Image, sizes []int, pr
 				b := &dets[i].Box
 				b.X, b.Y, b.Width, b.Height = b.X*f, b.Y*f, b.Width*f, b.Height*f
 			}
-			tr := whole(small, at)
-			t, onSmall = tr.tensor(small), tr.from
+			if at != 0 {
+				tr := whole(small, at)
+				t, onSmall = tr.tensor(small), tr.from
+			}
 		}
 	}
 	found := m.analyzer.Locate(t, dets)
